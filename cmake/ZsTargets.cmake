@@ -1,0 +1,40 @@
+# Project-wide compile flags and helpers to declare libraries and tests.
+
+set(ZS_WARNINGS -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
+if(ZS_WERROR)
+  list(APPEND ZS_WARNINGS -Werror)
+endif()
+
+set(ZS_SAN_FLAGS "")
+if(ZS_SANITIZE)
+  set(ZS_SAN_FLAGS -fsanitize=${ZS_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
+endif()
+
+# zs_library(NAME SOURCES ... DEPS ...): a static library rooted at the repository top, so that
+# includes read "common/status.h".
+function(zs_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_include_directories(${name} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_compile_options(${name} PRIVATE ${ZS_WARNINGS})
+  target_compile_options(${name} PUBLIC ${ZS_SAN_FLAGS})
+  target_link_options(${name} PUBLIC ${ZS_SAN_FLAGS})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPS})
+endfunction()
+
+# zs_test(NAME SOURCES ... DEPS ... [LABELS ...]): one GoogleTest binary registered with CTest.
+function(zs_test name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS;LABELS" ${ARGN})
+  add_executable(${name} ${ARG_SOURCES})
+  target_compile_options(${name} PRIVATE ${ZS_WARNINGS})
+  target_link_libraries(${name} PRIVATE ${ARG_DEPS} GTest::gtest GTest::gtest_main)
+  target_compile_definitions(${name} PRIVATE
+    ZS_SOURCE_DIR="${PROJECT_SOURCE_DIR}"
+    ZS_BINARY_DIR="${PROJECT_BINARY_DIR}")
+  set(props ENVIRONMENT "ZS_SOURCE_DIR=${PROJECT_SOURCE_DIR}")
+  if(ARG_LABELS)
+    list(APPEND props LABELS "${ARG_LABELS}")
+  endif()
+  gtest_discover_tests(${name} DISCOVERY_MODE PRE_TEST PROPERTIES ${props})
+endfunction()
+include(GoogleTest)
