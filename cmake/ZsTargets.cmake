@@ -9,6 +9,10 @@ set(ZS_SAN_FLAGS "")
 if(ZS_SANITIZE)
   set(ZS_SAN_FLAGS -fsanitize=${ZS_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all)
 endif()
+if(ZS_FUZZ)
+  # Coverage instrumentation for every library the fuzz targets link.
+  list(APPEND ZS_SAN_FLAGS -fsanitize=fuzzer-no-link)
+endif()
 
 # zs_library(NAME SOURCES ... DEPS ...): a static library rooted at the repository top, so that
 # includes read "common/status.h".

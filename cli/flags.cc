@@ -1,0 +1,94 @@
+#include "cli/flags.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "configs/hardware/presets.h"
+#include "models/parameters.h"
+#include "models/hf_config.h"
+#include "models/zoo.h"
+
+namespace zs::cli {
+
+Result<std::int64_t> parse_int_flag(const std::string& flag, const std::string& value,
+                                    std::int64_t min, std::int64_t max) {
+  std::int64_t v = 0;
+  const auto r = std::from_chars(value.data(), value.data() + value.size(), v);
+  const std::string allowed = "an integer from " + std::to_string(min) + " to " +
+                              std::to_string(max);
+  if (value.empty() || r.ec != std::errc() || r.ptr != value.data() + value.size()) {
+    return Status::invalid_argument(flag + ": \"" + value + "\" is not an integer; expected " +
+                                    allowed);
+  }
+  if (v < min || v > max) {
+    return Status::invalid_argument(flag + ": " + value + " is out of range; expected " + allowed);
+  }
+  return v;
+}
+
+Result<configs::Precision> parse_precision_flag(const std::string& value) {
+  if (value == "fp32") return configs::Precision::kFp32;
+  if (value == "fp16") return configs::Precision::kFp16;
+  if (value == "bf16") return configs::Precision::kBf16;
+  return Status::invalid_argument("--precision: \"" + value +
+                                  "\" is not allowed; expected fp32, fp16 or bf16");
+}
+
+Result<configs::Cluster> cluster_from_flags(const ClusterFlags& f) {
+  if (!f.cluster_file.empty()) {
+    if (!f.gpu.empty() || !f.nodes.empty() || !f.gpus_per_node.empty()) {
+      return Status::invalid_argument(
+          "--cluster FILE describes the whole cluster; drop --gpu, --nodes and --gpus-per-node");
+    }
+    return configs::load_cluster_file(f.cluster_file);
+  }
+  if (f.gpu.empty()) {
+    return Status::invalid_argument("--nodes and --gpus-per-node need --gpu PRESET (one of " +
+                                    [] {
+                                      std::string s;
+                                      for (const auto& n : configs::hardware_preset_names()) {
+                                        s += (s.empty() ? "" : ", ") + n;
+                                      }
+                                      return s;
+                                    }() + ")");
+  }
+  ZS_ASSIGN_OR_RETURN(const configs::HardwarePreset preset, configs::find_hardware_preset(f.gpu));
+  std::int64_t nodes = 1;
+  if (!f.nodes.empty()) {
+    ZS_ASSIGN_OR_RETURN(nodes, parse_int_flag("--nodes", f.nodes, 1, 100000));
+  }
+  std::int64_t per_node = preset.node.max_gpus_per_node;
+  if (!f.gpus_per_node.empty()) {
+    ZS_ASSIGN_OR_RETURN(per_node, parse_int_flag("--gpus-per-node", f.gpus_per_node, 1,
+                                                 preset.node.max_gpus_per_node));
+  }
+  return configs::make_cluster(f.gpu, static_cast<int>(nodes), static_cast<int>(per_node));
+}
+
+configs::ClusterFacts cluster_facts(const configs::Cluster& cluster) {
+  configs::ClusterFacts facts;
+  facts.nodes = cluster.nodes;
+  facts.gpus_per_node = cluster.gpus_per_node;
+  facts.gpu_name = cluster.gpu.name;
+  facts.gpu_memory_bytes = cluster.gpu_memory_bytes();
+  facts.gpu_supports_bf16 = cluster.gpu.bf16_flops_per_s.has_value();
+  facts.description = std::to_string(cluster.nodes) + " x " +
+                      std::to_string(cluster.gpus_per_node) + " " + cluster.preset + " (" +
+                      std::to_string(cluster.world_size()) + " GPUs)";
+  return facts;
+}
+
+Result<configs::ModelFacts> model_facts(const std::string& model_arg) {
+  ZS_ASSIGN_OR_RETURN(const models::ModelSpec spec, models::resolve_model(model_arg));
+  configs::ModelFacts facts;
+  facts.name = spec.name;
+  facts.params = models::parameter_count(spec);
+  facts.hidden_size = spec.hidden_size;
+  facts.num_layers = spec.num_layers;
+  for (const models::ParamTensor& t : models::parameter_tensors(spec)) {
+    if (!t.tied) facts.largest_param_numel = std::max(facts.largest_param_numel, t.numel);
+  }
+  return facts;
+}
+
+}  // namespace zs::cli

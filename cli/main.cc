@@ -1,0 +1,26 @@
+// zerosim: predicts what a DeepSpeed config will do to a model on a cluster.
+// Exit codes: 0 ok, 1 bad input (the message names the file, JSON path, value and what is
+// allowed), 2 usage.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <functional>
+
+#include "cli/check_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"zerosim: predict what a DeepSpeed config does to a model on a cluster"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "zerosim 0.1.0");
+  std::function<int()> check = zs::cli::add_check_command(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;
+  }
+  if (app.got_subcommand("check")) return check();
+  return 2;
+}

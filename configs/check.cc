@@ -1,0 +1,46 @@
+#include "configs/check.h"
+
+namespace zs::configs {
+
+Precision training_precision(const DsConfig& c) {
+  if (c.bf16.enabled.value) return Precision::kBf16;
+  if (c.fp16.enabled.value) return Precision::kFp16;
+  return Precision::kFp32;
+}
+
+std::string_view precision_name(Precision p) {
+  switch (p) {
+    case Precision::kFp32:
+      return "fp32";
+    case Precision::kFp16:
+      return "fp16";
+    case Precision::kBf16:
+      return "bf16";
+  }
+  return "?";
+}
+
+namespace {
+
+LoadedConfig run_stages(LoadedConfig lc, const CheckOptions& options) {
+  resolve_autos(options, &lc);
+  validate(options, &lc);
+  add_lints(options, &lc);
+  return lc;
+}
+
+}  // namespace
+
+Result<LoadedConfig> run_check(const std::string& path, const CheckOptions& options) {
+  ZS_ASSIGN_OR_RETURN(LoadedConfig lc, load_ds_config_file(path, LoadOptions{options.version}));
+  return run_stages(std::move(lc), options);
+}
+
+Result<LoadedConfig> run_check_text(std::string_view text, std::string source_name,
+                                    const CheckOptions& options) {
+  ZS_ASSIGN_OR_RETURN(LoadedConfig lc, load_ds_config_text(text, std::move(source_name),
+                                                           LoadOptions{options.version}));
+  return run_stages(std::move(lc), options);
+}
+
+}  // namespace zs::configs

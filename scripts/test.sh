@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The second command of the README: builds zerosim with its tests and runs the whole suite.
+# Usage: scripts/test.sh [--sanitize]
+#   --sanitize  builds into build-asan/ with AddressSanitizer and UndefinedBehaviorSanitizer.
+# GPU tests carry the ctest label "gpu" and skip themselves on machines without a device.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/ensure_deps.sh
+
+dir=build
+flags=(-DCMAKE_BUILD_TYPE=RelWithDebInfo)
+if [[ "${1:-}" == "--sanitize" ]]; then
+  dir=build-asan
+  flags=(-DCMAKE_BUILD_TYPE=Debug -DZS_SANITIZE=address,undefined)
+  export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+fi
+cmake -S . -B "$dir" "${flags[@]}" >/dev/null
+cmake --build "$dir" -j"$(nproc)"
+ctest --test-dir "$dir" -j"$(nproc)" --output-on-failure
