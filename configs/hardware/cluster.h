@@ -13,7 +13,9 @@
 // and "node" every required NodeSpec field unless "node_preset" supplies them (then "node" holds
 // changes to it). Field names are those of hardware_spec.h (spec_fields.h lists them).
 // Overriding "hbm_bytes" without "reported_hbm_bytes" drops the preset's reported capacity,
-// which described the preset's memory, not the new one.
+// which described the preset's memory, not the new one. Likewise, changing "nvme_count" without
+// "nvme_read_bw_bytes_per_s" / "nvme_write_bw_bytes_per_s" drops those: they are totals over the
+// preset's drives.
 #pragma once
 
 #include <string>

@@ -20,6 +20,17 @@ constexpr std::string_view kGpu = "gpu";
 constexpr std::string_view kNode = "node";
 constexpr json::IntRange kCountRange{.min = 1, .max = 1 << 20};
 
+// Reads a node object on top of a preset node. The preset's NVMe bandwidths are for all of its
+// data drives together: a changed drive count without new bandwidths makes them unknown.
+void read_node_over_preset(const json::Document& doc, const json::Json& node,
+                           const std::string& path, NodeSpec* n, Diagnostics* diags) {
+  const int nvme_count_before = n->nvme_count;
+  read_node_spec(doc, node, path, SpecBase::kPreset, n, diags);
+  if (n->nvme_count == nvme_count_before) return;
+  if (!node.contains("nvme_read_bw_bytes_per_s")) n->nvme_read_bw_bytes_per_s.reset();
+  if (!node.contains("nvme_write_bw_bytes_per_s")) n->nvme_write_bw_bytes_per_s.reset();
+}
+
 // Reads "overrides": {"gpu": {...}, "node": {...}} on top of a preset.
 void read_overrides(const json::Document& doc, json::ObjectReader& top, Cluster* c,
                     Diagnostics* diags) {
@@ -34,7 +45,7 @@ void read_overrides(const json::Document& doc, json::ObjectReader& top, Cluster*
     if (c->gpu.hbm_bytes != hbm_before && !sets_reported) c->gpu.reported_hbm_bytes.reset();
   }
   if (const json::Json* node = ov.get_object(kNode)) {
-    read_node_spec(doc, *node, ov.member_path(kNode), SpecBase::kPreset, &c->node, diags);
+    read_node_over_preset(doc, *node, ov.member_path(kNode), &c->node, diags);
   }
   const std::string_view known[] = {kGpu, kNode};
   ov.report_unknown(Severity::kError, known, "overrides holds \"gpu\" and \"node\" objects");
@@ -62,8 +73,11 @@ void read_custom(const json::Document& doc, json::ObjectReader& top, bool has_no
     read_gpu_spec(doc, *gpu, top.member_path(kGpu), SpecBase::kCustom, &c->gpu, diags);
   }
   if (const json::Json* node = top.get_object(kNode)) {
-    const SpecBase base = has_node_preset ? SpecBase::kPreset : SpecBase::kCustom;
-    read_node_spec(doc, *node, top.member_path(kNode), base, &c->node, diags);
+    if (has_node_preset) {
+      read_node_over_preset(doc, *node, top.member_path(kNode), &c->node, diags);
+    } else {
+      read_node_spec(doc, *node, top.member_path(kNode), SpecBase::kCustom, &c->node, diags);
+    }
   } else if (!top.has(kNode) && !has_node_preset) {
     top.report(kNode, Severity::kError, "missing-key",
                "a custom cluster needs a \"node\" object or a \"node_preset\"");

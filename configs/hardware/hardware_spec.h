@@ -45,7 +45,11 @@ struct GpuSpec {
   std::optional<double> bf16_flops_per_s;
   std::optional<double> fp8_flops_per_s;
 
-  Bytes hbm_bytes = 0;  // marketing capacity, decimal (80 GB = 80e9 bytes)
+  // Nominal capacity, read in binary units: NVIDIA's "80GB" of HBM is 80 GiB = 80 * 2^30 bytes
+  // (nvidia-smi shows 81920 MiB total on A100 80GB), and every preset stores it that way
+  // (n * kGiB). It is the nominal size, not what the driver exposes: nvidia-smi shows a little
+  // less than the nominal GiB on H100 80GB (81559 MiB) and H200 141GB (143771 MiB).
+  Bytes hbm_bytes = 0;
   // What torch.cuda.get_device_properties(i).total_memory typically reports: the capacity the
   // driver leaves to CUDA. It varies by a few hundred MiB with driver version and ECC.
   std::optional<Bytes> reported_hbm_bytes;
@@ -75,7 +79,12 @@ struct NodeSpec {
 
   int nvme_count = 0;  // data drives (OS drives excluded)
   Bytes nvme_bytes_each = 0;
-  // Aggregate over the data drives as one RAID 0 volume, as DGX systems ship them.
+  // Sequential read / write of all data drives together, not of one drive: DGX systems stripe
+  // the data drives into one RAID 0 volume, so this is what one node can stream (ZeRO-Infinity's
+  // NVMe offload reads and writes it). A preset sets it to nvme_count x one drive's rated
+  // sequential rate (per-drive figure and source next to the preset), i.e. a peak: md RAID and
+  // the file system deliver less. A cluster file that changes nvme_count without giving these
+  // drops the preset's values, which described the preset's drive count.
   std::optional<double> nvme_read_bw_bytes_per_s;
   std::optional<double> nvme_write_bw_bytes_per_s;
 

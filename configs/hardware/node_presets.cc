@@ -8,7 +8,10 @@
 // - host_memory_bw_bytes_per_s: theoretical DRAM peak = sockets x memory channels x MT/s x 8 B,
 //   channel counts and speeds from the CPU vendor's specification page (named per node). Actual
 //   STREAM bandwidth is lower; none was found for these systems.
-// - nvme_*_bw: no vendor figure for the RAID 0 data volume was found; left unset.
+// - nvme_*_bw: the whole RAID 0 data volume = nvme_count x one data drive's rated sequential
+//   rate (vendor datasheet, or NVIDIA's statement of it), the drive and its rate sourced per node.
+//   NVIDIA publishes no aggregate figure for any of these systems that we found; where neither the
+//   drive model nor a per-drive rate was found, the field stays unset.
 // - effective: nccl-tests all_reduce_perf bus bandwidth on one node, only where a measurement or
 //   an NCCL maintainer's statement of it was found; the source is stored with the value.
 #include "configs/hardware/preset_data.h"
@@ -19,6 +22,7 @@ namespace {
 constexpr double kGbitPerS = 1e9 / 8;  // bytes per second in one Gb/s
 constexpr double kGBps = 1e9;
 constexpr Bytes kGBDecimal = 1000LL * 1000 * 1000;  // drive capacities are decimal
+constexpr double kMBps = 1e6;                       // drive vendors' MB/s are decimal
 
 // NCCL src/graph/tuning.cc hwLat[NET][Ring][LL] (see above).
 constexpr double kNcclNetHopLatencyS = 2.7e-6;
@@ -46,6 +50,8 @@ NodeSpec dgx_1v() {
   n.host_memory_bw_bytes_per_s = dram_peak_bytes_per_s(2, 4, 2133);
   n.nvme_count = 4;  // "4X 1.92 TB SSD RAID 0" (the datasheet does not say NVMe)
   n.nvme_bytes_each = 1920 * kGBDecimal;
+  // nvme_*_bw unset: no source names the DGX-1 data SSDs' model or interface, nor a rate for
+  // them or for the RAID 0 volume.
   return n;
 }
 
@@ -68,10 +74,21 @@ NodeSpec dgx_2() {
   n.host_memory_bw_bytes_per_s = dram_peak_bytes_per_s(2, 6, 2666);
   n.nvme_count = 8;
   n.nvme_bytes_each = 3840 * kGBDecimal;
+  // NVIDIA GPUDirect Storage Benchmarking and Configuration Guide, 5.1 "GPUDirect Storage
+  // Performance on DGX-2 System", benchmarking a RAID 0 of two of the DGX-2's NVMe drives: "each
+  // SSD is configured with around 3.4GB/sec large read performance" (its iostat shows "just over
+  // 3.4GB/sec from each of the two NVMe drives"). 8 drives x 3.4 GB/s. The DGX-2 firmware
+  // container release notes (version 21.06.7) name the data drives only as "U.2 SSD (Micron)";
+  // no write rate was found for them: unset.
+  n.nvme_read_bw_bytes_per_s = n.nvme_count * 3400 * kMBps;
   return n;
 }
 
 namespace {
+
+// One Samsung PM1733 U.2 data drive, sequential (source in dgx_a100_common below).
+constexpr double kPm1733U2ReadBytesPerS = 6400 * kMBps;
+constexpr double kPm1733U2WriteBytesPerS = 3800 * kMBps;
 
 // What both DGX A100 models share: "NVIDIA DGX A100" datasheet and the DGX A100 User Guide,
 // "Hardware Overview": "6 NVIDIA NVSwitches", "Dual AMD Rome 7742, 128 cores total",
@@ -87,6 +104,16 @@ NodeSpec dgx_a100_common() {
   // AMD EPYC 7742 specifications: 8 channels DDR4-3200, "Per Socket Mem BW 204.8 GB/s".
   n.host_memory_bw_bytes_per_s = dram_peak_bytes_per_s(2, 8, 3200);
   n.nvme_bytes_each = 3840 * kGBDecimal;  // "U.2 NVMe" 3.84 TB drives
+  // Which drives: the NVIDIA GPUDirect Storage Benchmarking and Configuration Guide, 5.2
+  // "GPUDirect Storage Performance on a DGX A100 System", lists the DGX A100's data drives in
+  // `lspci -tv` as "Samsung Electronics Co Ltd NVMe SSD Controller PM173X" (the OS drives as
+  // "SM981/PM981/PM983"), and says "By default, all NVMe drives in DGX systems are configured as
+  // a RAID0 storage array /dev/md1". The 3.84 TB member of that family is the PM1733 (the PM1735
+  // has 3.2 TB). Samsung's PM1733 announcement, as reported by Hardwareluxx (news 50889, 2019),
+  // "Datenraten | U.2: 6,4 / 3,8 GB/s (Lesen / Schreiben)" for U.2 capacities 0.96-30.72 TB.
+  // AnandTech's PM1743 launch table (2021-12-23) later lists 7000 MB/s read for the 15.36 TB
+  // PM1733; no capacity-specific figure for 3.84 TB was found, so the lower U.2 figure is kept.
+  // Units with other qualified drives differ; none was confirmed from a source here.
   // NVIDIA/nccl-tests#149 (2023-07-05), NCCL maintainer sjeaugey on 8x A100 SXM: each NVLink's
   // 25 GB/s "converts to ~20GB/s effective"; "The total effective bandwidth should therefore be
   // 240GB/s on A100, but some other bottlenecks on the GPUs limits it to ~230GB/s" for
@@ -109,6 +136,8 @@ NodeSpec dgx_a100_320gb() {
   n.name = "DGX A100 320GB";
   n.host_memory_bytes = 1024 * kGiB;
   n.nvme_count = 4;
+  n.nvme_read_bw_bytes_per_s = n.nvme_count * kPm1733U2ReadBytesPerS;
+  n.nvme_write_bw_bytes_per_s = n.nvme_count * kPm1733U2WriteBytesPerS;
   return n;
 }
 
@@ -119,6 +148,8 @@ NodeSpec dgx_a100_640gb() {
   n.name = "DGX A100 640GB";
   n.host_memory_bytes = 2048 * kGiB;
   n.nvme_count = 8;
+  n.nvme_read_bw_bytes_per_s = n.nvme_count * kPm1733U2ReadBytesPerS;
+  n.nvme_write_bw_bytes_per_s = n.nvme_count * kPm1733U2WriteBytesPerS;
   return n;
 }
 
@@ -142,6 +173,8 @@ NodeSpec dgx_hopper_common() {
   n.host_memory_bw_bytes_per_s = dram_peak_bytes_per_s(2, 8, 4800);
   n.nvme_count = 8;
   n.nvme_bytes_each = 3840 * kGBDecimal;
+  // nvme_*_bw unset: the sources found name the data drives only as "3.84 TB U.2 NVMe" (the
+  // BasePOD RA above), not their model, and give no rate for them or for the RAID 0 volume.
   return n;
 }
 

@@ -53,6 +53,8 @@ TEST(ClusterFile, LoadsTheOverridesExample) {
   EXPECT_EQ(c->node.nvme_count, 2);
   EXPECT_EQ(c->node.nvme_bytes_each, 3840000000000);  // kept from the preset
   EXPECT_DOUBLE_EQ(c->node.nvme_read_bw_bytes_per_s.value(), 6.5e9);
+  // The preset's write figure was for its 8 drives; the file changes the count and gives none.
+  EXPECT_FALSE(c->node.nvme_write_bw_bytes_per_s.has_value());
   const Measurement& ring = c->node.effective.nvlink_ring_busbw_bytes_per_s.value();
   EXPECT_DOUBLE_EQ(ring.value, 2.2e11);
   EXPECT_NE(ring.source.find("a100_80gb_overrides.json"), std::string::npos) << ring.source;
@@ -87,6 +89,28 @@ TEST(ClusterFile, OverridesReplaceFieldsAndNullClearsOptionals) {
   EXPECT_DOUBLE_EQ(c.node.nic_latency_s.value(), 5e-6);
   EXPECT_EQ(c.gpus_per_node, 8);  // default: the whole node
   EXPECT_EQ(c.world_size(), 16);
+}
+
+TEST(ClusterFile, ChangingTheDriveCountDropsThePresetsNvmeTotals) {
+  // Both figures are totals over the preset's 8 drives: with 2 drives they no longer hold.
+  const Cluster fewer = parse_ok(R"({"preset": "a100-80gb",
+      "overrides": {"node": {"nvme_count": 2, "nvme_write_bw_bytes_per_s": 7e9}}})");
+  EXPECT_FALSE(fewer.node.nvme_read_bw_bytes_per_s.has_value());
+  EXPECT_DOUBLE_EQ(fewer.node.nvme_write_bw_bytes_per_s.value(), 7e9);
+
+  // The same count, or another field, keeps them.
+  const Cluster same = parse_ok(R"({"preset": "a100-80gb",
+      "overrides": {"node": {"nvme_count": 8, "nic_count": 4}}})");
+  EXPECT_DOUBLE_EQ(same.node.nvme_read_bw_bytes_per_s.value(), 51.2e9);
+  EXPECT_DOUBLE_EQ(same.node.nvme_write_bw_bytes_per_s.value(), 30.4e9);
+
+  // A node preset under a custom GPU follows the same rule.
+  const Cluster custom = parse_ok(R"({"node_preset": "dgx-2", "node": {"nvme_count": 16},
+      "gpu": {"name": "x", "fp32_flops_per_s": 1e13, "hbm_bytes": 34359738368,
+              "hbm_bw_bytes_per_s": 9e11, "sm_count": 80, "pcie_gen": 3,
+              "pcie_bw_bytes_per_s": 1.6e10}})");
+  EXPECT_EQ(custom.node.nvme_count, 16);
+  EXPECT_FALSE(custom.node.nvme_read_bw_bytes_per_s.has_value());
 }
 
 TEST(ClusterFile, NodePresetPutsV100sIntoADgx2) {

@@ -43,6 +43,9 @@ TEST(HardwarePresets, V100FiguresMatchTheDatasheet) {
   EXPECT_EQ(n.host_memory_bytes, 512 * kGiB);
   EXPECT_EQ(n.cpu_cores, 40);
   EXPECT_EQ(n.nvme_count, 4);
+  // No source for the DGX-1 data SSDs' rates: unknown, not zero.
+  EXPECT_FALSE(n.nvme_read_bw_bytes_per_s.has_value());
+  EXPECT_FALSE(n.nvme_write_bw_bytes_per_s.has_value());
   EXPECT_FALSE(n.effective.nvlink_allreduce_busbw_bytes_per_s.has_value());
 }
 
@@ -67,6 +70,9 @@ TEST(HardwarePresets, A100FiguresMatchTheDatasheet) {
   EXPECT_EQ(small.node.name, "DGX A100 320GB");
   EXPECT_EQ(small.node.host_memory_bytes, 1024 * kGiB);
   EXPECT_EQ(small.node.nvme_count, 4);
+  // 4 x Samsung PM1733 U.2: 6.4 GB/s read, 3.8 GB/s write each.
+  EXPECT_DOUBLE_EQ(small.node.nvme_read_bw_bytes_per_s.value(), 25.6e9);
+  EXPECT_DOUBLE_EQ(small.node.nvme_write_bw_bytes_per_s.value(), 15.2e9);
 
   const HardwarePreset big = preset("a100-80gb");
   EXPECT_EQ(big.gpu.hbm_bytes, 80 * kGiB);
@@ -75,6 +81,8 @@ TEST(HardwarePresets, A100FiguresMatchTheDatasheet) {
   EXPECT_EQ(big.node.name, "DGX A100 640GB");
   EXPECT_EQ(big.node.host_memory_bytes, 2048 * kGiB);
   EXPECT_EQ(big.node.nvme_count, 8);
+  EXPECT_DOUBLE_EQ(big.node.nvme_read_bw_bytes_per_s.value(), 51.2e9);
+  EXPECT_DOUBLE_EQ(big.node.nvme_write_bw_bytes_per_s.value(), 30.4e9);
   for (const NodeSpec& n : {small.node, big.node}) {
     EXPECT_TRUE(n.nvswitch);
     EXPECT_EQ(n.nic_count, 8);
@@ -107,6 +115,9 @@ TEST(HardwarePresets, HopperFiguresMatchTheDatasheets) {
     EXPECT_EQ(n.cpu_cores, 112);
     EXPECT_EQ(n.nvme_count, 8);
     EXPECT_EQ(n.nvme_bytes_each, 3840000000000);
+    // The data drives' model and rates were not found: unknown, not zero.
+    EXPECT_FALSE(n.nvme_read_bw_bytes_per_s.has_value());
+    EXPECT_FALSE(n.nvme_write_bw_bytes_per_s.has_value());
   }
   const HardwarePreset h100 = preset("h100-80gb-sxm");
   EXPECT_EQ(h100.gpu.hbm_bytes, 80 * kGiB);
@@ -123,6 +134,36 @@ TEST(HardwarePresets, HopperFiguresMatchTheDatasheets) {
   EXPECT_EQ(h200.node.name, "DGX H200");
   EXPECT_DOUBLE_EQ(h200.node.effective.nvlink_allreduce_busbw_bytes_per_s.value().value, 475e9);
   EXPECT_FALSE(h200.node.effective.nvlink_ring_busbw_bytes_per_s.has_value());
+}
+
+TEST(HardwarePresets, HbmCapacityIsAWholeNumberOfGiB) {
+  // NVIDIA's "GB" of HBM is read as GiB in every preset (hardware_spec.h, hbm_bytes).
+  const std::pair<const char*, Bytes> cases[] = {
+      {"v100-32gb", 32}, {"a100-40gb", 40}, {"a100-80gb", 80}, {"h100-80gb-sxm", 80}, {"h200", 141},
+  };
+  for (const auto& [name, gib] : cases) {
+    SCOPED_TRACE(name);
+    const GpuSpec g = preset(name).gpu;
+    EXPECT_EQ(g.hbm_bytes, gib * kGiB);
+  }
+}
+
+TEST(HardwarePresets, NvmeBandwidthIsForAllDataDrives) {
+  // Where set, the figure is nvme_count drives at one drive's rated speed: a plausible NVMe rate.
+  for (const NodePreset& np : node_presets()) {
+    SCOPED_TRACE(np.name);
+    const NodeSpec& n = np.node;
+    if (n.nvme_read_bw_bytes_per_s) {
+      ASSERT_GT(n.nvme_count, 0);
+      const double per_drive = *n.nvme_read_bw_bytes_per_s / n.nvme_count;
+      EXPECT_GT(per_drive, 1e9);  // above one SATA SSD
+      EXPECT_LT(per_drive, 8e9);  // within one PCIe Gen4 x4 link
+    }
+    if (n.nvme_write_bw_bytes_per_s) {
+      ASSERT_GT(n.nvme_count, 0);
+      EXPECT_LT(*n.nvme_write_bw_bytes_per_s / n.nvme_count, 8e9);
+    }
+  }
 }
 
 TEST(HardwarePresets, EveryPresetIsAValidFullNode) {
@@ -201,6 +242,10 @@ TEST(NodePresets, Dgx2Holds16V100sOnNVSwitch) {
   EXPECT_EQ(n.host_memory_bytes, 1536 * kGiB);
   EXPECT_EQ(n.cpu_cores, 48);
   EXPECT_EQ(n.nvme_count, 8);
+  // 8 data drives at "around 3.4GB/sec large read" each (NVIDIA GDS benchmarking guide); no
+  // write figure was found.
+  EXPECT_DOUBLE_EQ(n.nvme_read_bw_bytes_per_s.value(), 27.2e9);
+  EXPECT_FALSE(n.nvme_write_bw_bytes_per_s.has_value());
   EXPECT_EQ(node_presets().size(), 6u);
 }
 
