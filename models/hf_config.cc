@@ -1,0 +1,262 @@
+#include "models/hf_config.h"
+
+#include <filesystem>
+#include <optional>
+
+#include "common/json_fields.h"
+#include "common/text.h"
+#include "common/units.h"
+#include "models/zoo.h"
+
+namespace zs::models {
+namespace {
+
+using json::Json;
+using json::ObjectReader;
+
+constexpr std::string_view kModelTypes[] = {"gpt2", "llama", "mistral", "qwen2"};
+
+// A required positive size.
+std::optional<std::int64_t> required_size(ObjectReader& r, std::string_view key) {
+  if (!r.has(key)) {
+    r.report(key, Severity::kError, "missing-key",
+             "required key is missing; expected a positive integer");
+    return std::nullopt;
+  }
+  return r.get_int(key, {.min = 1});
+}
+
+// An optional positive size: `fallback` when absent or null.
+std::optional<std::int64_t> optional_size(ObjectReader& r, std::string_view key,
+                                          std::int64_t fallback) {
+  const Json* v = r.has(key) ? r.raw(key) : nullptr;
+  if (v == nullptr || v->is_null()) return fallback;
+  return r.get_int(key, {.min = 1});
+}
+
+double optional_number(ObjectReader& r, std::string_view key, double fallback,
+                       json::NumberRange range) {
+  if (!r.has(key)) return fallback;
+  return r.get_number(key, range).value_or(fallback);
+}
+
+// A dropout probability in [0, 1).
+double probability(ObjectReader& r, std::string_view key, double fallback) {
+  const double p = optional_number(r, key, fallback, {.min = 0, .max = 1});
+  if (p >= 1) {
+    r.report(key, Severity::kError, "out-of-range",
+             format_double(p) + " is not allowed; expected a probability in [0, 1)");
+  }
+  return p;
+}
+
+bool optional_bool(ObjectReader& r, std::string_view key, bool fallback) {
+  return r.has(key) ? r.get_bool(key).value_or(fallback) : fallback;
+}
+
+std::string activation(ObjectReader& r, std::string_view key, std::string_view fallback) {
+  if (!r.has(key)) return std::string(fallback);
+  return r.get_enum(key, known_activations()).value_or(std::string(fallback));
+}
+
+// Reports that `divisor_key` (value d) does not divide `key` (value n).
+// `why` says where d came from when the file does not have `divisor_key`.
+bool check_divides(ObjectReader& r, std::string_view divisor_key, std::int64_t d,
+                   std::string_view key, std::int64_t n, std::string why = "") {
+  if (n % d == 0) return true;
+  r.report(divisor_key, Severity::kError, "not-a-divisor",
+           std::to_string(d) + why + " is not allowed: it does not divide " + std::string(key) +
+               " = " + std::to_string(n) + "; expected a divisor of " + std::to_string(n));
+  return false;
+}
+
+void read_gpt2(ObjectReader& r, ModelSpec* spec) {
+  const auto vocab = required_size(r, "vocab_size");
+  const auto h = required_size(r, "n_embd");
+  const auto layers = required_size(r, "n_layer");
+  const auto heads = required_size(r, "n_head");
+  const auto positions = optional_size(r, "n_positions", 1024);
+  spec->activation = activation(r, "activation_function", "gelu_new");
+  spec->dropout = {.embd = probability(r, "embd_pdrop", 0.1),
+                   .attn = probability(r, "attn_pdrop", 0.1),
+                   .resid = probability(r, "resid_pdrop", 0.1)};
+  spec->norm_eps =
+      optional_number(r, "layer_norm_epsilon", 1e-5, {.min = 0, .min_exclusive = true});
+  spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", true);
+  if (optional_bool(r, "add_cross_attention", false)) {
+    r.report("add_cross_attention", Severity::kError, "unsupported",
+             "true is not supported; expected false (zerosim models decoder-only training)");
+  }
+  const auto inner = optional_size(r, "n_inner", 0);  // null or absent: 4h
+  if (!vocab || !h || !layers || !heads || !positions || !inner) return;
+  if (!check_divides(r, "n_head", *heads, "n_embd", *h)) return;
+  spec->vocab_size = *vocab;
+  spec->hidden_size = *h;
+  spec->num_layers = *layers;
+  spec->num_heads = *heads;
+  spec->num_kv_heads = *heads;
+  spec->head_dim = *h / *heads;
+  spec->intermediate_size = *inner > 0 ? *inner : 4 * *h;
+  spec->max_position_embeddings = *positions;
+  spec->position = PositionKind::kLearned;
+  spec->norm = NormKind::kLayerNorm;
+  spec->mlp = MlpKind::kGelu;
+  spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+}
+
+// The HF __init__ defaults that differ between the three SwiGLU families.
+struct FamilyDefaults {
+  std::int64_t kv_heads;  // 0 = num_attention_heads
+  std::int64_t max_positions;
+};
+FamilyDefaults family_defaults(ModelType type) {
+  switch (type) {
+    case ModelType::kMistral:
+      return {8, 4096 * 32};
+    case ModelType::kQwen2:
+      return {32, 32768};
+    default:
+      return {0, 2048};
+  }
+}
+
+// Mistral's sliding_window, or Qwen2's when use_sliding_window is true; null means none.
+std::int64_t sliding_window(ObjectReader& r, ModelType type) {
+  if (type == ModelType::kLlama) return 0;
+  if (type == ModelType::kQwen2 && !optional_bool(r, "use_sliding_window", false)) return 0;
+  if (r.has("sliding_window") && r.raw("sliding_window")->is_null()) return 0;
+  return optional_size(r, "sliding_window", 4096).value_or(0);
+}
+
+void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
+  const FamilyDefaults defaults = family_defaults(type);
+  const auto vocab = required_size(r, "vocab_size");
+  const auto h = required_size(r, "hidden_size");
+  const auto layers = required_size(r, "num_hidden_layers");
+  const auto heads = required_size(r, "num_attention_heads");
+  const auto inner = required_size(r, "intermediate_size");
+  const auto positions = optional_size(r, "max_position_embeddings", defaults.max_positions);
+  spec->activation = activation(r, "hidden_act", "silu");
+  spec->dropout = {.attn = probability(r, "attention_dropout", 0)};
+  spec->norm_eps = optional_number(r, "rms_norm_eps", 1e-6, {.min = 0, .min_exclusive = true});
+  spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", false);
+  spec->sliding_window = sliding_window(r, type);
+  if (type == ModelType::kLlama) {
+    const bool attention_bias = optional_bool(r, "attention_bias", false);
+    spec->bias = {.qkv = attention_bias,
+                  .attn_out = attention_bias,
+                  .mlp = optional_bool(r, "mlp_bias", false)};
+  } else {
+    spec->bias = {.qkv = type == ModelType::kQwen2};  // Qwen2Attention: q/k/v bias=True
+  }
+  // 0 stands for num_attention_heads (an explicit null, or llama's absent key) and for a
+  // derived head_dim.
+  const bool kv_given = r.has("num_key_value_heads");
+  const auto kv_raw = kv_given ? optional_size(r, "num_key_value_heads", 0) : defaults.kv_heads;
+  const auto head_dim_raw = optional_size(r, "head_dim", 0);
+  if (!vocab || !h || !layers || !heads || !inner || !positions || !kv_raw || !head_dim_raw) {
+    return;
+  }
+  const std::int64_t kv = *kv_raw > 0 ? *kv_raw : *heads;
+  if (*head_dim_raw == 0 && !check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) {
+    return;
+  }
+  const std::string why =
+      kv_given ? "" : " (absent, so the " + std::string(model_type_name(type)) + " default)";
+  if (!check_divides(r, "num_key_value_heads", kv, "num_attention_heads", *heads, why)) return;
+  spec->vocab_size = *vocab;
+  spec->hidden_size = *h;
+  spec->num_layers = *layers;
+  spec->num_heads = *heads;
+  spec->num_kv_heads = kv;
+  spec->head_dim = *head_dim_raw > 0 ? *head_dim_raw : *h / *heads;
+  spec->intermediate_size = *inner;
+  spec->max_position_embeddings = *positions;
+  spec->position = PositionKind::kRotary;
+  spec->norm = NormKind::kRmsNorm;
+  spec->mlp = MlpKind::kSwiGlu;
+}
+
+void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
+  spec->name = doc.source;
+  if (r.has("_name_or_path")) {
+    const Json* n = r.raw("_name_or_path");
+    if (n->is_string() && !n->get_ref<const std::string&>().empty()) {
+      spec->name = n->get<std::string>();
+    }
+  }
+  spec->hf_repo = spec->name;
+  if (!r.has("model_type")) {
+    r.report("model_type", Severity::kError, "missing-key",
+             "required key is missing; expected one of \"gpt2\", \"llama\", \"mistral\", "
+             "\"qwen2\"");
+    return;
+  }
+  const auto type = r.get_enum("model_type", kModelTypes);
+  if (!type) return;
+  if (*type == "gpt2") {
+    spec->model_type = ModelType::kGpt2;
+    read_gpt2(r, spec);
+    return;
+  }
+  spec->model_type = *type == "llama"     ? ModelType::kLlama
+                     : *type == "mistral" ? ModelType::kMistral
+                                          : ModelType::kQwen2;
+  read_llama_family(r, spec->model_type, spec);
+}
+
+void warn_relaxations(const json::Document& doc, Diagnostics* warnings) {
+  const json::Relaxations& rx = doc.relaxations;
+  if (rx.comments.empty() && rx.trailing_commas.empty()) return;
+  const SourcePos pos = rx.comments.empty() ? rx.trailing_commas.front() : rx.comments.front();
+  warnings->add({Severity::kWarning, "not-strict-json", "", pos,
+                 "the file has comments or trailing commas; zerosim accepts them, but "
+                 "transformers reads config.json with json.load, which rejects them",
+                 ""});
+}
+
+// One formatted diagnostic per line, errors only.
+Status errors_to_status(const json::Document& doc, const Diagnostics& diags) {
+  std::string msg;
+  for (const Diagnostic& d : diags.items()) {
+    if (d.severity != Severity::kError) continue;
+    if (!msg.empty()) msg += "\n";
+    msg += format_diagnostic(d, doc.source);
+  }
+  return Status::invalid_argument(msg);
+}
+
+}  // namespace
+
+Result<ModelSpec> hf_config_from_document(const json::Document& doc, Diagnostics* warnings) {
+  Diagnostics diags;
+  ObjectReader r(doc, doc.root, "", &diags);
+  ModelSpec spec;
+  if (r.valid()) read_config(doc, r, &spec);
+  if (diags.has_errors()) return errors_to_status(doc, diags);
+  if (warnings != nullptr) {
+    for (const Diagnostic& d : diags.items()) warnings->add(d);
+    warn_relaxations(doc, warnings);
+  }
+  // The reader checks every field validate() does; this is a backstop, not a second opinion.
+  ZS_RETURN_IF_ERROR(validate(spec).with_context(doc.source));
+  return spec;
+}
+
+Result<ModelSpec> load_hf_config(const std::string& path, Diagnostics* warnings) {
+  ZS_ASSIGN_OR_RETURN(const json::Document doc, json::parse_file(path));
+  return hf_config_from_document(doc, warnings);
+}
+
+Result<ModelSpec> resolve_model(std::string_view arg, Diagnostics* warnings) {
+  if (is_zoo_name(arg)) return zoo_model(arg);
+  const bool path_like = arg.find('/') != std::string_view::npos ||
+                         (arg.size() >= 5 && to_lower(arg.substr(arg.size() - 5)) == ".json");
+  if (!path_like) return zoo_model(arg);
+  std::filesystem::path path{std::string(arg)};
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) path /= "config.json";
+  return load_hf_config(path.string(), warnings);
+}
+
+}  // namespace zs::models

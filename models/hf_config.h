@@ -1,0 +1,50 @@
+// Reading Hugging Face config.json files into a ModelSpec, and resolving a --model argument.
+//
+// Supported model_type values and the keys read (others, and HF has many, are ignored):
+//   gpt2: vocab_size, n_embd, n_layer, n_head (required); n_positions (1024), n_inner (null = 4h),
+//     activation_function ("gelu_new"), resid_pdrop / embd_pdrop / attn_pdrop (0.1),
+//     layer_norm_epsilon (1e-5), tie_word_embeddings (true), add_cross_attention (must be false).
+//   llama, mistral, qwen2: vocab_size, hidden_size, num_hidden_layers, num_attention_heads,
+//     intermediate_size (required); num_key_value_heads, head_dim (null or absent =
+//     hidden_size / num_attention_heads), max_position_embeddings, rms_norm_eps (1e-6),
+//     tie_word_embeddings (false), hidden_act ("silu"), attention_dropout (0); llama:
+//     attention_bias, mlp_bias (false); mistral: sliding_window (4096, null = none); qwen2:
+//     use_sliding_window (false) gating sliding_window.
+// Defaults are those of the HF config classes (configuration_<type>.py), so a file means what
+// from_pretrained makes of it. Two of them surprise: an absent num_key_value_heads is 8 for
+// mistral and 32 for qwen2 (their __init__ defaults), and num_attention_heads for llama; an
+// explicit null is num_attention_heads for all three. max_position_embeddings defaults to 2048
+// (llama), 131072 (mistral), 32768 (qwen2).
+//
+// Every error names the file, line:column, JSON path, the value and what is allowed (the
+// ObjectReader format, common/json_fields.h); all errors of a file are reported at once.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "common/diagnostics.h"
+#include "common/json_reader.h"
+#include "common/status.h"
+#include "models/model_spec.h"
+
+namespace zs::models {
+
+// Builds a spec from a parsed config.json. The spec's name and hf_repo are the file's
+// "_name_or_path" when it has one, else doc.source. On bad content returns kInvalidArgument
+// whose message holds one formatted diagnostic per line. Warnings (an integer written as a
+// string, comments that HF's json.load would reject) are appended to `warnings` when non-null.
+Result<ModelSpec> hf_config_from_document(const json::Document& doc,
+                                          Diagnostics* warnings = nullptr);
+
+// Reads and converts the config.json at `path` (kNotFound / kIoError / kParseError when it
+// cannot be read or is not JSON).
+Result<ModelSpec> load_hf_config(const std::string& path, Diagnostics* warnings = nullptr);
+
+// Resolves a user's --model argument. A zoo name or alias (any case, models/zoo.h) wins, so
+// "meta-llama/Llama-2-7b-hf" is the zoo entry; otherwise an argument that contains '/' or ends
+// in ".json" is a path to a config.json (a directory means DIR/config.json); anything else is an
+// unknown zoo name: kNotFound listing the zoo, with a "did you mean".
+Result<ModelSpec> resolve_model(std::string_view arg, Diagnostics* warnings = nullptr);
+
+}  // namespace zs::models

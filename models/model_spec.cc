@@ -1,0 +1,112 @@
+#include "models/model_spec.h"
+
+#include <string>
+#include <utility>
+
+#include "common/units.h"
+
+namespace zs::models {
+namespace {
+
+// transformers/activations.py ACT2CLS keys (v4.40+).
+constexpr std::string_view kActivations[] = {
+    "gelu",          "gelu_10", "gelu_fast",  "gelu_new", "gelu_python", "gelu_pytorch_tanh",
+    "gelu_accurate", "laplace", "leaky_relu", "linear",   "mish",        "quick_gelu",
+    "relu",          "relu2",   "relu6",      "sigmoid",  "silu",        "swish",
+    "tanh"};
+
+Status field_error(const ModelSpec& spec, std::string_view field, const std::string& value,
+                   std::string_view allowed) {
+  return Status::invalid_argument("model \"" + spec.name + "\": " + std::string(field) + " = " +
+                                  value + " is not allowed; expected " + std::string(allowed));
+}
+
+Status structure_error(const ModelSpec& spec, std::string_view what) {
+  return Status::invalid_argument("model \"" + spec.name + "\": model_type \"" +
+                                  std::string(model_type_name(spec.model_type)) + "\" " +
+                                  std::string(what));
+}
+
+// The module structure each model_type's HF implementation has (the table in model_spec.h).
+Status validate_structure(const ModelSpec& spec) {
+  if (spec.model_type == ModelType::kGpt2) {
+    if (spec.position != PositionKind::kLearned || spec.norm != NormKind::kLayerNorm ||
+        spec.mlp != MlpKind::kGelu) {
+      return structure_error(spec, "has learned positions, LayerNorm and a GELU MLP");
+    }
+    if (spec.num_kv_heads != spec.num_heads || spec.q_dim() != spec.hidden_size) {
+      return structure_error(spec,
+                             "has num_kv_heads == num_heads and num_heads * head_dim == "
+                             "hidden_size; got num_heads " +
+                                 std::to_string(spec.num_heads) + ", num_kv_heads " +
+                                 std::to_string(spec.num_kv_heads) + ", head_dim " +
+                                 std::to_string(spec.head_dim) + ", hidden_size " +
+                                 std::to_string(spec.hidden_size));
+    }
+    return Status::ok();
+  }
+  if (spec.position != PositionKind::kRotary || spec.norm != NormKind::kRmsNorm ||
+      spec.mlp != MlpKind::kSwiGlu) {
+    return structure_error(spec, "has rotary positions, RMSNorm and a SwiGLU MLP");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::string_view model_type_name(ModelType t) {
+  switch (t) {
+    case ModelType::kGpt2:
+      return "gpt2";
+    case ModelType::kLlama:
+      return "llama";
+    case ModelType::kMistral:
+      return "mistral";
+    case ModelType::kQwen2:
+      return "qwen2";
+  }
+  ZS_UNREACHABLE();
+}
+
+std::string_view norm_kind_name(NormKind k) {
+  return k == NormKind::kLayerNorm ? "layernorm" : "rmsnorm";
+}
+
+std::string_view mlp_kind_name(MlpKind k) { return k == MlpKind::kGelu ? "gelu" : "swiglu"; }
+
+std::span<const std::string_view> known_activations() { return kActivations; }
+
+Status validate(const ModelSpec& spec) {
+  const std::pair<std::string_view, std::int64_t> sizes[] = {
+      {"vocab_size", spec.vocab_size},
+      {"hidden_size", spec.hidden_size},
+      {"num_layers", spec.num_layers},
+      {"num_heads", spec.num_heads},
+      {"num_kv_heads", spec.num_kv_heads},
+      {"head_dim", spec.head_dim},
+      {"intermediate_size", spec.intermediate_size},
+      {"max_position_embeddings", spec.max_position_embeddings}};
+  for (const auto& [field, value] : sizes) {
+    if (value <= 0) return field_error(spec, field, std::to_string(value), "an integer >= 1");
+  }
+  if (spec.num_heads % spec.num_kv_heads != 0) {
+    return field_error(spec, "num_kv_heads", std::to_string(spec.num_kv_heads),
+                       "a divisor of num_heads = " + std::to_string(spec.num_heads));
+  }
+  const std::pair<std::string_view, double> probs[] = {{"dropout.embd", spec.dropout.embd},
+                                                       {"dropout.attn", spec.dropout.attn},
+                                                       {"dropout.resid", spec.dropout.resid}};
+  for (const auto& [field, p] : probs) {
+    if (!(p >= 0 && p < 1)) return field_error(spec, field, format_double(p), "a number in [0, 1)");
+  }
+  if (!(spec.norm_eps > 0)) {
+    return field_error(spec, "norm_eps", format_double(spec.norm_eps), "a number > 0");
+  }
+  if (spec.sliding_window < 0) {
+    return field_error(spec, "sliding_window", std::to_string(spec.sliding_window),
+                       "0 (none) or a positive window");
+  }
+  return validate_structure(spec);
+}
+
+}  // namespace zs::models

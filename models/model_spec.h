@@ -1,0 +1,106 @@
+// ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
+// it.
+//
+// One struct covers the four Hugging Face families zerosim knows (model_type gpt2, llama, mistral,
+// qwen2); the differences between them are explicit fields rather than code paths keyed on the
+// family, so a spec read from a config.json and a zoo entry are interchangeable:
+//
+//   family   positions  norm                  MLP                       linear biases   dropout
+//   gpt2     learned    LayerNorm (w + b)     GELU, 2 matrices (h->4h)  all             0.1 x 3
+//   llama    rotary     RMSNorm (w only)      SwiGLU, gate/up/down      none*           none*
+//   mistral  rotary     RMSNorm               SwiGLU                    none            none*
+//   qwen2    rotary     RMSNorm               SwiGLU                    q/k/v only      none*
+//   (* llama's attention_bias/mlp_bias and every family's attention_dropout can switch them on.)
+//
+// Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
+// (those are a Workload, models/ops.h).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "common/status.h"
+
+namespace zs::models {
+
+enum class ModelType { kGpt2, kLlama, kMistral, kQwen2 };
+enum class NormKind {
+  kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
+  kRmsNorm,    // y = x / sqrt(mean(x^2) + eps) * weight
+};
+enum class MlpKind {
+  kGelu,    // down(act(up(x))): 2 matrices, h -> I -> h (GPT-2: c_fc, c_proj)
+  kSwiGlu,  // down(silu(gate(x)) * up(x)): 3 matrices (LlamaMLP: gate_proj, up_proj, down_proj)
+};
+enum class PositionKind {
+  kLearned,  // a [max_positions, h] embedding added to the token embedding (GPT-2 wpe)
+  kRotary,   // RoPE applied to q and k inside attention; no parameters
+};
+
+// Which linear layers carry a bias vector.
+struct LinearBiases {
+  bool qkv = false;       // q/k/v projections (GPT-2 c_attn, Qwen2 q/k/v_proj)
+  bool attn_out = false;  // attention output projection (c_proj / o_proj)
+  bool mlp = false;       // every MLP matrix (c_fc, c_proj / gate, up, down)
+};
+
+// Dropout probabilities in [0, 1). A probability of 0 means no dropout op: PyTorch's dropout
+// returns its input unchanged for p = 0 (no mask is made or saved).
+struct DropoutProbs {
+  double embd = 0;   // after the embedding sum (GPT-2 embd_pdrop)
+  double attn = 0;   // on the attention probabilities (attn_pdrop / attention_dropout)
+  double resid = 0;  // on each sublayer output before the residual add (GPT-2 resid_pdrop)
+};
+
+struct ModelSpec {
+  std::string name;     // zoo name, or the config's _name_or_path, or its file path
+  std::string hf_repo;  // where the hyperparameters come from, e.g. "openai-community/gpt2"
+  ModelType model_type = ModelType::kGpt2;
+
+  std::int64_t vocab_size = 0;
+  std::int64_t hidden_size = 0;        // h
+  std::int64_t num_layers = 0;         // L
+  std::int64_t num_heads = 0;          // a (query heads)
+  std::int64_t num_kv_heads = 0;       // key/value heads; < num_heads is grouped-query attention
+  std::int64_t head_dim = 0;           // usually h / a; HF's head_dim key may set it independently
+  std::int64_t intermediate_size = 0;  // I: the MLP's inner width
+  std::int64_t max_position_embeddings = 0;
+
+  bool tie_word_embeddings = false;  // lm_head.weight is the token embedding (counted once)
+  PositionKind position = PositionKind::kLearned;
+  NormKind norm = NormKind::kLayerNorm;
+  MlpKind mlp = MlpKind::kGelu;
+  std::string activation;  // HF name: "gelu_new" (GPT-2), "silu" (the SwiGLU family)
+  LinearBiases bias;
+  std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
+  DropoutProbs dropout;
+  double norm_eps = 1e-5;
+
+  // Query width a * head_dim (= h for every zoo model).
+  std::int64_t q_dim() const { return num_heads * head_dim; }
+  // Key (and value) width num_kv_heads * head_dim.
+  std::int64_t kv_dim() const { return num_kv_heads * head_dim; }
+};
+
+// "gpt2", "llama", "mistral", "qwen2": the HF model_type string.
+std::string_view model_type_name(ModelType t);
+std::string_view norm_kind_name(NormKind k);
+std::string_view mlp_kind_name(MlpKind k);
+
+// The activation functions HF's ACT2FN knows by name (transformers/activations.py), which is what
+// GPT2Config.activation_function and hidden_act may say. All are elementwise; zerosim costs them
+// alike.
+std::span<const std::string_view> known_activations();
+
+// Returns OK if `spec` describes a model that can be built, else kInvalidArgument naming the
+// model, the field and its value. Checks: every size > 0; num_kv_heads divides num_heads;
+// dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; and the module structure
+// of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
+// num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral
+// and qwen2 have rotary positions, RMSNorm and SwiGLU. Biases and dropout are free. For the
+// llama family head_dim * num_heads need not equal hidden_size (HF allows an explicit head_dim).
+Status validate(const ModelSpec& spec);
+
+}  // namespace zs::models

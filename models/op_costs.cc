@@ -1,0 +1,204 @@
+#include "models/op_costs.h"
+
+namespace zs::models {
+namespace {
+
+// Nominal FLOPs per element for memory-bound ops (forward, backward); see op_costs.h.
+struct ElementFlops {
+  std::int64_t fwd = 0;
+  std::int64_t bwd = 0;
+};
+constexpr ElementFlops kLayerNormFlops{8, 12};  // mean, centre, square, sum, rstd scale, affine
+constexpr ElementFlops kRmsNormFlops{4, 8};     // square, sum, rstd scale, weight
+constexpr ElementFlops kGeluFlops{8, 12};       // tanh approximation (gelu_new)
+constexpr ElementFlops kSwiGluFlops{6, 10};     // x·sigmoid(x) then ·up
+constexpr ElementFlops kSoftmaxFlops{5, 4};   // max, subtract, exp, sum, divide; y·(dy - Σy·dy)
+constexpr ElementFlops kScaleFlops{1, 1};     // 1/sqrt(d) on the scores
+constexpr ElementFlops kDropoutFlops{1, 1};   // mask multiply (with 1/(1-p) folded in)
+constexpr ElementFlops kResidualFlops{1, 1};  // add; backward sums the two gradient streams
+constexpr ElementFlops kRotaryFlops{3, 3};    // x·cos + rotate_half(x)·sin
+constexpr ElementFlops kCrossEntropyFlops{5, 2};  // log-softmax + pick; softmax - one-hot, scale
+constexpr ElementFlops kEmbeddingFlops{0, 1};     // gather; scatter-add into the table's gradient
+constexpr ElementFlops kPositionAddFlops{1, 1};
+
+constexpr Bytes kFp32Bytes = 4;
+constexpr Bytes kTokenIdBytes = 8;  // int64 input_ids
+constexpr Bytes kMaskBytes = 1;     // torch.bool dropout mask
+
+// The payload of `shape`, which must hold a T (a mismatch is a bug in the op builder).
+template <class T>
+const T& payload(const OpShape& shape) {
+  const T* p = std::get_if<T>(&shape);
+  ZS_CHECK_MSG(p != nullptr, "op payload does not match its kind");
+  return *p;
+}
+
+OpCosts gemm_costs(const GemmShape& g, Bytes e) {
+  ZS_CHECK(g.m > 0 && g.n > 0 && g.k > 0);
+  const std::int64_t mnk = g.m * g.n * g.k;
+  const std::int64_t bias_flops = g.bias ? g.m * g.n : 0;
+  const Bytes operands = e * (g.m * g.k + g.k * g.n + g.m * g.n);
+  const Bytes bias_bytes = g.bias ? e * g.n : 0;
+  return OpCosts{.fwd_flops = 2 * mnk + bias_flops,
+                 .bwd_flops = 4 * mnk + bias_flops,
+                 .fwd_hbm_bytes = operands + bias_bytes,
+                 .bwd_hbm_bytes = 2 * operands + bias_bytes,
+                 .bwd_grad_bytes = e * (g.m * g.n + g.m * g.k)};
+}
+
+OpCosts attention_costs(const AttentionShape& a, Bytes e) {
+  ZS_CHECK(a.batch > 0 && a.seq > 0 && a.heads > 0 && a.kv_heads > 0 && a.head_dim > 0);
+  const std::int64_t t = a.batch * a.seq;
+  const std::int64_t q = a.heads * a.head_dim;  // K and V are expanded to this width
+  const std::int64_t scores = a.batch * a.heads * a.seq * a.seq;  // S = b·a·s²
+  const std::int64_t gemm = 2 * scores * a.head_dim;              // one of the four s×s×d GEMMs
+  const bool dropout = a.dropout > 0;
+  std::int64_t fwd_per_score = kScaleFlops.fwd + kSoftmaxFlops.fwd;
+  std::int64_t bwd_per_score = kScaleFlops.bwd + kSoftmaxFlops.bwd;
+  if (dropout) {
+    fwd_per_score += kDropoutFlops.fwd;
+    bwd_per_score += kDropoutFlops.bwd;
+  }
+  // Forward: read Q, K; write scores; softmax reads and writes them; dropout reads them and
+  // writes its output and mask; P·V reads P and V and writes O.
+  const Bytes dropout_fwd = dropout ? 2 * e * scores + kMaskBytes * scores : 0;
+  const Bytes fwd =
+      e * 2 * t * q + e * scores + 2 * e * scores + dropout_fwd + e * scores + 2 * e * t * q;
+  // Backward: dP = dO·V^T and dV = P^T·dO (dO twice, V, P, writes dP, dV); dropout backward;
+  // softmax backward (reads P, dP, writes dS); dQ = dS·K and dK = dS^T·Q (dS twice, K, Q,
+  // writes dQ, dK).
+  const Bytes dropout_bwd = dropout ? 2 * e * scores + kMaskBytes * scores : 0;
+  const Bytes bwd = 8 * e * t * q + 7 * e * scores + dropout_bwd;
+  return OpCosts{.fwd_flops = 2 * gemm + fwd_per_score * scores,
+                 .bwd_flops = 4 * gemm + bwd_per_score * scores,
+                 .fwd_hbm_bytes = fwd,
+                 .bwd_hbm_bytes = bwd,
+                 .bwd_grad_bytes = e * (4 * t * q + 2 * scores)};
+}
+
+OpCosts flash_attention_costs(const AttentionShape& a, Bytes e) {
+  ZS_CHECK(a.batch > 0 && a.seq > 0 && a.heads > 0 && a.kv_heads > 0 && a.head_dim > 0);
+  const std::int64_t t = a.batch * a.seq;
+  const std::int64_t q = a.heads * a.head_dim;
+  const std::int64_t kv = a.kv_heads * a.head_dim;  // the kernel reads grouped K/V natively
+  const std::int64_t pairs = a.batch * a.heads * attention_pairs(a.seq, a.causal);
+  const std::int64_t rows = a.batch * a.heads * a.seq;  // fp32 softmax statistics
+  std::int64_t fwd_per_pair = kSoftmaxFlops.fwd;
+  std::int64_t bwd_per_pair = kSoftmaxFlops.fwd + kSoftmaxFlops.bwd;  // recompute + backward
+  if (a.dropout > 0) {
+    fwd_per_pair += kDropoutFlops.fwd;
+    bwd_per_pair += kDropoutFlops.fwd + kDropoutFlops.bwd;  // mask regenerated from the seed
+  }
+  return OpCosts{.fwd_flops = 4 * pairs * a.head_dim + fwd_per_pair * pairs,
+                 .bwd_flops = 10 * pairs * a.head_dim + bwd_per_pair * pairs,
+                 // Read Q, K, V; write O and the log-sum-exp.
+                 .fwd_hbm_bytes = e * (2 * t * q + 2 * t * kv) + kFp32Bytes * rows,
+                 // Read Q, K, V, O, dO, LSE, write D = rowsum(dO∘O) and read it; write dQ, dK, dV.
+                 .bwd_hbm_bytes = e * (4 * t * q + 4 * t * kv) + 3 * kFp32Bytes * rows,
+                 .bwd_grad_bytes = e * (2 * t * q + 2 * t * kv) + kFp32Bytes * rows};
+}
+
+OpCosts norm_costs(const NormShape& n, Bytes e) {
+  const ElementFlops f = n.kind == NormKind::kLayerNorm ? kLayerNormFlops : kRmsNormFlops;
+  const std::int64_t numel = n.rows * n.cols;
+  const std::int64_t weights = n.kind == NormKind::kLayerNorm ? 2 * n.cols : n.cols;
+  return OpCosts{.fwd_flops = f.fwd * numel,
+                 .bwd_flops = f.bwd * numel,
+                 .fwd_hbm_bytes = e * (2 * numel + weights),      // x, weights -> y
+                 .bwd_hbm_bytes = e * (3 * numel + 2 * weights),  // x, dy, weights -> dx, dw
+                 .bwd_grad_bytes = 2 * e * numel};
+}
+
+OpCosts elementwise_costs(OpKind kind, const ElementwiseShape& s, Bytes e) {
+  const std::int64_t n = s.numel;
+  switch (kind) {
+    case OpKind::kRotary:  // x -> y for q and k; backward dy -> dx
+      return OpCosts{kRotaryFlops.fwd * n, kRotaryFlops.bwd * n, 2 * e * n, 2 * e * n, 2 * e * n};
+    case OpKind::kActivation:  // x -> y; backward x, dy -> dx
+      return OpCosts{kGeluFlops.fwd * n, kGeluFlops.bwd * n, 2 * e * n, 3 * e * n, 2 * e * n};
+    case OpKind::kSwiGlu:  // gate, up -> y; backward gate, up, dy -> dgate, dup
+      return OpCosts{kSwiGluFlops.fwd * n, kSwiGluFlops.bwd * n, 3 * e * n, 5 * e * n, 3 * e * n};
+    case OpKind::kResidualAdd: {
+      // x, branch -> y (the branch through dropout, writing its mask); backward sums the two
+      // gradient streams of x (reads 2, writes 1) and, with dropout, masks the branch's.
+      const bool dropout = s.dropout > 0;
+      const std::int64_t flops_fwd = (kResidualFlops.fwd + (dropout ? kDropoutFlops.fwd : 0)) * n;
+      const std::int64_t flops_bwd = (kResidualFlops.bwd + (dropout ? kDropoutFlops.bwd : 0)) * n;
+      const Bytes mask = dropout ? kMaskBytes * n : 0;
+      const Bytes dropout_bwd = dropout ? 2 * e * n + mask : 0;
+      return OpCosts{flops_fwd, flops_bwd, 3 * e * n + mask, 3 * e * n + dropout_bwd, 2 * e * n};
+    }
+    default:
+      ZS_UNREACHABLE();
+  }
+}
+
+OpCosts embedding_costs(const EmbeddingShape& s, Bytes e) {
+  const std::int64_t n = s.tokens * s.hidden;
+  const int tables = s.learned_positions ? 2 : 1;
+  std::int64_t fwd = kEmbeddingFlops.fwd * n, bwd = kEmbeddingFlops.bwd * n;
+  if (s.learned_positions) {
+    fwd += kPositionAddFlops.fwd * n;
+    bwd += kPositionAddFlops.bwd * n;
+  }
+  Bytes mask = 0;
+  if (s.dropout > 0) {
+    fwd += kDropoutFlops.fwd * n;
+    bwd += kDropoutFlops.bwd * n;
+    mask = kMaskBytes * n;
+  }
+  return OpCosts{
+      .fwd_flops = fwd,
+      .bwd_flops = bwd,
+      // Read the ids and one row per token from each table; write the sum (and the mask).
+      .fwd_hbm_bytes = kTokenIdBytes * s.tokens + e * n * (tables + 1) + mask,
+      // Read dy (and the mask); scatter-add into each table's gradient (read + write a row).
+      .bwd_hbm_bytes = kTokenIdBytes * s.tokens + e * n * (1 + 2 * tables) + mask,
+      .bwd_grad_bytes = e * n};
+}
+
+OpCosts cross_entropy_costs(const CrossEntropyShape& s, Bytes e) {
+  const std::int64_t n = s.tokens * s.vocab;
+  return OpCosts{
+      .fwd_flops = kCrossEntropyFlops.fwd * n,
+      .bwd_flops = kCrossEntropyFlops.bwd * n,
+      // Read the logits and the labels; write the fp32 log-probabilities.
+      .fwd_hbm_bytes = e * n + kFp32Bytes * n + kTokenIdBytes * s.tokens,
+      // nll_loss backward writes a dense fp32 [t, V] gradient, log_softmax backward reads it
+      // with the log-probabilities and writes another, which is cast to the logits' dtype.
+      .bwd_hbm_bytes = kFp32Bytes * n * 4 + e * n,
+      // Two fp32 [t, V] gradients meet inside log_softmax's backward.
+      .bwd_grad_bytes = 2 * kFp32Bytes * n};
+}
+
+}  // namespace
+
+std::int64_t attention_pairs(std::int64_t seq, bool causal) {
+  return causal ? seq * (seq + 1) / 2 : seq * seq;
+}
+
+OpCosts op_costs(OpKind kind, const OpShape& shape, std::int64_t act_bytes) {
+  ZS_CHECK(act_bytes == 2 || act_bytes == 4);
+  switch (kind) {
+    case OpKind::kLinear:
+      return gemm_costs(payload<GemmShape>(shape), act_bytes);
+    case OpKind::kAttention:
+      return attention_costs(payload<AttentionShape>(shape), act_bytes);
+    case OpKind::kFlashAttention:
+      return flash_attention_costs(payload<AttentionShape>(shape), act_bytes);
+    case OpKind::kNorm:
+      return norm_costs(payload<NormShape>(shape), act_bytes);
+    case OpKind::kEmbedding:
+      return embedding_costs(payload<EmbeddingShape>(shape), act_bytes);
+    case OpKind::kCrossEntropy:
+      return cross_entropy_costs(payload<CrossEntropyShape>(shape), act_bytes);
+    case OpKind::kRotary:
+    case OpKind::kActivation:
+    case OpKind::kSwiGlu:
+    case OpKind::kResidualAdd:
+      return elementwise_costs(kind, payload<ElementwiseShape>(shape), act_bytes);
+  }
+  ZS_UNREACHABLE();
+}
+
+}  // namespace zs::models

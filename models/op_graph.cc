@@ -1,0 +1,226 @@
+#include "models/op_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "models/op_costs.h"
+#include "models/parameters.h"
+
+namespace zs::models {
+namespace {
+
+constexpr Bytes kFp32Bytes = 4;
+constexpr Bytes kInt64Bytes = 8;
+constexpr Bytes kMaskBytes = 1;
+
+// HF module names of the per-family pieces of one layer.
+struct LayerModules {
+  std::string attn_norm{}, mlp_norm{}, qkv{}, q{}, k{}, v{}, out{}, up{}, gate{}, down{};
+};
+
+class OpListBuilder {
+ public:
+  OpListBuilder(const ModelSpec& spec, const Workload& w)
+      : spec_(spec), w_(w), t_(w.tokens()), e_(w.act_bytes) {
+    for (const ParamTensor& p : parameter_tensors(spec)) modules_[p.module].push_back(p.id);
+  }
+
+  std::vector<Op> build() && {
+    add_embedding();
+    for (int i = 0; i < spec_.num_layers; ++i) add_layer(i);
+    const int top = static_cast<int>(spec_.num_layers);
+    const std::int64_t h = spec_.hidden_size, V = spec_.vocab_size;
+    const bool gpt2 = spec_.model_type == ModelType::kGpt2;
+    add("final_norm", OpKind::kNorm, top, {gpt2 ? "transformer.ln_f" : "model.norm"},
+        NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    add("lm_head", OpKind::kLinear, top, {"lm_head"}, GemmShape{t_, V, h, false},
+        {act("input", t_ * h)});
+    add("loss", OpKind::kCrossEntropy, top, {}, CrossEntropyShape{t_, V},
+        {{"log_probs (fp32)", kFp32Bytes * t_ * V}, {"labels (int64)", kInt64Bytes * t_}});
+    return std::move(ops_);
+  }
+
+ private:
+  SavedTensor act(std::string what, std::int64_t numel) const {
+    return {std::move(what), e_ * numel};
+  }
+  static SavedTensor mask(std::int64_t numel) { return {"dropout_mask", kMaskBytes * numel}; }
+
+  void add(std::string name, OpKind kind, int layer, std::vector<std::string> modules,
+           OpShape shape, std::vector<SavedTensor> saved) {
+    Op op;
+    op.name = std::move(name);
+    op.kind = kind;
+    op.layer = layer;
+    for (const std::string& m : modules) {
+      const auto it = modules_.find(m);
+      ZS_CHECK_MSG(it != modules_.end(), m.c_str());
+      op.param_ids.insert(op.param_ids.end(), it->second.begin(), it->second.end());
+    }
+    op.shape = std::move(shape);
+    op.cost = op_costs(kind, op.shape, w_.act_bytes);
+    op.saved = std::move(saved);
+    ops_.push_back(std::move(op));
+  }
+
+  void add_embedding() {
+    const std::int64_t h = spec_.hidden_size;
+    const bool learned = spec_.position == PositionKind::kLearned;
+    std::vector<SavedTensor> saved = {{"input_ids (int64)", kInt64Bytes * t_}};
+    if (spec_.dropout.embd > 0) saved.push_back(mask(t_ * h));
+    std::vector<std::string> modules = {"model.embed_tokens"};
+    if (spec_.model_type == ModelType::kGpt2) modules = {"transformer.wte", "transformer.wpe"};
+    add("embed", OpKind::kEmbedding, kEmbeddingLayer, modules,
+        EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd}, std::move(saved));
+  }
+
+  LayerModules layer_modules(int i) const {
+    if (spec_.model_type == ModelType::kGpt2) {
+      const std::string p = "transformer.h." + std::to_string(i) + ".";
+      return {.attn_norm = p + "ln_1",
+              .mlp_norm = p + "ln_2",
+              .qkv = p + "attn.c_attn",
+              .out = p + "attn.c_proj",
+              .up = p + "mlp.c_fc",
+              .down = p + "mlp.c_proj"};
+    }
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    return {.attn_norm = p + "input_layernorm",
+            .mlp_norm = p + "post_attention_layernorm",
+            .q = p + "self_attn.q_proj",
+            .k = p + "self_attn.k_proj",
+            .v = p + "self_attn.v_proj",
+            .out = p + "self_attn.o_proj",
+            .up = p + "mlp.up_proj",
+            .gate = p + "mlp.gate_proj",
+            .down = p + "mlp.down_proj"};
+  }
+
+  void add_layer(int i) {
+    const LayerModules m = layer_modules(i);
+    const std::string p = "layers." + std::to_string(i) + ".";
+    const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), kv = spec_.kv_dim();
+    add(p + "attn_norm", OpKind::kNorm, i, {m.attn_norm}, NormShape{t_, h, spec_.norm},
+        {act("input", t_ * h)});
+    if (spec_.model_type == ModelType::kGpt2) {
+      add(p + "attn.qkv", OpKind::kLinear, i, {m.qkv}, GemmShape{t_, q + 2 * kv, h, spec_.bias.qkv},
+          {act("input", t_ * h)});
+    } else {
+      add(p + "attn.q_proj", OpKind::kLinear, i, {m.q}, GemmShape{t_, q, h, spec_.bias.qkv},
+          {act("input", t_ * h)});
+      // k_proj and v_proj read the tensor q_proj saved: nothing new to keep.
+      add(p + "attn.k_proj", OpKind::kLinear, i, {m.k}, GemmShape{t_, kv, h, spec_.bias.qkv}, {});
+      add(p + "attn.v_proj", OpKind::kLinear, i, {m.v}, GemmShape{t_, kv, h, spec_.bias.qkv}, {});
+      add(p + "attn.rotary", OpKind::kRotary, i, {}, ElementwiseShape{t_ * (q + kv)}, {});
+    }
+    add_attention_core(p, i);
+    add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, GemmShape{t_, h, q, spec_.bias.attn_out},
+        {act("input", t_ * q)});
+    add_residual(p + "attn.residual", i);
+    add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, NormShape{t_, h, spec_.norm},
+        {act("input", t_ * h)});
+    add_mlp(p, i, m);
+    add_residual(p + "mlp.residual", i);
+  }
+
+  void add_attention_core(const std::string& p, int i) {
+    const std::int64_t q = spec_.q_dim(), kv = spec_.kv_dim();
+    const AttentionShape shape{.batch = w_.micro_batch,
+                               .seq = w_.seq_len,
+                               .heads = spec_.num_heads,
+                               .kv_heads = spec_.num_kv_heads,
+                               .head_dim = spec_.head_dim,
+                               .dropout = spec_.dropout.attn,
+                               .causal = true};
+    if (w_.flash_attention) {
+      const std::int64_t rows = w_.micro_batch * spec_.num_heads * w_.seq_len;
+      add(p + "attn.core", OpKind::kFlashAttention, i, {}, shape,
+          {act("q", t_ * q),
+           act("k", t_ * kv),
+           act("v", t_ * kv),
+           {"softmax_lse (fp32)", kFp32Bytes * rows}});
+      return;
+    }
+    const std::int64_t scores = w_.micro_batch * spec_.num_heads * w_.seq_len * w_.seq_len;
+    std::vector<SavedTensor> saved = {act("q", t_ * q), act("k", t_ * q),
+                                      act("softmax_out", scores)};
+    if (spec_.dropout.attn > 0) {
+      saved.push_back(mask(scores));
+      saved.push_back(act("dropout_out", scores));
+    }
+    saved.push_back(act("v", t_ * q));
+    add(p + "attn.core", OpKind::kAttention, i, {}, shape, std::move(saved));
+  }
+
+  void add_mlp(const std::string& p, int i, const LayerModules& m) {
+    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    if (spec_.mlp == MlpKind::kGelu) {
+      add(p + "mlp.up", OpKind::kLinear, i, {m.up}, GemmShape{t_, I, h, spec_.bias.mlp},
+          {act("input", t_ * h)});
+      add(p + "mlp.act", OpKind::kActivation, i, {}, ElementwiseShape{t_ * I},
+          {act("input", t_ * I)});
+    } else {
+      add(p + "mlp.gate", OpKind::kLinear, i, {m.gate}, GemmShape{t_, I, h, spec_.bias.mlp},
+          {act("input", t_ * h)});
+      // up_proj reads the tensor gate_proj saved.
+      add(p + "mlp.up", OpKind::kLinear, i, {m.up}, GemmShape{t_, I, h, spec_.bias.mlp}, {});
+      add(p + "mlp.act", OpKind::kSwiGlu, i, {}, ElementwiseShape{t_ * I},
+          {act("gate", t_ * I), act("silu_out", t_ * I), act("up", t_ * I)});
+    }
+    add(p + "mlp.down", OpKind::kLinear, i, {m.down}, GemmShape{t_, h, I, spec_.bias.mlp},
+        {act("input", t_ * I)});
+  }
+
+  void add_residual(std::string name, int i) {
+    const std::int64_t n = t_ * spec_.hidden_size;
+    std::vector<SavedTensor> saved;
+    if (spec_.dropout.resid > 0) saved.push_back(mask(n));
+    add(std::move(name), OpKind::kResidualAdd, i, {}, ElementwiseShape{n, spec_.dropout.resid},
+        std::move(saved));
+  }
+
+  const ModelSpec& spec_;
+  const Workload& w_;
+  const std::int64_t t_;
+  const Bytes e_;
+  std::map<std::string, std::vector<int>, std::less<>> modules_;
+  std::vector<Op> ops_;
+};
+
+}  // namespace
+
+std::vector<Op> forward_ops(const ModelSpec& spec, const Workload& w) {
+  ZS_CHECK_MSG(validate(spec).is_ok(), spec.name.c_str());
+  ZS_CHECK_MSG(validate_workload(spec, w).is_ok(), spec.name.c_str());
+  return OpListBuilder(spec, w).build();
+}
+
+std::vector<int> gradient_ready_order(const ModelSpec& spec) {
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  // Parameter use does not depend on the workload.
+  const std::vector<Op> ops = forward_ops(spec, Workload{.micro_batch = 1, .seq_len = 1});
+  // First use of each real tensor as (op index, position within the op).
+  std::vector<std::pair<int, int>> first_use(params.size(), {-1, -1});
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    for (std::size_t k = 0; k < ops[i].param_ids.size(); ++k) {
+      const ParamTensor& p = params[static_cast<std::size_t>(ops[i].param_ids[k])];
+      const int real = p.tied ? p.tied_to : p.id;
+      auto& use = first_use[static_cast<std::size_t>(real)];
+      if (use.first < 0) use = {static_cast<int>(i), static_cast<int>(k)};
+    }
+  }
+  std::vector<int> order;
+  for (const ParamTensor& p : params) {
+    if (p.tied) continue;
+    ZS_CHECK_MSG(first_use[static_cast<std::size_t>(p.id)].first >= 0, p.name.c_str());
+    order.push_back(p.id);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    return first_use[static_cast<std::size_t>(x)] > first_use[static_cast<std::size_t>(y)];
+  });
+  return order;
+}
+
+}  // namespace zs::models

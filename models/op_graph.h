@@ -1,0 +1,57 @@
+// The forward pass of one micro-step as an ordered list of Ops, and the order in which backward
+// produces parameter gradients.
+//
+// Op names are stable (tests pin them; plan/ and reports key on them). In execution order:
+//   embed                                  token (+ position) lookup, embedding dropout
+//   per layer i, prefix "layers.<i>.":
+//     attn_norm                            ln_1 / input_layernorm
+//     attn.qkv                             gpt2: the fused c_attn GEMM (h -> 3h)
+//     attn.q_proj, attn.k_proj,            llama family: three GEMMs on the same input
+//     attn.v_proj, attn.rotary             ... then RoPE on q and k
+//     attn.core                            kAttention, or kFlashAttention with flash_attention
+//     attn.out_proj                        c_proj / o_proj
+//     attn.residual                        resid dropout + residual add
+//     mlp_norm                             ln_2 / post_attention_layernorm
+//     mlp.up, mlp.act                      gpt2: c_fc, GELU
+//     mlp.gate, mlp.up, mlp.act            SwiGLU: gate_proj, up_proj, silu(gate)·up
+//     mlp.down                             c_proj / down_proj
+//     mlp.residual                         resid dropout + residual add
+//   final_norm, lm_head, loss              ln_f / norm; logits GEMM; fp32 cross-entropy
+//
+// What each op saves for backward (16-bit activations unless noted; e bytes per element):
+//   norms: their input (t·h). Per-row statistics (mean, rstd: 4-8 bytes per row) are O(t) and not
+//     counted, as in Korthikanti et al. 2022.
+//   linears: their input (t·k). q/k/v_proj (and gate/up) read the same tensor: saved once.
+//   rotary: nothing of size t (only the cos/sin tables, shared by all layers).
+//   unfused attention: Q, K, V at a heads (HF repeat_kv materialises grouped K/V before the
+//     matmuls, so GQA does not shrink them here), the softmax output (b·a·s²) and, with
+//     attention dropout, its 1-byte mask and the dropped-out probabilities.
+//   flash attention: Q, and K, V at kv_heads (grouped), and the fp32 log-sum-exp (4·b·a·s). Its
+//     output O is the out_proj's saved input, counted there. No mask (regenerated from the seed).
+//   GELU: its input (t·I). SwiGLU: gate output, silu(gate) and up output (3·t·I).
+//   residual add: the 1-byte dropout mask when resid dropout > 0, else nothing.
+//   embed: the int64 input ids, and the embedding-dropout mask. loss: the fp32 log-probabilities
+//     (4·t·V) and the int64 labels. Loss over all t tokens (HF shifts to s-1 per row; ignored).
+#pragma once
+
+#include <vector>
+
+#include "models/model_spec.h"
+#include "models/ops.h"
+
+namespace zs::models {
+
+// The forward ops of one micro-step, in execution order, with costs filled in.
+// REQUIRES: validate(spec).is_ok() && validate_workload(spec, w).is_ok()
+std::vector<Op> forward_ops(const ModelSpec& spec, const Workload& w);
+
+// Ids (parameter_tensors(spec)) of every non-alias parameter, in the order autograd finishes
+// their gradients: the reverse of first use in forward. A tied table is used first by the
+// embedding and last by the LM head, and its gradient is complete only when the embedding's
+// backward has run, so it comes last. Within one op the order is bias before weight (autograd
+// does not promise one; buckets are insensitive to it). ZeRO fills its gradient buckets in this
+// order (stage_1_and_2.py reduce_ready_partitions_and_remove_grads via grad hooks).
+// REQUIRES: validate(spec).is_ok()
+std::vector<int> gradient_ready_order(const ModelSpec& spec);
+
+}  // namespace zs::models

@@ -1,0 +1,115 @@
+// Op descriptors: one training step's forward pass as an ordered list of kernels-to-be.
+//
+// An Op says what runs (kind and shape), which parameters it touches, what it costs (FLOPs and
+// HBM bytes, forward and backward; models/op_costs.h) and which activations it saves for
+// backward (models/op_graph.h builds the list; models/activations.h sums the saved bytes).
+// Backward runs the same ops in reverse order. Shapes are payloads of a std::variant chosen by the
+// kind; costs are plain numbers so that sim/ and plan/ never need to look inside a payload.
+//
+// Notation used in comments throughout models/: b micro-batch, s sequence length, t = b·s tokens,
+// h hidden, a query heads, d head_dim, I intermediate (FFN) size, V vocabulary, e activation bytes.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "common/status.h"
+#include "common/units.h"
+#include "models/model_spec.h"
+
+namespace zs::models {
+
+// What one micro-step runs on one GPU.
+struct Workload {
+  std::int64_t micro_batch = 1;  // b: sequences per micro-step
+  std::int64_t seq_len = 0;      // s: tokens per sequence
+  std::int64_t act_bytes = 2;    // e: bytes per activation element; 2 (bf16/fp16) or 4 (fp32)
+  bool flash_attention = false;  // fused attention (FlashAttention-2, SDPA's flash backend)
+
+  std::int64_t tokens() const { return micro_batch * seq_len; }
+};
+
+// OK, or kInvalidArgument naming the field and value: micro_batch >= 1, seq_len >= 1,
+// act_bytes 2 or 4, and seq_len <= max_position_embeddings for learned position embeddings (the
+// wpe table has no row past it; rotary models may run longer than they were trained for).
+Status validate_workload(const ModelSpec& spec, const Workload& w);
+
+enum class OpKind {
+  kEmbedding,       // token lookup (+ learned positions) (+ embedding dropout)
+  kNorm,            // LayerNorm or RMSNorm over h
+  kLinear,          // a GEMM against a weight (+ bias): projections, MLP matrices, LM head
+  kRotary,          // RoPE on q and k
+  kAttention,       // unfused core: Q·K^T, scale, causal mask, softmax, dropout, P·V
+  kFlashAttention,  // fused core (FlashAttention-2): the s×s scores never reach HBM
+  kActivation,      // GELU on the MLP's up projection
+  kSwiGlu,          // silu(gate) * up
+  kResidualAdd,     // sublayer dropout (when resid_pdrop > 0) + residual add
+  kCrossEntropy,    // fp32 log-softmax over V + NLL loss
+};
+std::string_view op_kind_name(OpKind k);
+
+// Y[m, n] = X[m, k] · W[k, n] (+ bias[n]); m = t tokens.
+struct GemmShape {
+  std::int64_t m = 0, n = 0, k = 0;
+  bool bias = false;
+};
+// Multi-head attention over b sequences of s tokens; kv_heads < heads is grouped-query.
+struct AttentionShape {
+  std::int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, head_dim = 0;
+  double dropout = 0;  // on the probabilities
+  bool causal = true;
+};
+struct NormShape {
+  std::int64_t rows = 0, cols = 0;  // t, h
+  NormKind kind = NormKind::kLayerNorm;
+};
+// Elementwise ops; numel is the element count of the output (for kRotary: of q and k together).
+struct ElementwiseShape {
+  std::int64_t numel = 0;
+  double dropout = 0;  // kResidualAdd only
+};
+struct EmbeddingShape {
+  std::int64_t tokens = 0, hidden = 0, vocab = 0;
+  bool learned_positions = false;
+  double dropout = 0;
+};
+struct CrossEntropyShape {
+  std::int64_t tokens = 0, vocab = 0;
+};
+using OpShape = std::variant<GemmShape, AttentionShape, NormShape, ElementwiseShape, EmbeddingShape,
+                             CrossEntropyShape>;
+
+// Costs of one op (models/op_costs.h says what is counted).
+struct OpCosts {
+  std::int64_t fwd_flops = 0;
+  std::int64_t bwd_flops = 0;  // as executed, including any recomputation inside the kernel
+  Bytes fwd_hbm_bytes = 0;     // HBM reads + writes
+  Bytes bwd_hbm_bytes = 0;
+  // Activation gradients live while the op's backward runs: the incoming gradient of its output
+  // plus the gradients it produces for its inputs (weight gradients are plan/'s business).
+  Bytes bwd_grad_bytes = 0;
+};
+
+// A tensor an op keeps for its backward. Dropout masks are 1 byte per element (torch.bool);
+// other tensors are e bytes per element unless `what` says fp32.
+struct SavedTensor {
+  std::string what;  // "input", "q", "softmax_out", "dropout_mask", ...
+  Bytes bytes = 0;
+};
+
+struct Op {
+  std::string name;  // stable: "embed", "layers.3.attn.qkv", "lm_head", "loss" (op_graph.h)
+  OpKind kind = OpKind::kLinear;
+  int layer = 0;               // kEmbeddingLayer (-1), 0..L-1, or L for the final norm, head, loss
+  std::vector<int> param_ids;  // ids in parameter_tensors(spec), in the order the op reads them
+  OpShape shape;
+  OpCosts cost;
+  std::vector<SavedTensor> saved;
+
+  Bytes saved_bytes() const;
+};
+
+}  // namespace zs::models

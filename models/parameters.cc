@@ -1,0 +1,154 @@
+#include "models/parameters.h"
+
+#include <algorithm>
+#include <map>
+
+namespace zs::models {
+namespace {
+
+class ParamListBuilder {
+ public:
+  explicit ParamListBuilder(std::vector<ParamTensor>* out) : out_(out) {}
+
+  // Adds `module`.weight (and `module`.bias of length bias_len when bias_len > 0).
+  void add(const std::string& module, int layer, std::vector<std::int64_t> weight_shape,
+           std::int64_t bias_len = 0) {
+    push(module, "weight", layer, std::move(weight_shape), false);
+    if (bias_len > 0) push(module, "bias", layer, {bias_len}, true);
+  }
+
+  // Adds `module`.weight as an alias of tensor `target_id`.
+  void add_tied(const std::string& module, int layer, int target_id) {
+    ParamTensor alias = (*out_)[static_cast<std::size_t>(target_id)];
+    alias.id = static_cast<int>(out_->size());
+    alias.name = module + ".weight";
+    alias.module = module;
+    alias.layer = layer;
+    alias.tied = true;
+    alias.tied_to = target_id;
+    out_->push_back(std::move(alias));
+  }
+
+  int last_id() const { return static_cast<int>(out_->size()) - 1; }
+
+ private:
+  void push(const std::string& module, const char* leaf, int layer, std::vector<std::int64_t> shape,
+            bool is_bias) {
+    ParamTensor p;
+    p.id = static_cast<int>(out_->size());
+    p.name = module + "." + leaf;
+    p.numel = 1;
+    for (std::int64_t d : shape) p.numel *= d;
+    p.shape = std::move(shape);
+    p.module = module;
+    p.layer = layer;
+    p.is_bias = is_bias;
+    out_->push_back(std::move(p));
+  }
+
+  std::vector<ParamTensor>* out_;
+};
+
+// transformers/models/gpt2/modeling_gpt2.py: GPT2LMHeadModel(transformer(wte, wpe, h[i](ln_1,
+// attn(c_attn, c_proj), ln_2, mlp(c_fc, c_proj)), ln_f), lm_head). Conv1D weights are [in, out].
+void build_gpt2(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size;
+  b->add("transformer.wte", kEmbeddingLayer, {m.vocab_size, h});
+  const int wte = b->last_id();
+  b->add("transformer.wpe", kEmbeddingLayer, {m.max_position_embeddings, h});
+  for (int i = 0; i < m.num_layers; ++i) {
+    const std::string p = "transformer.h." + std::to_string(i) + ".";
+    b->add(p + "ln_1", i, {h}, h);
+    b->add(p + "attn.c_attn", i, {h, 3 * h}, m.bias.qkv ? 3 * h : 0);
+    b->add(p + "attn.c_proj", i, {h, h}, m.bias.attn_out ? h : 0);
+    b->add(p + "ln_2", i, {h}, h);
+    b->add(p + "mlp.c_fc", i, {h, I}, m.bias.mlp ? I : 0);
+    b->add(p + "mlp.c_proj", i, {I, h}, m.bias.mlp ? h : 0);
+  }
+  const int top = static_cast<int>(m.num_layers);
+  b->add("transformer.ln_f", top, {h}, h);
+  if (m.tie_word_embeddings) {
+    b->add_tied("lm_head", top, wte);
+  } else {
+    b->add("lm_head", top, {m.vocab_size, h});
+  }
+}
+
+// transformers/models/llama/modeling_llama.py (Mistral and Qwen2 are the same modules):
+// LlamaForCausalLM(model(embed_tokens, layers[i](self_attn(q_proj, k_proj, v_proj, o_proj),
+// mlp(gate_proj, up_proj, down_proj), input_layernorm, post_attention_layernorm), norm),
+// lm_head). Registration order puts the norms after attention and MLP.
+void build_llama(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size, q = m.q_dim(), kv = m.kv_dim();
+  b->add("model.embed_tokens", kEmbeddingLayer, {m.vocab_size, h});
+  const int embed = b->last_id();
+  for (int i = 0; i < m.num_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i) + ".";
+    b->add(p + "self_attn.q_proj", i, {q, h}, m.bias.qkv ? q : 0);
+    b->add(p + "self_attn.k_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
+    b->add(p + "self_attn.v_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
+    b->add(p + "self_attn.o_proj", i, {h, q}, m.bias.attn_out ? h : 0);
+    b->add(p + "mlp.gate_proj", i, {I, h}, m.bias.mlp ? I : 0);
+    b->add(p + "mlp.up_proj", i, {I, h}, m.bias.mlp ? I : 0);
+    b->add(p + "mlp.down_proj", i, {h, I}, m.bias.mlp ? h : 0);
+    b->add(p + "input_layernorm", i, {h});
+    b->add(p + "post_attention_layernorm", i, {h});
+  }
+  const int top = static_cast<int>(m.num_layers);
+  b->add("model.norm", top, {h});
+  if (m.tie_word_embeddings) {
+    b->add_tied("lm_head", top, embed);
+  } else {
+    b->add("lm_head", top, {m.vocab_size, h});
+  }
+}
+
+}  // namespace
+
+std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
+  ZS_CHECK_MSG(validate(spec).is_ok(), spec.name.c_str());
+  std::vector<ParamTensor> out;
+  ParamListBuilder b(&out);
+  if (spec.model_type == ModelType::kGpt2) {
+    build_gpt2(spec, &b);
+  } else {
+    build_llama(spec, &b);
+  }
+  return out;
+}
+
+std::int64_t parameter_count(const ModelSpec& spec) {
+  std::int64_t n = 0;
+  for (const ParamTensor& p : parameter_tensors(spec)) {
+    if (!p.tied) n += p.numel;
+  }
+  return n;
+}
+
+std::int64_t matmul_parameter_count(const ModelSpec& spec) {
+  std::int64_t n = 0;
+  for (const ParamTensor& p : parameter_tensors(spec)) {
+    // Linear weights are the 2-D tensors outside the embedding layer; the LM head counts even
+    // when it is an alias (its table is multiplied, and counted nowhere else).
+    if (p.shape.size() == 2 && p.layer != kEmbeddingLayer) n += p.numel;
+  }
+  return n;
+}
+
+std::int64_t largest_module_params(const ModelSpec& spec) {
+  std::map<std::string, std::int64_t> per_module;
+  for (const ParamTensor& p : parameter_tensors(spec)) per_module[p.module] += p.numel;
+  std::int64_t largest = 0;
+  for (const auto& [module, numel] : per_module) largest = std::max(largest, numel);
+  return largest;
+}
+
+std::int64_t layer_parameter_count(const std::vector<ParamTensor>& params, int layer) {
+  std::int64_t n = 0;
+  for (const ParamTensor& p : params) {
+    if (p.layer == layer && !p.tied) n += p.numel;
+  }
+  return n;
+}
+
+}  // namespace zs::models

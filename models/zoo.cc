@@ -1,0 +1,163 @@
+#include "models/zoo.h"
+
+#include "common/text.h"
+
+namespace zs::models {
+namespace {
+
+// One row per model. Every number is the value in the HF config.json of `hf_repo` (keys:
+// vocab_size; n_embd / hidden_size; n_layer / num_hidden_layers; n_head / num_attention_heads;
+// num_key_value_heads; n_inner (null = 4h) / intermediate_size; n_positions /
+// max_position_embeddings; layer_norm_epsilon / rms_norm_eps; sliding_window).
+// Family-wide choices (norm, MLP, biases, dropout) come from family_defaults() below.
+struct ZooRow {
+  std::string_view name;
+  std::string_view hf_repo;
+  ModelType type;
+  std::int64_t vocab, hidden, layers, heads, kv_heads, ffn, positions;
+  bool tied;
+  double eps;
+  std::int64_t sliding_window;  // 0 = none
+};
+
+// clang-format off
+constexpr ZooRow kZoo[] = {
+  // name          hf_repo                            type                 vocab   hidden layers heads kv  ffn    positions tied  eps   window
+  {"gpt2",        "openai-community/gpt2",           ModelType::kGpt2,    50257,  768,   12,    12,   12, 3072,  1024,     true,  1e-5, 0},
+  {"gpt2-medium", "openai-community/gpt2-medium",    ModelType::kGpt2,    50257,  1024,  24,    16,   16, 4096,  1024,     true,  1e-5, 0},
+  {"gpt2-large",  "openai-community/gpt2-large",     ModelType::kGpt2,    50257,  1280,  36,    20,   20, 5120,  1024,     true,  1e-5, 0},
+  {"gpt2-xl",     "openai-community/gpt2-xl",        ModelType::kGpt2,    50257,  1600,  48,    25,   25, 6400,  1024,     true,  1e-5, 0},
+  {"llama2-7b",   "meta-llama/Llama-2-7b-hf",        ModelType::kLlama,   32000,  4096,  32,    32,   32, 11008, 4096,     false, 1e-5, 0},
+  {"llama2-13b",  "meta-llama/Llama-2-13b-hf",       ModelType::kLlama,   32000,  5120,  40,    40,   40, 13824, 4096,     false, 1e-5, 0},
+  {"llama2-70b",  "meta-llama/Llama-2-70b-hf",       ModelType::kLlama,   32000,  8192,  80,    64,   8,  28672, 4096,     false, 1e-5, 0},
+  {"llama3-8b",   "meta-llama/Meta-Llama-3-8B",      ModelType::kLlama,   128256, 4096,  32,    32,   8,  14336, 8192,     false, 1e-5, 0},
+  {"llama3-70b",  "meta-llama/Meta-Llama-3-70B",     ModelType::kLlama,   128256, 8192,  80,    64,   8,  28672, 8192,     false, 1e-5, 0},
+  {"mistral-7b",  "mistralai/Mistral-7B-v0.1",       ModelType::kMistral, 32000,  4096,  32,    32,   8,  14336, 32768,    false, 1e-5, 4096},
+  // Qwen2-7B sets sliding_window 131072 with use_sliding_window false: no window.
+  {"qwen2-7b",    "Qwen/Qwen2-7B",                   ModelType::kQwen2,   152064, 3584,  28,    28,   4,  18944, 131072,   false, 1e-6, 0},
+  // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
+  {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
+};
+// clang-format on
+
+struct Alias {
+  std::string_view alias;
+  std::string_view name;
+};
+
+constexpr Alias kAliases[] = {
+    {"gpt2-small", "gpt2"},
+    {"gpt2-124m", "gpt2"},
+    {"openai-community/gpt2", "gpt2"},
+    {"gpt2-350m", "gpt2-medium"},
+    {"gpt2-355m", "gpt2-medium"},
+    {"openai-community/gpt2-medium", "gpt2-medium"},
+    {"gpt2-774m", "gpt2-large"},
+    {"openai-community/gpt2-large", "gpt2-large"},
+    {"gpt2-1.5b", "gpt2-xl"},
+    {"gpt2-1558m", "gpt2-xl"},
+    {"openai-community/gpt2-xl", "gpt2-xl"},
+    {"llama-2-7b", "llama2-7b"},
+    {"llama-2-7b-hf", "llama2-7b"},
+    {"meta-llama/llama-2-7b-hf", "llama2-7b"},
+    {"llama-2-13b", "llama2-13b"},
+    {"llama-2-13b-hf", "llama2-13b"},
+    {"meta-llama/llama-2-13b-hf", "llama2-13b"},
+    {"llama-2-70b", "llama2-70b"},
+    {"llama-2-70b-hf", "llama2-70b"},
+    {"meta-llama/llama-2-70b-hf", "llama2-70b"},
+    {"llama-3-8b", "llama3-8b"},
+    {"meta-llama-3-8b", "llama3-8b"},
+    {"meta-llama/meta-llama-3-8b", "llama3-8b"},
+    {"llama-3-70b", "llama3-70b"},
+    {"meta-llama-3-70b", "llama3-70b"},
+    {"meta-llama/meta-llama-3-70b", "llama3-70b"},
+    {"mistral-7b-v0.1", "mistral-7b"},
+    {"mistralai/mistral-7b-v0.1", "mistral-7b"},
+    {"qwen2-7b-base", "qwen2-7b"},
+    {"qwen/qwen2-7b", "qwen2-7b"},
+    {"tiny", "tiny-gpt"},
+    {"tiny-gpt2", "tiny-gpt"},
+    {"gpt2-tiny", "tiny-gpt"},
+    {"tinygpt", "tiny-gpt"},
+};
+
+// The choices every checkpoint of a family shares (HF modeling_<family>.py).
+void apply_family_defaults(ModelType type, ModelSpec* spec) {
+  if (type == ModelType::kGpt2) {
+    spec->position = PositionKind::kLearned;
+    spec->norm = NormKind::kLayerNorm;
+    spec->mlp = MlpKind::kGelu;
+    spec->activation = "gelu_new";
+    spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+    spec->dropout = {.embd = 0.1, .attn = 0.1, .resid = 0.1};  // GPT2Config defaults
+    return;
+  }
+  spec->position = PositionKind::kRotary;
+  spec->norm = NormKind::kRmsNorm;
+  spec->mlp = MlpKind::kSwiGlu;
+  spec->activation = "silu";
+  spec->bias = {};
+  if (type == ModelType::kQwen2) spec->bias.qkv = true;  // Qwen2Attention: q/k/v bias=True
+  spec->dropout = {};
+}
+
+ModelSpec spec_from_row(const ZooRow& row) {
+  ModelSpec spec;
+  spec.name = std::string(row.name);
+  spec.hf_repo = std::string(row.hf_repo);
+  spec.model_type = row.type;
+  spec.vocab_size = row.vocab;
+  spec.hidden_size = row.hidden;
+  spec.num_layers = row.layers;
+  spec.num_heads = row.heads;
+  spec.num_kv_heads = row.kv_heads;
+  spec.head_dim = row.hidden / row.heads;
+  spec.intermediate_size = row.ffn;
+  spec.max_position_embeddings = row.positions;
+  spec.tie_word_embeddings = row.tied;
+  spec.norm_eps = row.eps;
+  spec.sliding_window = row.sliding_window;
+  apply_family_defaults(row.type, &spec);
+  return spec;
+}
+
+const ZooRow* find_row(std::string_view name) {
+  const std::string key = to_lower(name);
+  std::string_view canonical = key;
+  for (const Alias& a : kAliases) {
+    if (a.alias == key) canonical = a.name;
+  }
+  for (const ZooRow& row : kZoo) {
+    if (row.name == canonical) return &row;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> zoo_names() {
+  std::vector<std::string> names;
+  for (const ZooRow& row : kZoo) names.emplace_back(row.name);
+  return names;
+}
+
+bool is_zoo_name(std::string_view name) { return find_row(name) != nullptr; }
+
+Result<ModelSpec> zoo_model(std::string_view name) {
+  if (const ZooRow* row = find_row(name)) {
+    ModelSpec spec = spec_from_row(*row);
+    ZS_CHECK_MSG(validate(spec).is_ok(), spec.name.c_str());
+    return spec;
+  }
+  std::vector<std::string> candidates = zoo_names();
+  for (const Alias& a : kAliases) candidates.emplace_back(a.alias);
+  std::string msg = "unknown model \"" + std::string(name) + "\"; the zoo has " +
+                    join(zoo_names(), ", ") + " (or pass the path of a Hugging Face config.json)";
+  if (auto m = closest_match(to_lower(name), candidates)) {
+    msg += "; did you mean \"" + *m + "\"?";
+  }
+  return Status::not_found(msg);
+}
+
+}  // namespace zs::models

@@ -1,0 +1,244 @@
+#include "models/hf_config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "models/parameters.h"
+#include "models/zoo.h"
+
+namespace zs::models {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string shipped(std::string_view file) {
+  return std::string(ZS_SOURCE_DIR) + "/models/hf_configs/" + std::string(file);
+}
+
+// Writes `text` to a fresh file under the test's temp directory; returns its path.
+std::string write_temp(const std::string& name, std::string_view text) {
+  const fs::path dir = fs::path(::testing::TempDir()) / "zs_models_hf_config_test";
+  fs::create_directories(dir);
+  const fs::path path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// Loads `text` as a config.json and returns the error message (empty if it loaded).
+std::string load_error(const std::string& name, std::string_view text) {
+  const Result<ModelSpec> r = load_hf_config(write_temp(name, text));
+  if (r.ok()) return "";
+  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  return r.status().message();
+}
+
+TEST(HfConfig, ShippedConfigsMatchTheZoo) {
+  const std::pair<std::string_view, std::string_view> files[] = {
+      {"gpt2.json", "gpt2"},
+      {"Llama-2-7b-hf.json", "llama2-7b"},
+      {"Llama-2-70b-hf.json", "llama2-70b"},
+      {"Meta-Llama-3-8B.json", "llama3-8b"},
+      {"Mistral-7B-v0.1.json", "mistral-7b"},
+      {"Qwen2-7B.json", "qwen2-7b"}};
+  for (const auto& [file, zoo_name] : files) {
+    Diagnostics warnings;
+    const Result<ModelSpec> loaded = load_hf_config(shipped(file), &warnings);
+    ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+    EXPECT_TRUE(warnings.items().empty()) << file;
+    const ModelSpec& a = *loaded;
+    const ModelSpec b = zoo_model(zoo_name).value();
+    EXPECT_EQ(parameter_count(a), parameter_count(b)) << file;
+    EXPECT_EQ(a.model_type, b.model_type) << file;
+    EXPECT_EQ(a.vocab_size, b.vocab_size) << file;
+    EXPECT_EQ(a.hidden_size, b.hidden_size) << file;
+    EXPECT_EQ(a.num_layers, b.num_layers) << file;
+    EXPECT_EQ(a.num_heads, b.num_heads) << file;
+    EXPECT_EQ(a.num_kv_heads, b.num_kv_heads) << file;
+    EXPECT_EQ(a.head_dim, b.head_dim) << file;
+    EXPECT_EQ(a.intermediate_size, b.intermediate_size) << file;
+    EXPECT_EQ(a.max_position_embeddings, b.max_position_embeddings) << file;
+    EXPECT_EQ(a.tie_word_embeddings, b.tie_word_embeddings) << file;
+    EXPECT_EQ(a.sliding_window, b.sliding_window) << file;
+    EXPECT_EQ(a.norm_eps, b.norm_eps) << file;
+    EXPECT_EQ(a.activation, b.activation) << file;
+    EXPECT_EQ(a.bias.qkv, b.bias.qkv) << file;
+    EXPECT_EQ(a.bias.attn_out, b.bias.attn_out) << file;
+    EXPECT_EQ(a.bias.mlp, b.bias.mlp) << file;
+    EXPECT_EQ(a.dropout.embd, b.dropout.embd) << file;
+    EXPECT_EQ(a.dropout.attn, b.dropout.attn) << file;
+    EXPECT_EQ(a.dropout.resid, b.dropout.resid) << file;
+  }
+  EXPECT_EQ(load_hf_config(shipped("Llama-2-7b-hf.json"))->name, "meta-llama/Llama-2-7b-hf");
+}
+
+TEST(HfConfig, AbsentKeysTakeTheHfClassDefaults) {
+  const Result<ModelSpec> gpt2 = load_hf_config(write_temp(
+      "gpt2_min.json",
+      R"({"model_type": "gpt2", "vocab_size": 100, "n_embd": 64, "n_layer": 2, "n_head": 4,
+          "n_inner": null})"));
+  ASSERT_TRUE(gpt2.ok()) << gpt2.status().message();
+  EXPECT_EQ(gpt2->intermediate_size, 256);
+  EXPECT_EQ(gpt2->max_position_embeddings, 1024);
+  EXPECT_TRUE(gpt2->tie_word_embeddings);
+  EXPECT_EQ(gpt2->dropout.attn, 0.1);
+  EXPECT_EQ(gpt2->activation, "gelu_new");
+
+  auto kv_heads = [](std::string_view type, std::string_view extra) {
+    const std::string text = R"({"model_type": ")" + std::string(type) +
+                             R"(", "vocab_size": 100, "hidden_size": 512, "num_hidden_layers": 2,
+        "num_attention_heads": 64, "intermediate_size": 1024)" +
+                             std::string(extra) + "}";
+    const Result<ModelSpec> r = load_hf_config(write_temp(std::string(type) + "_kv.json", text));
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->num_kv_heads : -1;
+  };
+  EXPECT_EQ(kv_heads("llama", ""), 64);
+  EXPECT_EQ(kv_heads("mistral", ""), 8);  // MistralConfig(num_key_value_heads=8)
+  EXPECT_EQ(kv_heads("qwen2", ""), 32);   // Qwen2Config(num_key_value_heads=32)
+  EXPECT_EQ(kv_heads("qwen2", R"(, "num_key_value_heads": null)"), 64);
+
+  const Result<ModelSpec> hd = load_hf_config(write_temp(
+      "head_dim.json",
+      R"({"model_type": "mistral", "vocab_size": 100, "hidden_size": 5120, "num_hidden_layers": 2,
+          "num_attention_heads": 32, "num_key_value_heads": 8, "head_dim": 128,
+          "intermediate_size": 1024, "sliding_window": null, "attention_bias": true})"));
+  ASSERT_TRUE(hd.ok()) << hd.status().message();
+  EXPECT_EQ(hd->head_dim, 128);  // Mistral-Nemo style: 32 x 128 != 5120
+  EXPECT_EQ(hd->q_dim(), 4096);
+  EXPECT_EQ(hd->sliding_window, 0);
+  EXPECT_FALSE(hd->bias.qkv);  // attention_bias is a llama key; Mistral ignores it
+}
+
+TEST(HfConfig, ResolveModelTakesZooNamesFilesAndDirectories) {
+  EXPECT_EQ(resolve_model("GPT2-medium")->name, "gpt2-medium");
+  EXPECT_EQ(resolve_model("meta-llama/Llama-2-7b-hf")->hf_repo, "meta-llama/Llama-2-7b-hf");
+  EXPECT_EQ(parameter_count(resolve_model(shipped("Qwen2-7B.json")).value()), 7'615'616'512);
+
+  const std::string path = write_temp("config.json", R"({"model_type": "gpt2", "vocab_size": 256,
+      "n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 64})");
+  const Result<ModelSpec> dir = resolve_model(fs::path(path).parent_path().string());
+  ASSERT_TRUE(dir.ok()) << dir.status().message();
+  EXPECT_EQ(parameter_count(*dir), 120'576);  // tiny-gpt's shape
+
+  const Result<ModelSpec> missing = resolve_model("no/such/config.json");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("no/such/config.json"), std::string::npos);
+
+  const Result<ModelSpec> typo = resolve_model("gtp2");
+  ASSERT_FALSE(typo.ok());
+  EXPECT_EQ(typo.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(typo.status().message().find("did you mean \"gpt2\""), std::string::npos);
+}
+
+// A llama config.json with `key`'s value replaced by `value` (or the key dropped when empty).
+std::string llama_with(std::string_view key, std::string_view value) {
+  const std::pair<std::string_view, std::string_view> keys[] = {
+      {"model_type", "\"llama\""},    {"vocab_size", "32000"},
+      {"hidden_size", "4096"},        {"num_hidden_layers", "32"},
+      {"num_attention_heads", "32"},  {"num_key_value_heads", "8"},
+      {"intermediate_size", "11008"}, {"tie_word_embeddings", "false"},
+      {"rms_norm_eps", "1e-05"},      {"hidden_act", "\"silu\""}};
+  std::string text = "{";
+  for (const auto& [k, v] : keys) {
+    if (k == key && value.empty()) continue;
+    if (text.size() > 1) text += ",\n  ";
+    text += "\"" + std::string(k) + "\": " + std::string(k == key ? value : v);
+  }
+  return text + "}";
+}
+
+std::string gpt2_with(std::string_view extra) {
+  return R"({"model_type": "gpt2", "vocab_size": 50257, "n_embd": 768, "n_layer": 12,)" +
+         std::string(extra) + "}";
+}
+
+// Each invalid file: the message names the file, the JSON path and the offending value.
+TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
+  struct Case {
+    std::string file;
+    std::string text;
+    std::vector<std::string> expected;  // substrings of the message
+  };
+  const std::vector<Case> cases = {
+      {"no_type.json", llama_with("model_type", ""), {": model_type: ", "missing", "\"qwen2\""}},
+      {"bert.json",
+       llama_with("model_type", "\"bert\""),
+       {": model_type: ", "\"bert\" is not allowed", "\"gpt2\", \"llama\", \"mistral\""}},
+      {"string_size.json",
+       llama_with("hidden_size", "\"4096x\""),
+       {":3:", ": hidden_size: ", "\"4096x\""}},
+      {"zero_layers.json",
+       llama_with("num_hidden_layers", "0"),
+       {": num_hidden_layers: ", "0 is not allowed", ">= 1"}},
+      {"no_ffn.json", llama_with("intermediate_size", ""), {": intermediate_size: ", "missing"}},
+      {"kv_heads.json",
+       llama_with("num_key_value_heads", "5"),
+       {": num_key_value_heads: ", "5 is not allowed", "num_attention_heads = 32"}},
+      {"heads.json",
+       llama_with("num_attention_heads", "30"),
+       {": num_attention_heads: ", "30 is not allowed", "hidden_size = 4096"}},
+      {"tie.json",
+       llama_with("tie_word_embeddings", "\"yes\""),
+       {": tie_word_embeddings: ", "\"yes\"", "true or false"}},
+      {"eps.json", llama_with("rms_norm_eps", "0"), {": rms_norm_eps: ", "0 is not allowed"}},
+      {"act.json",
+       llama_with("hidden_act", "\"swishy\""),
+       {": hidden_act: ", "\"swishy\"", "did you mean \"swish\""}},
+      {"gpt2_heads.json", gpt2_with(R"("n_head": 10)"), {": n_head: ", "10 is not allowed"}},
+      {"gpt2_inner.json",
+       gpt2_with(R"("n_head": 12, "n_inner": 3072.5)"),
+       {": n_inner: ", "3072.5", "fractional"}},
+      {"gpt2_dropout.json",
+       gpt2_with(R"("n_head": 12, "resid_pdrop": 1.5)"),
+       {": resid_pdrop: ", "1.5 is not allowed"}},
+      {"gpt2_cross.json",
+       gpt2_with(R"("n_head": 12, "add_cross_attention": true)"),
+       {": add_cross_attention: ", "true is not supported"}},
+      {"qwen2_kv_default.json",
+       R"({"model_type": "qwen2", "vocab_size": 100, "hidden_size": 3584,
+           "num_hidden_layers": 2, "num_attention_heads": 28, "intermediate_size": 100})",
+       {": num_key_value_heads: ", "32 (absent, so the qwen2 default)", "= 28"}},
+      {"array.json", "[1, 2]", {"expected an object, got array"}},
+  };
+  for (const Case& c : cases) {
+    const std::string msg = load_error(c.file, c.text);
+    ASSERT_FALSE(msg.empty()) << c.file << " loaded";
+    EXPECT_NE(msg.find(c.file), std::string::npos) << msg;
+    for (const std::string& part : c.expected) {
+      EXPECT_NE(msg.find(part), std::string::npos) << c.file << ": no \"" << part << "\" in\n"
+                                                   << msg;
+    }
+  }
+}
+
+TEST(HfConfig, ReportsEveryErrorOfAFileAtOnce) {
+  const std::string msg =
+      load_error("two_errors.json", gpt2_with(R"("n_head": 0, "attn_pdrop": -0.1)"));
+  EXPECT_NE(msg.find(": n_head: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find(": attn_pdrop: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find('\n'), std::string::npos) << msg;
+}
+
+TEST(HfConfig, MalformedJsonIsAParseErrorWithAPosition) {
+  const Result<ModelSpec> r = load_hf_config(write_temp("broken.json", "{\"model_type\": }"));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kParseError);
+  EXPECT_NE(r.status().message().find("broken.json:1:"), std::string::npos) << r.status().message();
+}
+
+TEST(HfConfig, WarnsAboutWhatJsonLoadWouldReject) {
+  Diagnostics warnings;
+  const Result<ModelSpec> r = load_hf_config(
+      write_temp("commented.json", "// copied from the hub\n" + gpt2_with(R"("n_head": "12")")),
+      &warnings);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->num_heads, 12);
+  EXPECT_NE(warnings.find("number-as-string"), nullptr);
+  EXPECT_NE(warnings.find("not-strict-json"), nullptr);
+}
+
+}  // namespace
+}  // namespace zs::models

@@ -1,0 +1,175 @@
+#include "models/op_graph.h"
+
+#include <gtest/gtest.h>
+
+#include "models/parameters.h"
+#include "models/zoo.h"
+#include "tests/models/model_test_util.h"
+
+namespace zs::models {
+namespace {
+
+using test_util::find_op;
+using test_util::zoo;
+
+// A Llama-3-shaped model with GQA (4 query heads, 2 kv heads), small enough to read.
+ModelSpec tiny_llama() {
+  ModelSpec spec = zoo("llama3-8b");
+  spec.name = "tiny-llama";
+  spec.vocab_size = 128;
+  spec.hidden_size = 64;
+  spec.num_layers = 2;
+  spec.num_heads = 4;
+  spec.num_kv_heads = 2;
+  spec.head_dim = 16;
+  spec.intermediate_size = 160;
+  spec.max_position_embeddings = 128;
+  return spec;
+}
+
+std::vector<std::string> names(const std::vector<Op>& ops) {
+  std::vector<std::string> out;
+  for (const Op& op : ops) out.push_back(op.name);
+  return out;
+}
+
+TEST(OpGraph, Gpt2OpNamesAndOrderAreStable) {
+  const std::vector<Op> ops = forward_ops(zoo("tiny-gpt"), {.micro_batch = 2, .seq_len = 64});
+  std::vector<std::string> expected = {"embed"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = "layers." + std::to_string(i) + ".";
+    for (const char* n : {"attn_norm", "attn.qkv", "attn.core", "attn.out_proj", "attn.residual",
+                          "mlp_norm", "mlp.up", "mlp.act", "mlp.down", "mlp.residual"}) {
+      expected.push_back(p + n);
+    }
+  }
+  for (const char* n : {"final_norm", "lm_head", "loss"}) expected.push_back(n);
+  EXPECT_EQ(names(ops), expected);
+  EXPECT_EQ(ops.front().kind, OpKind::kEmbedding);
+  EXPECT_EQ(ops.front().layer, kEmbeddingLayer);
+  EXPECT_EQ(find_op(ops, "layers.1.attn.core").kind, OpKind::kAttention);
+  EXPECT_EQ(find_op(ops, "layers.1.attn.core").layer, 1);
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.act").kind, OpKind::kActivation);
+  EXPECT_EQ(ops.back().kind, OpKind::kCrossEntropy);
+  EXPECT_EQ(ops.back().layer, 2);
+}
+
+TEST(OpGraph, LlamaLayerOpNamesAreStable) {
+  const std::vector<Op> ops =
+      forward_ops(tiny_llama(), {.micro_batch = 1, .seq_len = 32, .flash_attention = true});
+  const std::vector<std::string> all = names(ops);
+  const std::vector<std::string> layer0(all.begin() + 1, all.begin() + 15);
+  EXPECT_EQ(layer0, (std::vector<std::string>{
+                        "layers.0.attn_norm", "layers.0.attn.q_proj", "layers.0.attn.k_proj",
+                        "layers.0.attn.v_proj", "layers.0.attn.rotary", "layers.0.attn.core",
+                        "layers.0.attn.out_proj", "layers.0.attn.residual", "layers.0.mlp_norm",
+                        "layers.0.mlp.gate", "layers.0.mlp.up", "layers.0.mlp.act",
+                        "layers.0.mlp.down", "layers.0.mlp.residual"}));
+  EXPECT_EQ(all.size(), 1u + 2u * 14u + 3u);
+  EXPECT_EQ(find_op(ops, "layers.0.attn.core").kind, OpKind::kFlashAttention);
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.act").kind, OpKind::kSwiGlu);
+}
+
+TEST(OpGraph, EveryParameterIsUsedOnceAndTiedTablesTwice) {
+  for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
+    const std::vector<ParamTensor> params = parameter_tensors(spec);
+    std::vector<int> uses(params.size(), 0);
+    for (const Op& op : forward_ops(spec, {.seq_len = 8})) {
+      for (int id : op.param_ids) {
+        const ParamTensor& p = params[static_cast<std::size_t>(id)];
+        ++uses[static_cast<std::size_t>(p.tied ? p.tied_to : id)];
+      }
+    }
+    for (const ParamTensor& p : params) {
+      if (p.tied) continue;
+      const bool shared = spec.tie_word_embeddings && p.id == 0;
+      EXPECT_EQ(uses[static_cast<std::size_t>(p.id)], shared ? 2 : 1) << spec.name << " " << p.name;
+    }
+  }
+}
+
+TEST(OpGraph, GemmShapesFollowTheSpec) {
+  const Workload w{.micro_batch = 2, .seq_len = 128};
+  const std::vector<Op> l70 = forward_ops(zoo("llama2-70b"), w);
+  auto gemm = [](const Op& op) { return std::get<GemmShape>(op.shape); };
+  const GemmShape k = gemm(find_op(l70, "layers.5.attn.k_proj"));
+  EXPECT_EQ(k.m, 256);
+  EXPECT_EQ(k.n, 1024);  // 8 kv heads x 128
+  EXPECT_EQ(k.k, 8192);
+  const GemmShape down = gemm(find_op(l70, "layers.5.mlp.down"));
+  EXPECT_EQ(down.n, 8192);
+  EXPECT_EQ(down.k, 28672);
+  EXPECT_EQ(gemm(find_op(l70, "lm_head")).n, 32000);
+
+  const std::vector<Op> gpt2 = forward_ops(zoo("gpt2"), w);
+  const GemmShape qkv = gemm(find_op(gpt2, "layers.0.attn.qkv"));
+  EXPECT_EQ(qkv.n, 3 * 768);
+  EXPECT_TRUE(qkv.bias);
+  const AttentionShape attn = std::get<AttentionShape>(find_op(gpt2, "layers.0.attn.core").shape);
+  EXPECT_EQ(attn.heads, 12);
+  EXPECT_EQ(attn.head_dim, 64);
+  EXPECT_EQ(attn.dropout, 0.1);
+}
+
+TEST(OpGraph, OpsReferToTheirModulesParameters) {
+  const ModelSpec spec = zoo("tiny-gpt");
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  const std::vector<Op> ops = forward_ops(spec, {.seq_len = 8});
+  auto param_names = [&](std::string_view op) {
+    std::vector<std::string> out;
+    for (int id : find_op(ops, op).param_ids)
+      out.push_back(params[static_cast<std::size_t>(id)].name);
+    return out;
+  };
+  EXPECT_EQ(param_names("embed"),
+            (std::vector<std::string>{"transformer.wte.weight", "transformer.wpe.weight"}));
+  EXPECT_EQ(param_names("layers.1.mlp.up"),
+            (std::vector<std::string>{"transformer.h.1.mlp.c_fc.weight",
+                                      "transformer.h.1.mlp.c_fc.bias"}));
+  EXPECT_EQ(param_names("lm_head"), (std::vector<std::string>{"lm_head.weight"}));
+  EXPECT_TRUE(find_op(ops, "layers.0.attn.core").param_ids.empty());
+}
+
+TEST(OpGraph, GradientsAreReadyInReverseOfFirstUse) {
+  const ModelSpec gpt = zoo("tiny-gpt");
+  const std::vector<ParamTensor> params = parameter_tensors(gpt);
+  const std::vector<int> order = gradient_ready_order(gpt);
+  ASSERT_EQ(order.size(), params.size() - 1);  // the tied alias has no gradient of its own
+  auto name = [&](int id) { return params[static_cast<std::size_t>(id)].name; };
+  EXPECT_EQ(name(order[0]), "transformer.ln_f.bias");
+  EXPECT_EQ(name(order[1]), "transformer.ln_f.weight");
+  EXPECT_EQ(name(order[2]), "transformer.h.1.mlp.c_proj.bias");
+  // The tied table finishes last, after the embedding's backward.
+  EXPECT_EQ(name(order[order.size() - 2]), "transformer.wpe.weight");
+  EXPECT_EQ(name(order.back()), "transformer.wte.weight");
+
+  const ModelSpec llama = tiny_llama();
+  const std::vector<ParamTensor> lp = parameter_tensors(llama);
+  const std::vector<int> lo = gradient_ready_order(llama);
+  ASSERT_EQ(lo.size(), lp.size());
+  auto lname = [&](int id) { return lp[static_cast<std::size_t>(id)].name; };
+  EXPECT_EQ(lname(lo[0]), "lm_head.weight");
+  EXPECT_EQ(lname(lo[1]), "model.norm.weight");
+  EXPECT_EQ(lname(lo[2]), "model.layers.1.mlp.down_proj.weight");
+  EXPECT_EQ(lname(lo[3]), "model.layers.1.mlp.up_proj.weight");
+  EXPECT_EQ(lname(lo[4]), "model.layers.1.mlp.gate_proj.weight");
+  EXPECT_EQ(lname(lo[5]), "model.layers.1.post_attention_layernorm.weight");
+  EXPECT_EQ(lname(lo.back()), "model.embed_tokens.weight");
+}
+
+TEST(Workload, RejectsWhatCannotRun) {
+  const ModelSpec gpt2 = zoo("gpt2");
+  EXPECT_TRUE(validate_workload(gpt2, {.micro_batch = 4, .seq_len = 1024}).is_ok());
+  const Status too_long = validate_workload(gpt2, {.seq_len = 1025});
+  ASSERT_FALSE(too_long.is_ok());
+  EXPECT_NE(too_long.message().find("seq_len = 1025"), std::string::npos);
+  EXPECT_NE(too_long.message().find("1024"), std::string::npos);
+  EXPECT_FALSE(validate_workload(gpt2, {.seq_len = 8, .act_bytes = 3}).is_ok());
+  EXPECT_FALSE(validate_workload(gpt2, {.micro_batch = 0, .seq_len = 8}).is_ok());
+  EXPECT_FALSE(validate_workload(gpt2, {.seq_len = 0}).is_ok());
+  // Rotary models may run past their trained context.
+  EXPECT_TRUE(validate_workload(zoo("llama2-7b"), {.seq_len = 16384}).is_ok());
+}
+
+}  // namespace
+}  // namespace zs::models

@@ -1,0 +1,123 @@
+#include "models/zoo.h"
+
+#include <gtest/gtest.h>
+
+#include "models/parameters.h"
+#include "tests/models/model_test_util.h"
+
+namespace zs::models {
+namespace {
+
+using test_util::zoo;
+
+// Published counts: HF model.num_parameters() (tied weights once, GPT-2's wpe included).
+TEST(Zoo, ParameterCountsMatchPublishedFigures) {
+  const std::pair<std::string_view, std::int64_t> expected[] = {
+      {"gpt2", 124'439'808},          {"gpt2-medium", 354'823'168}, {"gpt2-large", 774'030'080},
+      {"gpt2-xl", 1'557'611'200},     {"llama2-7b", 6'738'415'616}, {"llama2-13b", 13'015'864'320},
+      {"llama2-70b", 68'976'648'192}, {"llama3-8b", 8'030'261'248}, {"llama3-70b", 70'553'706'496},
+      {"mistral-7b", 7'241'732'096},  {"qwen2-7b", 7'615'616'512},  {"tiny-gpt", 120'576},
+  };
+  ASSERT_EQ(std::size(expected), zoo_names().size());
+  for (const auto& [name, count] : expected) {
+    EXPECT_EQ(parameter_count(zoo(name)), count) << name;
+  }
+}
+
+TEST(Zoo, EveryEntryValidatesAndKeepsItsName) {
+  for (const std::string& name : zoo_names()) {
+    const ModelSpec spec = zoo(name);
+    EXPECT_TRUE(validate(spec).is_ok()) << name;
+    EXPECT_EQ(spec.name, name);
+    EXPECT_FALSE(spec.hf_repo.empty()) << name;
+    EXPECT_EQ(spec.q_dim(), spec.hidden_size) << name;
+  }
+}
+
+TEST(Zoo, LookupIgnoresCaseAndAcceptsAliases) {
+  EXPECT_EQ(zoo("GPT2").name, "gpt2");
+  EXPECT_EQ(zoo("gpt2-124m").name, "gpt2");
+  EXPECT_EQ(zoo("gpt2-350M").name, "gpt2-medium");
+  EXPECT_EQ(zoo("gpt2-774m").name, "gpt2-large");
+  EXPECT_EQ(zoo("gpt2-1.5b").name, "gpt2-xl");
+  EXPECT_EQ(zoo("llama-2-7b").name, "llama2-7b");
+  EXPECT_EQ(zoo("meta-llama/Llama-2-7b-hf").name, "llama2-7b");
+  EXPECT_EQ(zoo("meta-llama/Meta-Llama-3-70B").name, "llama3-70b");
+  EXPECT_EQ(zoo("mistralai/Mistral-7B-v0.1").name, "mistral-7b");
+  EXPECT_EQ(zoo("Qwen/Qwen2-7B").name, "qwen2-7b");
+  EXPECT_TRUE(is_zoo_name("TINY-GPT"));
+  EXPECT_FALSE(is_zoo_name("bert-base"));
+}
+
+TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
+  const Result<ModelSpec> r = zoo_model("llama2-7bb");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kNotFound);
+  const std::string& msg = r.status().message();
+  EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
+  EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("qwen2-7b, tiny-gpt"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
+
+  const Result<ModelSpec> far = zoo_model("resnet50");
+  ASSERT_FALSE(far.ok());
+  EXPECT_EQ(far.status().message().find("did you mean"), std::string::npos);
+}
+
+TEST(Zoo, FamiliesDifferWhereTheirCodeDoes) {
+  const ModelSpec gpt2 = zoo("gpt2");
+  EXPECT_EQ(gpt2.position, PositionKind::kLearned);
+  EXPECT_EQ(gpt2.norm, NormKind::kLayerNorm);
+  EXPECT_EQ(gpt2.mlp, MlpKind::kGelu);
+  EXPECT_TRUE(gpt2.bias.qkv && gpt2.bias.attn_out && gpt2.bias.mlp);
+  EXPECT_EQ(gpt2.dropout.resid, 0.1);
+  EXPECT_TRUE(gpt2.tie_word_embeddings);
+
+  const ModelSpec qwen = zoo("qwen2-7b");
+  EXPECT_TRUE(qwen.bias.qkv);
+  EXPECT_FALSE(qwen.bias.attn_out || qwen.bias.mlp);
+  EXPECT_EQ(qwen.num_kv_heads, 4);
+  EXPECT_EQ(qwen.norm_eps, 1e-6);
+  EXPECT_EQ(qwen.sliding_window, 0);
+
+  const ModelSpec mistral = zoo("mistral-7b");
+  EXPECT_EQ(mistral.sliding_window, 4096);
+  EXPECT_EQ(mistral.mlp, MlpKind::kSwiGlu);
+  EXPECT_FALSE(mistral.bias.qkv);
+  EXPECT_EQ(mistral.dropout.attn, 0);
+
+  EXPECT_EQ(zoo("llama3-8b").num_kv_heads, 8);
+  EXPECT_EQ(zoo("llama2-7b").num_kv_heads, 32);
+  EXPECT_FALSE(zoo("llama3-70b").tie_word_embeddings);
+}
+
+TEST(Zoo, TinyGptIsGpt2ShapedAndSmall) {
+  const ModelSpec tiny = zoo("tiny-gpt");
+  EXPECT_EQ(tiny.model_type, ModelType::kGpt2);
+  EXPECT_EQ(tiny.vocab_size, 256);
+  EXPECT_EQ(tiny.num_layers, 2);
+  EXPECT_EQ(tiny.hidden_size, 64);
+  EXPECT_EQ(tiny.num_heads, 4);
+  EXPECT_EQ(tiny.max_position_embeddings, 64);
+}
+
+TEST(ModelSpec, ValidateNamesTheBadField) {
+  ModelSpec spec = zoo("llama3-8b");
+  spec.num_kv_heads = 5;
+  Status s = validate(spec);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("num_kv_heads = 5"), std::string::npos) << s.message();
+
+  spec = zoo("gpt2");
+  spec.dropout.attn = 1.0;
+  s = validate(spec);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("dropout.attn = 1"), std::string::npos) << s.message();
+
+  spec = zoo("gpt2");
+  spec.mlp = MlpKind::kSwiGlu;
+  EXPECT_FALSE(validate(spec).is_ok());
+}
+
+}  // namespace
+}  // namespace zs::models
