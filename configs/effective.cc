@@ -25,29 +25,38 @@ void write_as_written(Json* out, const std::string& key, const Json& value, Orig
   (*origins)[json::child_path("", key)] = why;
 }
 
-// Parameters: the file's values, then the constructor defaults of the rest.
+// Parameters in the constructor's order (the file's value, else the default), then any the
+// constructor list does not know, in file order: the same output whatever the file's order.
 Json write_params(const std::string& path, std::span<const ParamSpec> specs,
                   const std::vector<std::pair<std::string, Json>>& given, Origins* origins) {
   Json params = Json::object();
+  auto find_given = [&](std::string_view name) -> const Json* {
+    for (const auto& [key, value] : given) {
+      if (key == name) return &value;
+    }
+    return nullptr;
+  };
+  for (const ParamSpec& spec : specs) {
+    const std::string key(spec.name);
+    if (const Json* v = find_given(key)) {
+      params[key] = *v;
+      (*origins)[json::child_path(path, key)] = *v == "auto" ? "auto (unresolved)" : "file";
+    } else if (!spec.default_json.empty()) {
+      params[key] = Json::parse(spec.default_json);
+      (*origins)[json::child_path(path, key)] = "default";
+    }
+  }
   for (const auto& [key, value] : given) {
+    if (params.contains(key)) continue;
     params[key] = value;
     (*origins)[json::child_path(path, key)] = value == "auto" ? "auto (unresolved)" : "file";
-  }
-  for (const ParamSpec& spec : specs) {
-    if (params.contains(spec.name) || spec.default_json.empty()) continue;
-    params[std::string(spec.name)] = Json::parse(spec.default_json);
-    (*origins)[json::child_path(path, spec.name)] = "default";
   }
   return params;
 }
 
 void write_optimizer(const DsConfig& c, Json* out, Origins* origins) {
   const OptimizerConfig& o = c.optimizer;
-  if (!o.present) {
-    (*out)["optimizer"] = nullptr;
-    (*origins)["optimizer"] = "absent: the training script supplies the optimizer";
-    return;
-  }
+  if (!o.present) return;  // the training script supplies the optimizer
   Json& obj = (*out)["optimizer"];
   obj = Json::object();
   SectionWriter w(&obj, "optimizer", origins);

@@ -207,6 +207,15 @@ void lint_expert(const CheckOptions& o, const DsConfig& c, Reporter& r) {
            "the timers synchronize the GPU at every forward, backward and step, which hides "
            "overlap and slows training; use it for a diagnosis, not for production runs");
   }
+  if (training_precision(c) == Precision::kFp32 && !c.amp.enabled.value) {
+    const bool autos = c.fp16.enabled.origin == Origin::kResolved ||
+                       c.bf16.enabled.origin == Origin::kResolved;
+    r.lint("fp32-training", c.bf16.key,
+           "neither fp16 nor bf16 is enabled, so the model trains in fp32: 4-byte parameters, "
+           "gradients and activations, and fp32 tensor-core throughput" +
+               std::string(autos ? " (their \"auto\" resolved to false)" : ""),
+           "enable \"bf16\" (or fp16 on GPUs without bf16), or pass --precision");
+  }
   if (o.cluster && o.cluster->gpu_supports_bf16 && c.fp16.enabled.value) {
     r.lint("prefer-bf16", "fp16.enabled",
            o.cluster->gpu_name + " supports bf16, which needs no loss scaling (no skipped "

@@ -49,7 +49,7 @@ std::string describe_origin(Origin origin, const std::string& note) {
 
 SectionReader::SectionReader(const json::Document& doc, const Json& obj, std::string path,
                              SectionKind kind, Diagnostics* diags, std::vector<AutoLine>* autos)
-    : reader_(doc, obj, std::move(path), diags), kind_(kind), diags_(diags), autos_(autos) {}
+    : reader_(doc, obj, std::move(path), diags), kind_(kind), autos_(autos) {}
 
 std::string_view SectionReader::locate(std::string_view key, const FieldOpts& o) {
   std::string_view names[3] = {key, o.alias, o.deprecated_alias};

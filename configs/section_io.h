@@ -116,7 +116,6 @@ class SectionReader {
 
   json::ObjectReader reader_;
   SectionKind kind_;
-  Diagnostics* diags_;
   std::vector<AutoLine>* autos_;
   std::vector<std::string_view> known_;
 };
@@ -129,6 +128,10 @@ class SectionWriter {
   template <class T>
   void field(std::string_view key, const Knob<T>& k, FieldOpts = {}) {
     write(key, k.origin, k.note, to_json(k));
+  }
+  // Pass-through blocks are written only when the file has them.
+  void field(std::string_view key, const Knob<Json>& k, FieldOpts = {}) {
+    if (k.is_set()) write(key, k.origin, k.note, k.is_auto() ? Json("auto") : k.value);
   }
   template <class T, class Rule>
   void field(std::string_view key, const Knob<T>& k, const Rule&, FieldOpts = {}) {

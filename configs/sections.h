@@ -29,11 +29,13 @@ constexpr IntRule kPositive{.min = 1};
 // Top-level scalars: batch triad, clipping, communication, logging (runtime/config.py).
 template <class V, class C>
 void visit_top_level(V& v, C& c) {
-  v.field("train_batch_size", c.batch.train_batch_size, kPositive, {.hf_auto = true});
+  // null is "not provided" (config.py tests `is not None`).
+  v.field("train_batch_size", c.batch.train_batch_size, kPositive,
+          {.hf_auto = true, .nullable = true});
   v.field("train_micro_batch_size_per_gpu", c.batch.micro_batch_per_gpu, kPositive,
-          {.hf_auto = true});
+          {.hf_auto = true, .nullable = true});
   v.field("gradient_accumulation_steps", c.batch.gradient_accumulation_steps, kPositive,
-          {.hf_auto = true});
+          {.hf_auto = true, .nullable = true});
   v.field("gradient_clipping", c.gradient_clipping, NumberRule{}, {.hf_auto = true});
   v.field("zero_allow_untested_optimizer", c.zero_allow_untested_optimizer);
   v.field("zero_force_ds_cpu_optimizer", c.zero_force_ds_cpu_optimizer);

@@ -1,0 +1,39 @@
+// Runs the zerosim binary in a subprocess for end-to-end tests.
+#pragma once
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+namespace zs::testing {
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// REQUIRES: ZS_ZEROSIM_BIN names the built binary (tests/cli/CMakeLists.txt).
+inline RunResult run_zerosim(const std::string& args) {
+  RunResult r;
+  const std::string cmd = std::string(ZS_ZEROSIM_BIN) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return r;
+}
+
+// Writes `text` to a file under the test temp dir and returns its path.
+inline std::string write_temp(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + "zs_" + name;
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+}  // namespace zs::testing
