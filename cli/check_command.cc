@@ -26,49 +26,46 @@ int fail(const Status& s) {
   return 1;
 }
 
-int run_check(const CheckFlags& f) {
+// An optional integer flag: unset when empty.
+Result<std::optional<std::int64_t>> optional_int(const std::string& flag, const std::string& value,
+                                                 std::int64_t min, std::int64_t max) {
+  if (value.empty()) return std::optional<std::int64_t>();
+  ZS_ASSIGN_OR_RETURN(const std::int64_t v, parse_int_flag(flag, value, min, max));
+  return std::optional<std::int64_t>(v);
+}
+
+Result<configs::CheckOptions> build_options(const CheckFlags& f) {
   configs::CheckOptions options;
   if (!f.ds_version.empty()) {
-    auto v = configs::parse_ds_version(f.ds_version);
-    if (!v.ok()) return fail(v.status());
-    options.version = *v;
+    ZS_ASSIGN_OR_RETURN(options.version, configs::parse_ds_version(f.ds_version));
   }
-  if (!f.world.empty()) {
-    auto w = parse_int_flag("--world", f.world, 1, 1'000'000);
-    if (!w.ok()) return fail(w.status());
-    options.world_size = *w;
-  }
+  ZS_ASSIGN_OR_RETURN(options.world_size, optional_int("--world", f.world, 1, 1'000'000));
   if (f.cluster.any()) {
-    auto cluster = cluster_from_flags(f.cluster);
-    if (!cluster.ok()) return fail(cluster.status());
-    options.cluster = cluster_facts(*cluster);
-    const std::int64_t ws = cluster->world_size();
+    ZS_ASSIGN_OR_RETURN(const configs::Cluster cluster, cluster_from_flags(f.cluster));
+    options.cluster = cluster_facts(cluster);
+    const std::int64_t ws = cluster.world_size();
     if (options.world_size && *options.world_size != ws) {
-      return fail(Status::invalid_argument("--world " + f.world + " disagrees with the cluster's " +
-                                           std::to_string(ws) + " GPUs; drop one of them"));
+      return Status::invalid_argument("--world " + f.world + " disagrees with the cluster's " +
+                                      std::to_string(ws) + " GPUs; drop one of them");
     }
     options.world_size = ws;
   }
-  if (!f.micro_batch.empty()) {
-    auto m = parse_int_flag("--micro-batch", f.micro_batch, 1, 1'000'000);
-    if (!m.ok()) return fail(m.status());
-    options.micro_batch = *m;
-  }
-  if (!f.grad_accum.empty()) {
-    auto g = parse_int_flag("--grad-accum", f.grad_accum, 1, 1'000'000);
-    if (!g.ok()) return fail(g.status());
-    options.grad_accum = *g;
-  }
+  ZS_ASSIGN_OR_RETURN(options.micro_batch,
+                      optional_int("--micro-batch", f.micro_batch, 1, 1'000'000));
+  ZS_ASSIGN_OR_RETURN(options.grad_accum, optional_int("--grad-accum", f.grad_accum, 1, 1'000'000));
   if (!f.precision.empty()) {
-    auto p = parse_precision_flag(f.precision);
-    if (!p.ok()) return fail(p.status());
-    options.precision = *p;
+    ZS_ASSIGN_OR_RETURN(options.precision, parse_precision_flag(f.precision));
   }
   if (!f.model.empty()) {
-    auto m = model_facts(f.model);
-    if (!m.ok()) return fail(m.status());
-    options.model = *m;
+    ZS_ASSIGN_OR_RETURN(options.model, model_facts(f.model));
   }
+  return options;
+}
+
+int run_check(const CheckFlags& f) {
+  auto built = build_options(f);
+  if (!built.ok()) return fail(built.status());
+  const configs::CheckOptions& options = *built;
   auto lc = configs::run_check(f.config, options);
   if (!lc.ok()) return fail(lc.status());
   if (f.json) {

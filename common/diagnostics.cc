@@ -1,5 +1,8 @@
 #include "common/diagnostics.h"
 
+#include "common/check.h"
+#include "common/status.h"
+
 namespace zs {
 
 std::string_view severity_name(Severity s) {
@@ -51,6 +54,17 @@ const Diagnostic* Diagnostics::find_at(std::string_view path, Severity s) const 
     if (d.path == path && d.severity == s) return &d;
   }
   return nullptr;
+}
+
+Status errors_to_status(const Diagnostics& diags, std::string_view source) {
+  ZS_CHECK(diags.has_errors());
+  std::string message;
+  for (const Diagnostic& d : diags.items()) {
+    if (d.severity != Severity::kError) continue;
+    if (!message.empty()) message += "\n";
+    message += format_diagnostic(d, source);
+  }
+  return Status::invalid_argument(message);
 }
 
 }  // namespace zs

@@ -36,6 +36,8 @@ struct Diagnostic {
 // unknown or empty.
 std::string format_diagnostic(const Diagnostic& d, std::string_view source);
 
+class Status;
+
 // An ordered collection; order is the order findings were made, which is deterministic.
 class Diagnostics {
  public:
@@ -51,5 +53,9 @@ class Diagnostics {
  private:
   std::vector<Diagnostic> items_;
 };
+
+// kInvalidArgument whose message holds every error of `diags`, one formatted diagnostic per
+// line (format_diagnostic with `source`). REQUIRES: diags.has_errors()
+Status errors_to_status(const Diagnostics& diags, std::string_view source);
 
 }  // namespace zs

@@ -19,6 +19,16 @@ void write_section(Json* out, const std::string& key, const S& s, Origins* origi
   visit(w, s);
 }
 
+// Keys zerosim checks but passes through as written (apex amp arguments, sparse_attention's).
+void write_params_as_written(Json* obj, const std::string& path,
+                             const std::vector<std::pair<std::string, Json>>& params,
+                             Origins* origins, const std::string& why) {
+  for (const auto& [key, value] : params) {
+    (*obj)[key] = value;
+    (*origins)[json::child_path(path, key)] = why;
+  }
+}
+
 void write_as_written(Json* out, const std::string& key, const Json& value, Origins* origins,
                       const std::string& why) {
   (*out)[key] = value;
@@ -139,10 +149,8 @@ EffectiveConfig effective_config(const DsConfig& c, const Json& root) {
     Json& amp = e.value["amp"];
     SectionWriter w(&amp, "amp", origins);
     w.field("enabled", c.amp.enabled);
-    for (const auto& [key, value] : c.amp.params) {
-      amp[key] = value;
-      (*origins)["amp." + key] = "file (passed to apex amp.initialize)";
-    }
+    write_params_as_written(&amp, "amp", c.amp.params, origins,
+                            "file (passed to apex amp.initialize)");
   }
   write_zero(c, &e.value, origins);
   const bool nvme = c.zero.offload_param.device.value == "nvme" ||
@@ -176,10 +184,7 @@ EffectiveConfig effective_config(const DsConfig& c, const Json& root) {
     Json& sa = e.value["sparse_attention"];
     SectionWriter w(&sa, "sparse_attention", origins);
     w.field("mode", c.sparse_attention.mode);
-    for (const auto& [key, value] : c.sparse_attention.params) {
-      sa[key] = value;
-      (*origins)["sparse_attention." + key] = "file";
-    }
+    write_params_as_written(&sa, "sparse_attention", c.sparse_attention.params, origins, "file");
   }
   if (root.is_object()) {
     for (const char* key : {"compression_training", "tensorboard", "wandb", "csv_monitor",

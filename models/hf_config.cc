@@ -215,16 +215,6 @@ void warn_relaxations(const json::Document& doc, Diagnostics* warnings) {
                  ""});
 }
 
-// One formatted diagnostic per line, errors only.
-Status errors_to_status(const json::Document& doc, const Diagnostics& diags) {
-  std::string msg;
-  for (const Diagnostic& d : diags.items()) {
-    if (d.severity != Severity::kError) continue;
-    if (!msg.empty()) msg += "\n";
-    msg += format_diagnostic(d, doc.source);
-  }
-  return Status::invalid_argument(msg);
-}
 
 }  // namespace
 
@@ -233,7 +223,7 @@ Result<ModelSpec> hf_config_from_document(const json::Document& doc, Diagnostics
   ObjectReader r(doc, doc.root, "", &diags);
   ModelSpec spec;
   if (r.valid()) read_config(doc, r, &spec);
-  if (diags.has_errors()) return errors_to_status(doc, diags);
+  if (diags.has_errors()) return errors_to_status(diags, doc.source);
   if (warnings != nullptr) {
     for (const Diagnostic& d : diags.items()) warnings->add(d);
     warn_relaxations(doc, warnings);

@@ -114,15 +114,6 @@ void add_problems(const json::Document& doc, const Cluster& c, bool from_preset,
   }
 }
 
-Status errors_to_status(const json::Document& doc, const Diagnostics& diags) {
-  std::string message;
-  for (const Diagnostic& d : diags.items()) {
-    if (d.severity != Severity::kError) continue;
-    if (!message.empty()) message += "\n";
-    message += format_diagnostic(d, doc.source);
-  }
-  return Status::invalid_argument(message);
-}
 
 }  // namespace
 
@@ -172,7 +163,7 @@ Result<Cluster> parse_cluster(const json::Document& doc, Diagnostics* diags_out)
   if (diags_out != nullptr) {
     for (const Diagnostic& d : diags.items()) diags_out->add(d);
   }
-  if (diags.has_errors()) return errors_to_status(doc, diags);
+  if (diags.has_errors()) return errors_to_status(diags, doc.source);
   return c;
 }
 
