@@ -513,7 +513,9 @@ class Parser {
       if (i_ >= t_.size()) {
         return error(open, path, "unterminated array", "a closing ] is missing");
       }
-      return error(pos(), elem_path, "expected ',' or ']' after an array element");
+      return error(pos(), elem_path, "expected ',' or ']' after an array element",
+                   at('|') ? "a documentation placeholder such as [true|false]? pick one value"
+                           : "");
     }
   }
 

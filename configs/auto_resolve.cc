@@ -36,7 +36,8 @@ void set_line(LoadedConfig* lc, std::string_view path, std::string value, std::s
   }
 }
 
-std::string render(const Json& v) { return json::render_value(v); }
+// Floats keep their point ("1.0"), as Python prints them.
+std::string render(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 template <class T>
 void resolve(LoadedConfig* lc, std::string_view path, Knob<T>& k, T value, std::string rule) {

@@ -22,11 +22,16 @@ Int grad_element_bytes(const DsConfig& c) {
 
 std::string share_of_gpu(const CheckOptions& o, Bytes b) {
   if (!o.cluster || o.cluster->gpu_memory_bytes <= 0) return "";
-  char buf[96];
-  std::snprintf(buf, sizeof buf, " (%.1f%% of the %s on each %s)",
-                100.0 * static_cast<double>(b) / static_cast<double>(o.cluster->gpu_memory_bytes),
-                format_bytes(o.cluster->gpu_memory_bytes).c_str(), o.cluster->gpu_name.c_str());
-  return buf;
+  const double pct =
+      100.0 * static_cast<double>(b) / static_cast<double>(o.cluster->gpu_memory_bytes);
+  char share[32];
+  if (pct < 0.1) {
+    std::snprintf(share, sizeof share, "under 0.1%%");
+  } else {
+    std::snprintf(share, sizeof share, "%.1f%%", pct);
+  }
+  return " (" + std::string(share) + " of the " + format_bytes(o.cluster->gpu_memory_bytes) +
+         " on each " + o.cluster->gpu_name + ")";
 }
 
 void lint_batch(const CheckOptions& o, const DsConfig& c, Reporter& r) {
@@ -237,12 +242,13 @@ void lint_expert(const CheckOptions& o, const DsConfig& c, Reporter& r) {
                " therefore decays weights directly");
   }
   if (!opt.present && offload_optimizer_enabled(c) && c.zero_force_ds_cpu_optimizer.value) {
-    r.warning("client-optimizer-offload", "zero_optimization.offload_optimizer",
-              "there is no optimizer section, so the training script's optimizer is used; with "
-              "offload it must be DeepSpeedCPUAdam or DeepSpeedCPULion, or DeepSpeed raises "
-              "ZeRORuntimeException (the HF Trainer passes torch AdamW)",
-              "add an \"optimizer\" section (e.g. AdamW) or set \"zero_force_ds_cpu_optimizer\": "
-              "false");
+    r.lint("client-optimizer-offload", "zero_optimization.offload_optimizer",
+           "there is no optimizer section, so the training script's optimizer is used: with "
+           "offload, Accelerate (under the HF Trainer) swaps a torch optimizer for "
+           "DeepSpeedCPUAdam keeping only its lr and weight_decay (some versions also betas), "
+           "while deepspeed.initialize with a torch optimizer raises ZeRORuntimeException "
+           "(engine.py _configure_optimizer)",
+           "add an \"optimizer\" section to choose its betas and eps yourself");
   }
   if (offload_optimizer_enabled(c) && !z.offload_optimizer.pin_memory.value) {
     r.lint("pageable-offload", "zero_optimization.offload_optimizer.pin_memory",

@@ -62,7 +62,7 @@ TEST(CheckCli, ResolvesAutoAsTheHfTrainerDoes) {
   EXPECT_TRUE(has(r, "train_batch_size = 128")) << r.output;  // 16 x 4 x 2
   EXPECT_TRUE(has(r, "bf16.enabled = true")) << r.output;
   EXPECT_TRUE(has(r, "fp16.enabled = false")) << r.output;
-  EXPECT_TRUE(has(r, "gradient_clipping = 1")) << r.output;
+  EXPECT_TRUE(has(r, "gradient_clipping = 1.0")) << r.output;
 }
 
 TEST(CheckCli, LeavesAutoUnresolvedWithoutTheFlags) {
@@ -186,6 +186,42 @@ TEST(CheckCli, MissingFileIsBadInputAndUsageErrorsExitTwo) {
   EXPECT_EQ(run_zerosim("check x.json --no-such-flag").exit_code, 2);
   EXPECT_EQ(run_zerosim("").exit_code, 2);
   EXPECT_EQ(run_zerosim("frobnicate").exit_code, 2);
+}
+
+}  // namespace
+}  // namespace zs
+
+namespace zs {
+namespace {
+
+// What configs/examples/README.md promises for each bundled example.
+TEST(CheckCli, BundledExamplesAreAcceptedOrRejectedAsDocumented) {
+  struct Expect {
+    const char* file;
+    int exit_code;
+    const char* text;  // must appear in the output
+  };
+  const Expect expects[] = {
+      {"seed000_zero3_offload_auto.json", 0, "\"auto\" values (9)"},
+      {"seed001_reference_fp16_adam.json", 0, "OK: 0 error(s)"},
+      {"seed001_offload_placeholders.json", 1, "placeholder such as [true|false]"},
+      {"seed001_sparse_attention.json", 1, "'None' is Python"},
+      {"seed001_flops_profiler.json", 0, "trailing commas at 1 place"},
+      {"seed001_checkpoint_data_types.json", 1, "not '='"},
+      {"seed001_amp.json", 1, "amp: expected a key in double quotes, found '...'"},
+      {"seed002_zero2_offload_auto.json", 0, "OK: 0 error(s)"},
+      {"seed003_bfloat16_legacy.json", 1, "'True' is Python"},
+      {"seed004_review_original.json", 0, "lint[overlap-comm-off]"},
+      {"seed004_review_optimized.json", 0, "lint[fp32-training]"},
+      {"seed004_review_high_performance.json", 1, "\"FusedAdam\""},
+      {"seed004_zero3_offload_advice.json", 0, "warning[batch-missing]"},
+      {"seed004_cpu_offload_advice.json", 0, "warning[ignored-offload]"},
+  };
+  for (const Expect& e : expects) {
+    const auto r = run_zerosim("check " + example(e.file));
+    EXPECT_EQ(r.exit_code, e.exit_code) << e.file << "\n" << r.output;
+    EXPECT_TRUE(has(r, e.text)) << e.file << " should say " << e.text << "\n" << r.output;
+  }
 }
 
 }  // namespace
