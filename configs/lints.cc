@@ -168,6 +168,14 @@ void warn_silent(const DsConfig& c, Reporter& r) {
   }
   const Fp16Config& f = c.fp16;
   if (f.enabled.value && f.loss_scale.value == 0 && !f.scaler_keys_given && stage > 0 &&
+      c.version >= kPydanticPrecision) {
+    r.add(Severity::kNote, "fp16-default-scaler", "fp16",
+          "this fp16 block sets none of the loss-scaler keys: DeepSpeed " + c.version.str() +
+              " starts the dynamic scaler at 2^16 with hysteresis 2, but releases before 0.17.1 "
+              "started ZeRO's at 2^32 with hysteresis 1",
+          "pass --ds-version to check against the release you run");
+  }
+  if (f.enabled.value && f.loss_scale.value == 0 && !f.scaler_keys_given && stage > 0 &&
       c.version < kPydanticPrecision) {
     r.warning("fp16-default-scaler", "fp16",
               "this fp16 block sets none of the loss-scaler keys, so DeepSpeed " +
