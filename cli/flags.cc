@@ -65,30 +65,4 @@ Result<configs::Cluster> cluster_from_flags(const ClusterFlags& f) {
   return configs::make_cluster(f.gpu, static_cast<int>(nodes), static_cast<int>(per_node));
 }
 
-configs::ClusterFacts cluster_facts(const configs::Cluster& cluster) {
-  configs::ClusterFacts facts;
-  facts.nodes = cluster.nodes;
-  facts.gpus_per_node = cluster.gpus_per_node;
-  facts.gpu_name = cluster.gpu.name;
-  facts.gpu_memory_bytes = cluster.gpu_memory_bytes();
-  facts.gpu_supports_bf16 = cluster.gpu.bf16_flops_per_s.has_value();
-  facts.description = std::to_string(cluster.nodes) + " x " +
-                      std::to_string(cluster.gpus_per_node) + " " + cluster.preset + " (" +
-                      std::to_string(cluster.world_size()) + " GPUs)";
-  return facts;
-}
-
-Result<configs::ModelFacts> model_facts(const std::string& model_arg) {
-  ZS_ASSIGN_OR_RETURN(const models::ModelSpec spec, models::resolve_model(model_arg));
-  configs::ModelFacts facts;
-  facts.name = spec.name;
-  facts.params = models::parameter_count(spec);
-  facts.hidden_size = spec.hidden_size;
-  facts.num_layers = spec.num_layers;
-  for (const models::ParamTensor& t : models::parameter_tensors(spec)) {
-    if (!t.tied) facts.largest_param_numel = std::max(facts.largest_param_numel, t.numel);
-  }
-  return facts;
-}
-
 }  // namespace zs::cli

@@ -32,8 +32,4 @@ struct ClusterFlags {
 // REQUIRES: flags.any()
 Result<configs::Cluster> cluster_from_flags(const ClusterFlags& flags);
 
-// What `check` needs to know of a cluster and of a model (configs/check.h).
-configs::ClusterFacts cluster_facts(const configs::Cluster& cluster);
-Result<configs::ModelFacts> model_facts(const std::string& model_arg);
-
 }  // namespace zs::cli

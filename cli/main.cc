@@ -7,12 +7,14 @@
 #include <functional>
 
 #include "cli/check_command.h"
+#include "cli/simulate_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"zerosim: predict what a DeepSpeed config does to a model on a cluster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "zerosim 0.1.0");
   std::function<int()> check = zs::cli::add_check_command(app);
+  std::function<int()> simulate = zs::cli::add_simulate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -22,5 +24,6 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (app.got_subcommand("check")) return check();
+  if (app.got_subcommand("simulate")) return simulate();
   return 2;
 }

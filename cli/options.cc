@@ -1,0 +1,84 @@
+#include "cli/options.h"
+
+#include <cstdio>
+
+#include "models/hf_config.h"
+#include "sim/simulate.h"
+
+namespace zs::cli {
+namespace {
+
+// An optional integer flag: unset when empty.
+Result<std::optional<std::int64_t>> optional_int(const std::string& flag, const std::string& value,
+                                                 std::int64_t min, std::int64_t max) {
+  if (value.empty()) return std::optional<std::int64_t>();
+  ZS_ASSIGN_OR_RETURN(const std::int64_t v, parse_int_flag(flag, value, min, max));
+  return std::optional<std::int64_t>(v);
+}
+
+}  // namespace
+
+void add_common_flags(CLI::App* cmd, CommonFlags* f) {
+  cmd->add_option("CONFIG", f->config, "ds_config.json")->required();
+  cmd->add_option("--world", f->world, "data-parallel world size (number of GPUs)");
+  cmd->add_option("--model", f->model,
+                  "zoo model name (e.g. llama2-7b) or a Hugging Face config.json");
+  cmd->add_option("--gpu", f->cluster.gpu,
+                  "GPU preset (v100-32gb, a100-40gb, a100-80gb, h100-80gb-sxm, h200)");
+  cmd->add_option("--nodes", f->cluster.nodes, "number of nodes (default 1)");
+  cmd->add_option("--gpus-per-node", f->cluster.gpus_per_node,
+                  "GPUs per node (default: the node's size)");
+  cmd->add_option("--cluster", f->cluster.cluster_file, "cluster description JSON file");
+  cmd->add_option("--micro-batch", f->micro_batch,
+                  "per_device_train_batch_size, to resolve \"auto\"");
+  cmd->add_option("--grad-accum", f->grad_accum,
+                  "gradient_accumulation_steps, to resolve \"auto\"");
+  cmd->add_option("--precision", f->precision,
+                  "fp32, fp16 or bf16: the trainer's --fp16/--bf16, to resolve \"auto\"");
+  cmd->add_option("--ds-version", f->ds_version,
+                  "DeepSpeed release whose rules apply (default " +
+                      configs::kLatestDsVersion.str() + ")");
+  cmd->add_flag("--json", f->json, "print one JSON object instead of the report");
+}
+
+Result<Inputs> read_inputs(const CommonFlags& f) {
+  Inputs in;
+  configs::CheckOptions& options = in.options;
+  if (!f.ds_version.empty()) {
+    ZS_ASSIGN_OR_RETURN(options.version, configs::parse_ds_version(f.ds_version));
+  }
+  ZS_ASSIGN_OR_RETURN(options.world_size, optional_int("--world", f.world, 1, 1'000'000));
+  if (f.cluster.any()) {
+    ZS_ASSIGN_OR_RETURN(in.cluster, cluster_from_flags(f.cluster));
+    options.cluster = sim::cluster_facts(*in.cluster);
+    const std::int64_t ws = in.cluster->world_size();
+    if (options.world_size && *options.world_size != ws) {
+      return Status::invalid_argument("--world " + f.world + " disagrees with the cluster's " +
+                                      std::to_string(ws) + " GPUs; drop one of them");
+    }
+    options.world_size = ws;
+  }
+  ZS_ASSIGN_OR_RETURN(options.micro_batch,
+                      optional_int("--micro-batch", f.micro_batch, 1, 1'000'000));
+  ZS_ASSIGN_OR_RETURN(options.grad_accum, optional_int("--grad-accum", f.grad_accum, 1, 1'000'000));
+  if (!f.precision.empty()) {
+    ZS_ASSIGN_OR_RETURN(options.precision, parse_precision_flag(f.precision));
+  }
+  if (!f.model.empty()) {
+    ZS_ASSIGN_OR_RETURN(in.model, models::resolve_model(f.model));
+    options.model = sim::model_facts(*in.model);
+  }
+  return in;
+}
+
+int fail(const Status& s) {
+  std::fprintf(stderr, "%s\n", s.message().c_str());
+  return 1;
+}
+
+void print(const std::string& text) {
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+}
+
+}  // namespace zs::cli

@@ -1,0 +1,46 @@
+// The flags `check` and `simulate` share, and turning them into check options.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "cli/flags.h"
+#include "common/status.h"
+#include "configs/check.h"
+#include "configs/hardware/cluster.h"
+#include "models/model_spec.h"
+
+namespace zs::cli {
+
+struct CommonFlags {
+  std::string config;
+  std::string world;
+  std::string model;
+  std::string micro_batch;
+  std::string grad_accum;
+  std::string precision;
+  std::string ds_version;
+  ClusterFlags cluster;
+  bool json = false;
+};
+
+// Adds CONFIG and the shared flags to `cmd`.
+void add_common_flags(CLI::App* cmd, CommonFlags* f);
+
+// What the flags describe. `cluster` and `model` are set when the flags name them.
+struct Inputs {
+  configs::CheckOptions options;
+  std::optional<configs::Cluster> cluster;
+  std::optional<models::ModelSpec> model;
+};
+Result<Inputs> read_inputs(const CommonFlags& f);
+
+// Prints `s`'s message to stderr; returns exit code 1.
+int fail(const Status& s);
+
+// Writes `text` to stdout.
+void print(const std::string& text);
+
+}  // namespace zs::cli

@@ -1,0 +1,94 @@
+// Layout: what a plan is built from, derived once from the config, the model and the cluster:
+// dtypes, ZeRO partitions, the representative rank, gradient order and the model's blocks.
+// Everything here follows DeepSpeed 0.19.6's code (zero/stage_1_and_2.py, zero/stage3.py,
+// zero/partition_parameters.py, zero/parameter_offload.py); the comments cite the functions.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "common/units.h"
+#include "configs/ds_config.h"
+#include "configs/hardware/cluster.h"
+#include "models/model_spec.h"
+#include "models/ops.h"
+#include "models/parameters.h"
+#include "plan/blocks.h"
+#include "plan/plan.h"
+
+namespace zs::plan {
+
+struct PlanRequest {
+  const configs::DsConfig* config = nullptr;  // "auto" resolved, batch triad filled in
+  const models::ModelSpec* model = nullptr;
+  const configs::Cluster* cluster = nullptr;
+  std::int64_t seq_len = 0;
+  // Full activation checkpointing, one checkpoint per transformer layer (HF
+  // gradient_checkpointing / torch.utils.checkpoint). DeepSpeed's activation_checkpointing
+  // section only configures models that call deepspeed.checkpointing, so this is a separate flag.
+  bool activation_checkpointing = false;
+  bool flash_attention = true;  // SDPA / FlashAttention-2, the HF default on GPUs
+};
+
+struct Layout {
+  // Run shape.
+  int stage = 0;
+  int world = 1;              // N, the data-parallel group
+  int micro_steps = 1;        // G
+  std::int64_t micro_batch = 1;
+  std::int64_t seq_len = 0;
+  configs::Precision precision = configs::Precision::kBf16;
+  Bytes param_bytes = 2;      // b: bytes per element of the model dtype
+  Bytes comm_bytes = 2;       // of communication_data_type (default: the model dtype)
+  Bytes accum_bytes = 2;      // stage 3 gradient partition dtype (data_types.grad_accum_dtype)
+  bool overlap_comm = false;
+  bool contiguous_gradients = true;
+  std::int64_t bucket_elems = 0;  // B, reduce_bucket_size
+  bool checkpointing = false;
+  // Offload.
+  bool offload_optimizer = false;  // optimizer states and step on the CPU (cpu or nvme)
+  bool optimizer_on_nvme = false;  // stage 3 only; stage 1/2 treat nvme as cpu
+  bool offload_param = false;      // stage 3 only
+  bool param_on_nvme = false;
+  bool pin_optimizer = true;
+  bool pin_param = true;
+  double offload_ratio = 1.0;  // stage 3 partial offload (Twin-Flow)
+
+  // Model.
+  std::vector<models::ParamTensor> params;  // every tensor, aliases flagged (parameters.h)
+  std::vector<int> real_params;             // non-alias ids, registration order
+  std::int64_t hidden = 0;                  // h
+  std::int64_t psi = 0;                     // trainable parameters
+  std::int64_t largest_param = 0;           // L_max
+  std::vector<models::Op> ops;              // forward ops of one micro-step
+  std::vector<Block> blocks;
+  std::vector<int> grad_order;  // non-alias ids in the order backward completes them
+
+  // Stage 1/2: one flat group padded to a multiple of 2N (stage_1_and_2.py
+  // align_dense_tensors; HF's second, no-decay group adds at most 2N more padding).
+  std::int64_t padded = 0;     // A
+  std::int64_t partition = 0;  // P = A / N
+  int rank = 0;                // the rank described: N-1, owner of the last partition
+  std::vector<std::int64_t> flat_offset;  // per param id (aliases: -1)
+  std::int64_t owned_full = 0;  // S: full numel of every param touching this rank's partition
+
+  // Stage 3 (partition_parameters.py: partition numel ceil(n / N) per parameter).
+  std::vector<bool> persistent;         // per param id: not partitioned (numel <= threshold)
+  std::int64_t psi3 = 0;                // sum of ceil(n / N): the flat partition buffers
+  std::vector<std::int64_t> sub_groups;  // S_j, optimizer tiling (sub_group_size)
+
+  std::int64_t partition_numel(std::int64_t numel) const { return (numel + world - 1) / world; }
+  // True when parameter `id`'s slice of the flat group lies in ranks spanning `ranks` > 1.
+  int ranks_spanned(int id) const;
+  bool owned_by_rank(int id) const;
+  // Elements of parameter `id` inside this rank's stage-1/2 partition.
+  std::int64_t owned_elems(int id) const;
+};
+
+// kInvalidArgument when the request cannot be planned: batch keys still "auto" or unset, a
+// world size that differs from the cluster's, a sequence longer than the model allows.
+Result<Layout> make_layout(const PlanRequest& request);
+
+}  // namespace zs::plan

@@ -1,0 +1,76 @@
+// Memory: replaying a Plan's allocations in host order gives the per-GPU memory timeline, its
+// peak and what holds it, and the host memory each node needs.
+#pragma once
+
+#include <array>
+#include <string>
+#include <vector>
+
+#include "common/units.h"
+#include "plan/plan.h"
+
+namespace zs::plan {
+
+// The CUDA context a PyTorch process creates on its GPU, outside the caching allocator: "around
+// 400MB if CUDA >= 11.7 is used and lazy module loading enabled (default in PyTorch)"
+// (NVIDIA's ptrblck, pytorch/pytorch#109888, 2023).
+inline constexpr Bytes kCudaContextBytes = 400 * kMiB;
+// NCCL's communicator buffers (per channel and peer FIFOs, NCCL_BUFFSIZE 4 MiB for the Simple
+// protocol plus LL/LL128). NVIDIA/nccl#1685 reports 1.06 GB of non-PyTorch GPU memory per rank
+// on 8x H100 after communicator setup, the CUDA context included; less the context above, about
+// 660 MB. It depends on channels, algorithms and peers (sjeaugey in NVIDIA/nccl#986), so
+// calibration replaces it.
+inline constexpr Bytes kNcclWorkspaceBytes = 1'060'000'000 - kCudaContextBytes;
+
+struct MemoryOptions {
+  Bytes gpu_capacity_bytes = 0;   // what the device reports as total memory
+  Bytes host_capacity_bytes = 0;  // one node's RAM
+  int ranks_per_node = 1;         // host memory is shared by the ranks of a node
+  Bytes cuda_context_bytes = kCudaContextBytes;
+  Bytes nccl_workspace_bytes = kNcclWorkspaceBytes;
+  // Caching-allocator fragmentation: reserved = allocated x (1 + fragmentation). 0 until
+  // calibration measures it (DeepSpeed's stage 3 warns when allocator retries climb).
+  double fragmentation = 0.0;
+};
+
+struct Breakdown {
+  std::array<Bytes, 6> bytes{};  // indexed by Category
+  Bytes& operator[](Category c) { return bytes[static_cast<int>(c)]; }
+  Bytes operator[](Category c) const { return bytes[static_cast<int>(c)]; }
+  Bytes total() const;
+};
+
+struct TimelinePoint {
+  int op = 0;           // the op just issued
+  Bytes gpu_bytes = 0;  // allocated after its allocations, with its working memory
+};
+
+struct MemoryReport {
+  // GPU, per rank: allocated tensors + fragmentation + CUDA context + NCCL ("other").
+  Bytes gpu_peak_bytes = 0;
+  Breakdown gpu_at_peak;
+  int peak_op = -1;
+  std::string peak_op_name;
+  Phase peak_phase = Phase::kForward;
+  Bytes gpu_capacity_bytes = 0;
+  Bytes gpu_headroom_bytes = 0;  // capacity - peak; negative when it does not fit
+  bool gpu_oom = false;
+  // Parameters, gradients and optimizer states as the ZeRO paper counts them (the
+  // model_state_bytes of GPU buffers).
+  Bytes model_states_bytes = 0;
+  // Host, per node: every rank's host buffers.
+  Bytes host_peak_bytes = 0;
+  Breakdown host_at_peak;
+  Bytes host_capacity_bytes = 0;
+  Bytes host_headroom_bytes = 0;
+  bool host_oom = false;
+  Bytes host_pinned_bytes = 0;  // of host_peak_bytes, page-locked (cannot be swapped)
+  Bytes nvme_bytes = 0;         // per node, on the NVMe drives
+  std::vector<TimelinePoint> timeline;
+};
+
+// Replays `plan` (each segment once: repeated segments leave memory as they found it).
+// REQUIRES: validate(plan).is_ok()
+MemoryReport replay_memory(const Plan& plan, const MemoryOptions& options);
+
+}  // namespace zs::plan

@@ -1,0 +1,318 @@
+// ZeRO stages 1 and 2 (zero/stage_1_and_2.py DeepSpeedZeroOptimizer at 0.19.6), for the rank
+// that owns the last partition: it holds the padding, and in stage 2 it receives its gradients
+// first in backward, while activations are still live.
+//
+// - Persistent: the flat 16-bit parameters (padded to 2N), this rank's fp32 master partition
+//   and optimizer states; with offload these live on the CPU with pinned fp32 gradient and
+//   16-bit parameter partitions and an L_max temp buffer on each side.
+// - Gradients go through k = 1 (+1 with overlap_comm) IPG buffers of reduce_bucket_size
+//   elements in the model dtype, allocated at the first gradient hook. A bucket is reduced
+//   when the next gradient would overflow it: one all_reduce per bucket (ZeRO-1/2 use no NCCL
+//   reduce-scatter), on the reduction stream with overlap_comm, where the compute stream waits
+//   for the previous bucket before the next. This rank keeps its slice in grads_in_partition
+//   (S elements: every parameter touching its partition, at full size).
+// - Stage 1 accumulates full gradients over the micro-steps and reduces at the last one only;
+//   its IPG buffers live from micro-step 0's first hook to that backward's epilogue. Without
+//   overlap_comm the reduction walks the parameters in group order after backward.
+//   Stage 2 reduces every micro-step; from micro-step 1 on, a second grads_in_partition is
+//   added into micro-step 0's at the epilogue.
+// - Step: the owned gradients are flattened and cast to fp32 (P x (b + 4) transient), the
+//   optimizer runs, the 16-bit partition is updated and all-gathered in place.
+// Simpler than the code: one parameter group (the HF Trainer's no-decay group adds at most 2N
+// padding elements); full gradients are freed per block rather than per parameter.
+#include <map>
+
+#include "plan/grad_flow.h"
+#include "plan/schedules.h"
+
+namespace zs::plan {
+namespace {
+
+// The IPG bucket and its reductions for one backward.
+class Reducer {
+ public:
+  // `keep_partition`: grads_in_partition outlives this backward (it is what the step reads).
+  // `partition_is_state`: it is the gradient storage the ZeRO paper counts (stage 2).
+  Reducer(PlanBuilder& b, const std::string& label, std::vector<int>* ipg, bool boundary,
+          bool keep_partition, bool partition_is_state)
+      : b_(b), l_(b.layout()), label_(label), ipg_(ipg), boundary_(boundary),
+        keep_partition_(keep_partition), partition_is_state_(partition_is_state) {}
+
+  bool would_flush(int p) const {
+    return elems_ > 0 && elems_ + l_.params[p].numel > l_.bucket_elems;
+  }
+
+  // Adds parameter p's gradient, produced by op `producer`, flushing first when it would
+  // overflow the bucket. Returns the flush the next compute op must wait for, or -1.
+  int add(int p, int producer) {
+    int wait = -1;
+    if (would_flush(p)) wait = flush(producer);
+    ensure_ipg(producer);
+    const std::int64_t n = l_.params[p].numel;
+    if (n > l_.bucket_elems && l_.stage == 2) {
+      // Reduced from its own gradient tensor (stage_1_and_2.py extra_large_param); in stage 1
+      // that is the full gradient, already counted.
+      own_.push_back(b_.buffer(label_ + ".grad." + l_.params[p].name, n * l_.param_bytes,
+                               Device::kGpu, Category::kGrads));
+      b_.alloc(producer, own_.back());
+    }
+    bucket_.push_back(p);
+    elems_ += n;
+    return wait;
+  }
+
+  void ensure_ipg(int producer) {
+    if (!ipg_->empty() || !l_.contiguous_gradients) return;
+    const int k = l_.overlap_comm ? 2 : 1;
+    for (int i = 0; i < k; ++i) {
+      ipg_->push_back(b_.buffer(label_ + ".ipg." + std::to_string(i),
+                                l_.bucket_elems * l_.param_bytes, Device::kGpu,
+                                Category::kBuffers));
+      b_.alloc(producer, ipg_->back());
+    }
+  }
+
+  // Reduces the current bucket. Returns the previous flush, which compute waits for before the
+  // next bucket with overlap_comm (stage_1_and_2.py reduce_ipg_grads), or -1.
+  int flush(int producer) {
+    bool owned = false;
+    std::int64_t owned_elems = 0, owned_full = 0;
+    for (int p : bucket_) {
+      owned_elems += l_.owned_elems(p);
+      if (l_.owned_by_rank(p)) {
+        owned = true;
+        owned_full += l_.params[p].numel;
+      }
+    }
+    const int op = b_.op(label_ + ".allreduce." + std::to_string(flushes_.size()),
+                         b_.reduce_stream(), Phase::kReduce,
+                         CollectiveWork{CollectiveKind::kAllReduce, elems_ * l_.comm_bytes,
+                                        l_.world},
+                         {producer});
+    // The slices are flattened (a copy unless they all go to one rank) and cast when the
+    // communication dtype differs.
+    b_.at(op).transient_bytes = (one_rank() ? 0 : elems_ * l_.param_bytes) +
+                                (l_.comm_bytes != l_.param_bytes ? elems_ * l_.comm_bytes : 0);
+    for (int own : own_) b_.free(op, own);
+    own_.clear();
+    if (owned && !l_.offload_optimizer && partition_ < 0) {
+      partition_ = b_.buffer(label_ + ".grads_in_partition", l_.owned_full * l_.param_bytes,
+                             Device::kGpu, Category::kGrads);
+      if (partition_is_state_) {
+        b_.plan().buffers[partition_].model_state_bytes = l_.partition * l_.param_bytes;
+      }
+      b_.alloc(op, partition_);
+    }
+    if (owned && l_.offload_optimizer) {
+      // Owned gradients go to the host: fp32 slices at the boundary, full 16-bit gradients to
+      // accumulate before it (async_accumulate_grad_in_cpu_via_gpu).
+      const Bytes bytes = boundary_ ? owned_elems * 4 : owned_full * l_.param_bytes;
+      const int d2h = b_.op(label_ + ".grads_to_host." + std::to_string(flushes_.size()),
+                            b_.d2h_stream(), Phase::kReduce, CopyWork{bytes, false, true}, {op});
+      if (boundary_) b_.at(d2h).transient_bytes = owned_elems * 4;
+    }
+    reduced_.insert(reduced_.end(), bucket_.begin(), bucket_.end());
+    bucket_.clear();
+    elems_ = 0;
+    const int previous = flushes_.empty() ? -1 : flushes_.back();
+    flushes_.push_back(op);
+    return l_.overlap_comm ? previous : -1;
+  }
+
+  // The backward epilogue: reduces the last bucket, adds this micro-step's partition gradients
+  // into `accumulate_into`'s, and releases the IPG buffers when `release_ipg`.
+  int finish(int last_op, int accumulate_into, bool release_ipg) {
+    if (!bucket_.empty()) flush(last_op);
+    const Bytes s = l_.owned_full * l_.param_bytes;
+    const bool add = accumulate_into >= 0 && partition_ >= 0;
+    const int op = b_.op(label_ + ".epilogue", b_.compute_stream(), Phase::kReduce,
+                         MemoryWork{add ? 2 * s : 0, add ? s : 0},
+                         {flushes_.empty() ? last_op : flushes_.back()});
+    if (release_ipg) {
+      for (int buf : *ipg_) b_.free(op, buf);
+      ipg_->clear();
+    }
+    if (partition_ >= 0 && !keep_partition_) b_.free(op, partition_);
+    return op;
+  }
+
+  int partition_buffer() const { return partition_; }
+
+ private:
+  bool one_rank() const {
+    std::int64_t rank = -1;
+    for (int p : bucket_) {
+      const std::int64_t lo = l_.flat_offset[p] / l_.partition;
+      const std::int64_t hi = (l_.flat_offset[p] + l_.params[p].numel - 1) / l_.partition;
+      if (rank < 0) rank = lo;
+      if (lo != rank || hi != rank) return false;
+    }
+    return true;
+  }
+
+  PlanBuilder& b_;
+  const Layout& l_;
+  std::string label_;
+  std::vector<int>* ipg_;
+  bool boundary_;
+  bool keep_partition_;
+  bool partition_is_state_;
+  std::vector<int> own_;
+  std::vector<int> bucket_;
+  std::int64_t elems_ = 0;
+  int partition_ = -1;
+  std::vector<int> reduced_;
+  std::vector<int> flushes_;
+};
+
+// Full gradients of stage 1, per block, released as their last parameter is copied into the
+// IPG buffer at the boundary.
+class FullGrads {
+ public:
+  void track(int buffer, const std::vector<int>& params) {
+    for (int p : params) buffer_of_[p] = buffer;
+    left_[buffer] = static_cast<int>(params.size());
+  }
+  // Releases p's block buffer at `op` when p was its last parameter.
+  void copied(PlanBuilder& b, int p, int op) {
+    const auto it = buffer_of_.find(p);
+    if (it != buffer_of_.end() && --left_[it->second] == 0) b.free(op, it->second);
+  }
+
+ private:
+  std::map<int, int> buffer_of_;
+  std::map<int, int> left_;
+};
+
+}  // namespace
+
+void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
+  const Layout& l = b.layout();
+  const Bytes e = l.param_bytes;
+  const std::int64_t part = l.partition;
+  const bool offload = l.offload_optimizer;
+  const Device host = l.pin_optimizer ? Device::kHostPinned : Device::kHostPageable;
+  b.persistent("params.flat", l.padded * e, Device::kGpu, Category::kParams, true);
+  b.persistent("master_params.fp32", part * 4, offload ? host : Device::kGpu,
+               Category::kOptimizerStates, true);
+  // CPU Adam creates its states with zeros_like on the CPU (pageable).
+  b.persistent("optimizer_states", part * optimizer_state_bytes_per_param(c),
+               offload ? Device::kHostPageable : Device::kGpu, Category::kOptimizerStates, true);
+  if (offload) {
+    b.persistent("grads.fp32.cpu", part * 4, host, Category::kGrads, true);
+    b.persistent("params.16bit.cpu", part * e, host, Category::kParams);
+    b.persistent("offload_temp.cpu", l.largest_param * e, host, Category::kBuffers);
+    b.persistent("offload_temp.gpu", l.largest_param * e, Device::kGpu, Category::kBuffers);
+    if (l.stage == 2 && l.micro_steps > 1) {
+      // async_accumulate_grad_in_cpu_via_gpu: full-size CPU buffers, never freed.
+      b.persistent("grads.accumulated.cpu", l.owned_full * e, host, Category::kGrads);
+    }
+  }
+  const GradFlow flow = make_grad_flow(l);
+  const int compute = b.compute_stream();
+  const int g = l.micro_steps;
+  FullGrads full;
+  std::vector<int> stage1_ipg;  // stage 1: from micro-step 0's first hook to the boundary
+  int partition0 = -1;          // the grads_in_partition the step consumes
+
+  for_each_micro_step(b, [&](const std::string& label, int index) {
+    const bool boundary = index == g - 1;
+    const bool reduce_now = l.stage == 2 || boundary;
+    std::vector<int> stage2_ipg;
+    Reducer reducer(b, label, l.stage == 1 ? &stage1_ipg : &stage2_ipg, boundary,
+                    l.stage == 1 || index == 0, l.stage == 2 && index == 0);
+    int wait = -1;
+    MicroStepHooks hooks;
+    hooks.before = [&](int, Pass) {
+      std::vector<int> deps;
+      if (wait >= 0) deps.push_back(wait);
+      wait = -1;
+      return deps;
+    };
+    hooks.after = [&](int blk, Pass pass, int op) {
+      if (pass != Pass::kBackward) return;
+      const bool hooks_reduce = l.stage == 2 || (boundary && l.overlap_comm);
+      if (l.stage == 1) {
+        std::int64_t numel = 0;
+        for (int p : flow.created[blk]) numel += l.params[p].numel;
+        if (index == 0 && numel > 0) {
+          const int buf = b.buffer(label + ".grads." + l.blocks[blk].name, numel * e,
+                                   Device::kGpu, Category::kGrads, true);
+          b.alloc(op, buf);
+          full.track(buf, flow.created[blk]);
+        } else if (index > 0) {
+          b.at(op).transient_bytes += flow.largest[blk] * e;  // AccumulateGrad's input
+        }
+        // The first gradient hook of micro-step 0 sets up the IPG buffers (setup_buckets).
+        if (index == 0 && !flow.completed[blk].empty()) {
+          Reducer(b, label, &stage1_ipg, false, false, false).ensure_ipg(op);
+        }
+      } else {
+        b.at(op).transient_bytes += flow.largest[blk] * e;  // each gradient until copied
+      }
+      if (!hooks_reduce) return;
+      for (int p : flow.completed[blk]) {
+        const int w = reducer.add(p, op);
+        if (w >= 0) wait = w;
+        if (l.stage == 1) full.copied(b, p, op);
+      }
+    };
+    hooks.end_backward = [&](int last_op) {
+      if (!reduce_now) return;
+      if (l.stage == 1 && !l.overlap_comm) {
+        // reduce_gradients walks the parameters in group order after backward, copying each
+        // into the IPG buffer (which frees its full gradient) and flushing full buckets.
+        int walk = -1;
+        for (int p : l.real_params) {
+          if (walk >= 0 && reducer.would_flush(p)) {
+            reducer.flush(walk);
+            walk = -1;
+          }
+          if (walk < 0) {
+            walk = b.op(label + ".copy_to_ipg." + std::to_string(b.plan().ops.size()), compute,
+                        Phase::kReduce, MemoryWork{}, {last_op});
+          }
+          reducer.add(p, walk);
+          auto& copy = std::get<MemoryWork>(b.at(walk).work);
+          copy.bytes_read += l.params[p].numel * e;
+          copy.bytes_written += l.params[p].numel * e;
+          full.copied(b, p, walk);
+        }
+      }
+      reducer.finish(last_op, l.stage == 2 && index > 0 ? partition0 : -1,
+                     l.stage == 2 || boundary);
+      if (index == 0 || l.stage == 1) partition0 = reducer.partition_buffer();
+      if (offload && l.stage == 2 && index > 0 && !boundary) {
+        b.op(label + ".grads_from_host", b.h2d_stream(), Phase::kReduce,
+             CopyWork{l.owned_full * e, true, true}, {b.last_op()});
+      }
+    };
+    emit_micro_step(b, label, hooks);
+  });
+
+  b.begin_segment("step", 1);
+  if (offload) {
+    const int adam = b.op("step.optimizer.cpu", b.cpu_stream(), Phase::kStep,
+                          OptimizerWork{true, part, part * 28}, {b.last_op()});
+    const int up = b.op("step.params_to_gpu", b.h2d_stream(), Phase::kStep,
+                        CopyWork{part * e, true, true}, {adam});
+    b.op("step.allgather_params", compute, Phase::kPostStep,
+         CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world}, {up});
+  } else {
+    const int grads32 = b.buffer("step.grads.fp32", part * 4, Device::kGpu, Category::kGrads);
+    const int cast = b.op("step.cast_grads", compute, Phase::kStep,
+                          MemoryWork{part * e, part * (e + 4)});
+    b.alloc(cast, grads32);
+    b.at(cast).transient_bytes = part * e;  // the flattened 16-bit copy
+    const int adam = b.op("step.optimizer", compute, Phase::kStep,
+                          OptimizerWork{false, part, part * 28});
+    b.free(adam, grads32);
+    if (partition0 >= 0) b.free(adam, partition0);
+    b.op("step.copy_params", compute, Phase::kStep, MemoryWork{part * 4, part * e});
+    b.op("step.allgather_params", compute, Phase::kPostStep,
+         CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world});
+  }
+  b.end_segment();
+}
+
+}  // namespace zs::plan

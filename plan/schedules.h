@@ -1,0 +1,25 @@
+// Internal to plan/: the schedule of each ZeRO stage, as DeepSpeed 0.19.6 runs it. Each appends
+// one optimizer step (every micro-step, then the optimizer step) to the builder.
+#pragma once
+
+#include "configs/ds_config.h"
+#include "plan/builder.h"
+
+namespace zs::plan {
+
+// Bytes of optimizer state per parameter (fp32): Adam-family m and v 8, single-state
+// optimizers (Adagrad, Lion, SGD with momentum) 4. No optimizer section means the training
+// script's, which for the HF Trainer is AdamW: 8.
+Bytes optimizer_state_bytes_per_param(const configs::DsConfig& c);
+
+// Runs `body(label, index, repeat)` for the distinct micro-steps of an optimizer step: the first,
+// the middle ones as one repeated segment, and the last (G = 1: one; G = 2: two), each in its
+// own segment.
+void for_each_micro_step(PlanBuilder& b,
+                         const std::function<void(const std::string& label, int index)>& body);
+
+void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c);
+void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c);
+void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c);
+
+}  // namespace zs::plan

@@ -1,0 +1,22 @@
+// How `zerosim simulate` prints its result: a human summary with the memory breakdown table, or
+// one JSON object with the keys ../shared/DESIGN.md lists (bytes, seconds).
+#pragma once
+
+#include <string>
+
+#include "common/json_reader.h"
+#include "sim/simulate.h"
+
+namespace zs::reports {
+
+std::string render_simulation_text(const sim::SimulationResult& r,
+                                   const sim::SimulationRequest& request);
+
+// memory.gpu.{peak_bytes, capacity_bytes, oom, model_states_bytes, headroom_bytes, peak_phase,
+// peak_op, breakdown.{params_bytes, grads_bytes, optimizer_states_bytes, activations_bytes,
+// buffers_bytes, other_bytes}}, memory.cpu.{peak_bytes, capacity_bytes, oom, pinned_bytes,
+// breakdown}, model.params, world_size, batch.*, plan.*, warnings.
+json::Json render_simulation_json(const sim::SimulationResult& r,
+                                  const sim::SimulationRequest& request);
+
+}  // namespace zs::reports

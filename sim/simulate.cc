@@ -1,0 +1,64 @@
+#include "sim/simulate.h"
+
+#include <algorithm>
+
+#include "models/parameters.h"
+
+namespace zs::sim {
+
+configs::ModelFacts model_facts(const models::ModelSpec& spec) {
+  configs::ModelFacts facts;
+  facts.name = spec.name;
+  facts.params = models::parameter_count(spec);
+  facts.hidden_size = spec.hidden_size;
+  facts.num_layers = spec.num_layers;
+  for (const models::ParamTensor& t : models::parameter_tensors(spec)) {
+    if (!t.tied) facts.largest_param_numel = std::max(facts.largest_param_numel, t.numel);
+  }
+  return facts;
+}
+
+configs::ClusterFacts cluster_facts(const configs::Cluster& cluster) {
+  configs::ClusterFacts facts;
+  facts.nodes = cluster.nodes;
+  facts.gpus_per_node = cluster.gpus_per_node;
+  facts.gpu_name = cluster.gpu.name;
+  facts.gpu_memory_bytes = cluster.gpu_memory_bytes();
+  facts.gpu_supports_bf16 = cluster.gpu.bf16_flops_per_s.has_value();
+  facts.description = std::to_string(cluster.nodes) + " x " +
+                      std::to_string(cluster.gpus_per_node) + " " + cluster.preset + " (" +
+                      std::to_string(cluster.world_size()) + " GPUs)";
+  return facts;
+}
+
+Result<SimulationResult> simulate(const SimulationRequest& request) {
+  configs::CheckOptions options = request.check;
+  options.model = model_facts(request.model);
+  options.cluster = cluster_facts(request.cluster);
+  options.world_size = request.cluster.world_size();
+  ZS_ASSIGN_OR_RETURN(configs::LoadedConfig lc, configs::run_check(request.config_path, options));
+  if (lc.diagnostics.has_errors()) return errors_to_status(lc.diagnostics, lc.document.source);
+
+  SimulationResult r;
+  r.params = options.model->params;
+  r.seq_len = request.seq_len > 0 ? request.seq_len : request.model.max_position_embeddings;
+  plan::PlanRequest pr;
+  pr.config = &lc.config;
+  pr.model = &request.model;
+  pr.cluster = &request.cluster;
+  pr.seq_len = r.seq_len;
+  pr.activation_checkpointing = request.activation_checkpointing;
+  pr.flash_attention = request.flash_attention;
+  ZS_ASSIGN_OR_RETURN(r.built, plan::build_plan(pr));
+  plan::MemoryOptions mo;
+  mo.gpu_capacity_bytes = request.cluster.gpu_memory_bytes();
+  mo.host_capacity_bytes = request.cluster.node.host_memory_bytes;
+  mo.ranks_per_node = request.cluster.gpus_per_node;
+  mo.fragmentation = request.fragmentation;
+  r.memory = plan::replay_memory(r.built.plan, mo);
+  r.train_batch_size = lc.config.batch.train_batch_size.value;
+  r.config = std::move(lc);
+  return r;
+}
+
+}  // namespace zs::sim

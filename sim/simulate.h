@@ -1,0 +1,47 @@
+// simulate: what a DeepSpeed config does to a model on a cluster. Reads and checks the config
+// (configs/check.h), builds the Plan of one optimizer step (plan/build_plan.h) and replays it:
+// today memory (plan/memory.h); the step-time simulation joins here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "common/status.h"
+#include "configs/check.h"
+#include "configs/hardware/cluster.h"
+#include "models/model_spec.h"
+#include "plan/build_plan.h"
+#include "plan/memory.h"
+
+namespace zs::sim {
+
+struct SimulationRequest {
+  std::string config_path;
+  configs::CheckOptions check;  // world size, batch flags, precision, version; model/cluster facts
+                                // are filled in by simulate()
+  models::ModelSpec model;
+  configs::Cluster cluster;
+  std::int64_t seq_len = 0;  // 0: the model's max_position_embeddings
+  bool activation_checkpointing = false;
+  bool flash_attention = true;
+  double fragmentation = 0.0;
+};
+
+struct SimulationResult {
+  configs::LoadedConfig config;  // as checked: effective values, diagnostics
+  plan::BuiltPlan built;
+  plan::MemoryReport memory;
+  std::int64_t params = 0;
+  std::int64_t seq_len = 0;
+  std::int64_t train_batch_size = 0;
+};
+
+// Fails (kInvalidArgument / kNotFound / kParseError) when the config cannot be read, has errors
+// (the message lists them), or leaves the batch unresolved.
+Result<SimulationResult> simulate(const SimulationRequest& request);
+
+// What check needs to know of a model and a cluster (configs/check.h).
+configs::ModelFacts model_facts(const models::ModelSpec& spec);
+configs::ClusterFacts cluster_facts(const configs::Cluster& cluster);
+
+}  // namespace zs::sim

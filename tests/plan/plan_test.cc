@@ -1,0 +1,116 @@
+// The Plan as a data structure: validation, segments, and the text form.
+#include "plan/plan.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/plan/sim_test_util.h"
+
+namespace zs::plan {
+namespace {
+
+Plan tiny() {
+  Plan p;
+  const int s = p.add_stream("compute", StreamKind::kCompute);
+  const int b = p.add_buffer(Buffer{"act", 100, Device::kGpu, Category::kActivations, 0, false});
+  p.add_buffer(Buffer{"params", 50, Device::kGpu, Category::kParams, 50, true});
+  Op fwd;
+  fwd.name = "fwd";
+  fwd.stream = s;
+  fwd.allocs = {b};
+  p.add_op(fwd);
+  Op bwd;
+  bwd.name = "bwd";
+  bwd.stream = s;
+  bwd.deps = {0};
+  bwd.frees = {b};
+  bwd.transient_bytes = 30;
+  p.add_op(bwd);
+  p.segments.push_back(Segment{"micro_step.0", 0, 2, 1});
+  return p;
+}
+
+TEST(Plan, ValidatesAndReplays) {
+  const Plan p = tiny();
+  ASSERT_TRUE(validate(p).is_ok()) << validate(p).message();
+  MemoryOptions o;
+  o.cuda_context_bytes = 0;
+  o.nccl_workspace_bytes = 0;
+  o.gpu_capacity_bytes = 170;
+  const MemoryReport r = replay_memory(p, o);
+  EXPECT_EQ(r.gpu_peak_bytes, 180);  // params 50 + act 100 + working 30
+  EXPECT_EQ(r.peak_op_name, "bwd");
+  EXPECT_TRUE(r.gpu_oom);
+  EXPECT_EQ(r.gpu_headroom_bytes, -10);
+  EXPECT_EQ(r.model_states_bytes, 50);
+  EXPECT_EQ(r.gpu_at_peak[Category::kActivations], 130);
+}
+
+TEST(Plan, RejectsMalformedPlans) {
+  Plan p = tiny();
+  p.ops[1].frees.clear();
+  EXPECT_NE(validate(p).message().find("never freed"), std::string::npos);
+  p = tiny();
+  p.ops[0].deps = {1};
+  EXPECT_NE(validate(p).message().find("depends on op 1"), std::string::npos);
+  p = tiny();
+  p.ops[1].frees.push_back(1);
+  EXPECT_NE(validate(p).message().find("persistent"), std::string::npos);
+  p = tiny();
+  p.ops[1].stream = 7;
+  EXPECT_NE(validate(p).message().find("unknown stream"), std::string::npos);
+  p = tiny();
+  p.segments[0].repeat = 3;
+  p.segments[0].end_op = 1;
+  p.segments.push_back(Segment{"rest", 1, 2, 1});
+  EXPECT_NE(validate(p).message().find("does not free"), std::string::npos);
+}
+
+// Every stage and option combination builds a valid plan, and identical inputs give identical
+// plans.
+TEST(Plan, EveryStageBuildsAValidDeterministicPlan) {
+  const char* extras[] = {"", R"(, "offload_optimizer": {"device": "cpu"})",
+                          R"(, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"})",
+                          R"(, "overlap_comm": false, "contiguous_gradients": false)"};
+  for (int stage = 0; stage <= 3; ++stage) {
+    for (const char* extra : extras) {
+      for (int accum : {1, 2, 5}) {
+        for (bool ckpt : {false, true}) {
+          const std::string cfg =
+              R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": )" +
+              std::to_string(accum) +
+              R"(, "bf16": {"enabled": true}, "zero_optimization": {"stage": )" +
+              std::to_string(stage) + extra + "}}";
+          SimSetup s;
+          s.model = "tiny-gpt";
+          s.seq_len = 64;
+          s.checkpointing = ckpt;
+          const auto a = simulate_text(cfg, s);
+          const auto b = simulate_text(cfg, s);
+          ASSERT_TRUE(validate(a.built.plan).is_ok());
+          EXPECT_EQ(to_text(a.built.plan), to_text(b.built.plan));
+          const int expected_segments = std::min(accum, 3) + 1;
+          EXPECT_EQ(static_cast<int>(a.built.plan.segments.size()), expected_segments) << cfg;
+          if (accum == 5) {
+            EXPECT_EQ(a.built.plan.segments[1].repeat, 3);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(Plan, TextNamesOpsStreamsAndBuffers) {
+  SimSetup s;
+  s.model = "tiny-gpt";
+  s.seq_len = 64;
+  const auto r = simulate_text(R"({"train_micro_batch_size_per_gpu": 2, "bf16": {"enabled": true},
+      "zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0}})", s);
+  const std::string text = to_text(r.built.plan);
+  EXPECT_NE(text.find("[allgather] forward mb0.fetch."), std::string::npos) << text;
+  EXPECT_NE(text.find("reduce_scatter"), std::string::npos);
+  EXPECT_NE(text.find("[compute] backward mb0.bwd.lm_head"), std::string::npos);
+  EXPECT_NE(text.find("buffer 0 params.partitions"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace zs::plan

@@ -1,0 +1,49 @@
+// Helpers for plan/ tests: simulate a config given as text.
+#pragma once
+
+#include <fstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "configs/hardware/cluster.h"
+#include "models/hf_config.h"
+#include "sim/simulate.h"
+
+namespace zs::plan {
+
+struct SimSetup {
+  std::string model = "gpt2";
+  std::string gpu = "a100-80gb";
+  int nodes = 1;
+  int gpus_per_node = 8;
+  std::int64_t seq_len = 1024;
+  bool checkpointing = false;
+  bool flash = true;
+};
+
+inline sim::SimulationResult simulate_text(const std::string& config, const SimSetup& s = {}) {
+  static int counter = 0;
+  const std::string path = ::testing::TempDir() + "zs_plan_" + std::to_string(counter++) + ".json";
+  std::ofstream(path) << config;
+  sim::SimulationRequest r;
+  r.config_path = path;
+  auto model = models::resolve_model(s.model);
+  EXPECT_TRUE(model.ok()) << model.status().message();
+  auto cluster = configs::make_cluster(s.gpu, s.nodes, s.gpus_per_node);
+  EXPECT_TRUE(cluster.ok()) << cluster.status().message();
+  r.model = *model;
+  r.cluster = *cluster;
+  r.seq_len = s.seq_len;
+  r.activation_checkpointing = s.checkpointing;
+  r.flash_attention = s.flash;
+  auto result = sim::simulate(r);
+  EXPECT_TRUE(result.ok()) << result.status().message();
+  return result.ok() ? std::move(result).value() : sim::SimulationResult{};
+}
+
+inline std::string data_path(const std::string& name) {
+  return std::string(ZS_SOURCE_DIR) + "/tests/plan/data/" + name;
+}
+
+}  // namespace zs::plan
