@@ -79,8 +79,45 @@ void resolve_batch_key(LoadedConfig* lc, std::string_view path, Knob<Int>& k,
   }
 }
 
-void resolve_batch(const CheckOptions& o, LoadedConfig* lc) {
+// simulate's "what if": --micro-batch / --grad-accum replace the file's values, and an explicit
+// train_batch_size is recomputed from them.
+void override_batch(const CheckOptions& o, LoadedConfig* lc) {
   BatchConfig& b = lc->config.batch;
+  bool changed = false;
+  auto apply = [&](Knob<Int>& k, std::optional<Int> flag, const char* name) {
+    if (!flag || (k.is_set() && !k.is_auto() && k.value == *flag)) return;
+    const std::string note = std::string("set by ") + name +
+                             (k.in_file() && !k.is_auto() ? " (the file says " +
+                                                                std::to_string(k.value) + ")"
+                                                          : "");
+    k.set(*flag, Origin::kDerived, note);
+    changed = true;
+  };
+  apply(b.micro_batch_per_gpu, o.micro_batch, "--micro-batch");
+  apply(b.gradient_accumulation_steps, o.grad_accum, "--grad-accum");
+  if (changed && b.train_batch_size.is_set() && !b.train_batch_size.is_auto() &&
+      b.micro_batch_per_gpu.is_set() && o.world_size) {
+    const Int gas = b.gradient_accumulation_steps.is_set() ? b.gradient_accumulation_steps.value
+                                                           : 1;
+    b.train_batch_size.set(b.micro_batch_per_gpu.value * gas * *o.world_size, Origin::kDerived,
+                           "recomputed from the batch flags (the file says " +
+                               std::to_string(b.train_batch_size.value) + ")");
+  }
+}
+
+void resolve_batch(const CheckOptions& o, LoadedConfig* lc) {
+  if (o.batch_flags_override) override_batch(o, lc);
+  BatchConfig& b = lc->config.batch;
+  // A file without any batch size is a template its launcher completes (Lightning, Accelerate
+  // scripts, custom trainers set train_micro_batch_size_per_gpu when it is absent): the flags
+  // stand in for it.
+  if (!b.train_batch_size.is_set() && !b.micro_batch_per_gpu.is_set()) {
+    const std::string why = "not in the file; filled from the trainer's batch flag";
+    if (o.micro_batch) b.micro_batch_per_gpu.set(*o.micro_batch, Origin::kDerived, why);
+    if (o.grad_accum && !b.gradient_accumulation_steps.is_set()) {
+      b.gradient_accumulation_steps.set(*o.grad_accum, Origin::kDerived, why);
+    }
+  }
   resolve_batch_key(lc, "train_micro_batch_size_per_gpu", b.micro_batch_per_gpu, o.micro_batch,
                     "--micro-batch", "per_device_train_batch_size");
   resolve_batch_key(lc, "gradient_accumulation_steps", b.gradient_accumulation_steps,

@@ -41,6 +41,9 @@ struct CheckOptions {
   std::optional<Int> micro_batch;  // --micro-batch (per_device_train_batch_size)
   std::optional<Int> grad_accum;   // --grad-accum (gradient_accumulation_steps)
   std::optional<Precision> precision;  // --precision (--bf16 / --fp16 / neither)
+  // simulate: the batch flags replace the file's values ("what if"), and train_batch_size
+  // follows them, instead of being checked against the file as the HF Trainer does.
+  bool batch_flags_override = false;
   std::optional<ModelFacts> model;
   std::optional<ClusterFacts> cluster;
 };

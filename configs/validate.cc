@@ -28,7 +28,7 @@ void check_batch(const CheckOptions& o, LoadedConfig* lc, Reporter& r) {
               "deepspeed.initialize fails (\"Either train_batch_size or "
               "train_micro_batch_size_per_gpu needs to be provided\") unless the launcher "
               "(HF Trainer, Accelerate, Lightning) fills them",
-              "pass --micro-batch to check the batch arithmetic");
+              "pass --micro-batch to stand in for the launcher");
     return;
   }
   if (!o.world_size) return;  // the lint shows the implied world size instead

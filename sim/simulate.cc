@@ -36,6 +36,7 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
   options.model = model_facts(request.model);
   options.cluster = cluster_facts(request.cluster);
   options.world_size = request.cluster.world_size();
+  options.batch_flags_override = true;
   ZS_ASSIGN_OR_RETURN(configs::LoadedConfig lc, configs::run_check(request.config_path, options));
   if (lc.diagnostics.has_errors()) return errors_to_status(lc.diagnostics, lc.document.source);
 

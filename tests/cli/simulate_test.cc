@@ -1,0 +1,124 @@
+// End-to-end behaviour of `zerosim simulate`.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_zerosim.h"
+
+namespace zs {
+namespace {
+
+using testing::run_zerosim;
+using testing::write_temp;
+
+std::string source(const std::string& rel) { return std::string(ZS_SOURCE_DIR) + "/" + rel; }
+
+// The ZeRO paper's worked example through the JSON contract key memory.gpu.model_states_bytes.
+TEST(SimulateCli, ZeroPaperModelStatesThroughTheJsonKey) {
+  const double expected_gb[] = {120.0, 31.4, 16.6, 1.9};
+  for (int stage = 0; stage <= 3; ++stage) {
+    const std::string cfg = write_temp(
+        "zero_paper_" + std::to_string(stage) + ".json",
+        R"({"train_micro_batch_size_per_gpu": 1, "fp16": {"enabled": true},
+            "optimizer": {"type": "Adam", "params": {"lr": 1e-4}},
+            "zero_optimization": {"stage": )" + std::to_string(stage) + "}}");
+    const auto r = run_zerosim("simulate " + cfg + " --model " +
+                               source("tests/plan/data/zero_paper_7.5b.json") +
+                               " --gpu v100-32gb --nodes 8 --seq-len 512 --json");
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+    const auto j = nlohmann::json::parse(r.output);
+    EXPECT_EQ(j["world_size"], 64);
+    const double gb = j["memory"]["gpu"]["model_states_bytes"].get<double>() / 1e9;
+    const double digits = stage == 0 ? 1.0 : 0.1;
+    EXPECT_NEAR(std::round(gb / digits) * digits, expected_gb[stage], 1e-9) << stage;
+  }
+}
+
+TEST(SimulateCli, JsonHasTheContractKeysAndIsDeterministic) {
+  const std::string args = "simulate " + source("configs/examples/seed004_review_original.json") +
+                           " --model llama2-7b --gpu a100-80gb --checkpointing --seq-len 2048 --json";
+  const auto a = run_zerosim(args);
+  const auto b = run_zerosim(args);
+  ASSERT_EQ(a.exit_code, 0) << a.output;
+  EXPECT_EQ(a.output, b.output);
+  const auto j = nlohmann::json::parse(a.output);
+  EXPECT_EQ(j["model"]["params"], 6738415616LL);
+  EXPECT_EQ(j["world_size"], 8);
+  EXPECT_EQ(j["batch"]["micro_batch_per_gpu"], 8);
+  EXPECT_EQ(j["batch"]["gradient_accumulation_steps"], 4);
+  EXPECT_EQ(j["batch"]["train_batch_size"], 256);
+  const auto& gpu = j["memory"]["gpu"];
+  for (const char* k : {"peak_bytes", "capacity_bytes", "oom", "model_states_bytes"}) {
+    EXPECT_TRUE(gpu.contains(k)) << k;
+  }
+  std::int64_t sum = 0;
+  for (const char* k : {"params_bytes", "grads_bytes", "optimizer_states_bytes",
+                        "activations_bytes", "buffers_bytes", "other_bytes"}) {
+    ASSERT_TRUE(gpu["breakdown"].contains(k)) << k;
+    sum += gpu["breakdown"][k].get<std::int64_t>();
+  }
+  EXPECT_EQ(sum, gpu["peak_bytes"].get<std::int64_t>());
+  EXPECT_TRUE(j["memory"]["cpu"].contains("peak_bytes"));
+  EXPECT_TRUE(j["memory"]["cpu"].contains("oom"));
+}
+
+TEST(SimulateCli, PredictedOomIsAResultNotAnError) {
+  const auto r = run_zerosim("simulate " + source("configs/examples/seed004_review_original.json") +
+                             " --model llama2-7b --gpu a100-80gb");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("OUT OF MEMORY"), std::string::npos) << r.output;
+}
+
+// Every valid bundled example gives a plausible result: it runs, the peak is positive and below
+// ten times the GPU, model states are under the peak.
+TEST(SimulateCli, EveryValidExampleSimulates) {
+  const char* examples[] = {"seed000_zero3_offload_auto.json", "seed001_reference_fp16_adam.json",
+                            "seed001_flops_profiler.json",     "seed002_zero2_offload_auto.json",
+                            "seed004_review_original.json",    "seed004_review_optimized.json",
+                            "seed004_zero3_offload_advice.json", "seed004_cpu_offload_advice.json"};
+  for (const char* e : examples) {
+    const auto r = run_zerosim("simulate " + source(std::string("configs/examples/") + e) +
+                               " --model llama2-7b --gpu h100 --micro-batch 2 --grad-accum 2 "
+                               "--precision bf16 --seq-len 2048 --checkpointing --json");
+    ASSERT_EQ(r.exit_code, 0) << e << "\n" << r.output;
+    const auto j = nlohmann::json::parse(r.output);
+    const double peak = j["memory"]["gpu"]["peak_bytes"].get<double>();
+    const double cap = j["memory"]["gpu"]["capacity_bytes"].get<double>();
+    EXPECT_GT(peak, 1e9) << e;
+    EXPECT_LT(peak, 10 * cap) << e;
+    EXPECT_LE(j["memory"]["gpu"]["model_states_bytes"].get<double>(), peak) << e;
+  }
+}
+
+TEST(SimulateCli, BadInputExitsOneWithAClearMessage) {
+  const std::string ok = source("configs/examples/seed004_review_original.json");
+  struct Case {
+    std::string args;
+    std::string expect;
+  };
+  const Case cases[] = {
+      {"simulate " + ok + " --gpu a100-80gb", "simulate needs --model"},
+      {"simulate " + ok + " --model gpt2", "simulate needs a cluster"},
+      {"simulate " + ok + " --model gpt2 --gpu a100-80gb --seq-len 0", "--seq-len: 0 is out of range"},
+      {"simulate " + ok + " --model gpt2 --gpu a100-80gb --seq-len 4096",
+       "seq_len"},  // GPT-2's learned positions stop at 1024
+      {"simulate " + ok + " --model gpt2 --gpu a100-80gb --attention fast", "--attention"},
+      {"simulate " + ok + " --model gpt2 --gpu a100-80gb --gpus-per-node 4",
+       "train_batch_size 256 != micro_batch_per_gpu 8"},
+      {"simulate " + source("configs/examples/seed000_zero3_offload_auto.json") +
+           " --model gpt2 --gpu a100-80gb",
+       "train_micro_batch_size_per_gpu is not known"},
+      {"simulate " + source("configs/examples/seed004_review_high_performance.json") +
+           " --model gpt2 --gpu a100-80gb",
+       "error[unknown-optimizer]: optimizer.type"},
+  };
+  for (const Case& c : cases) {
+    const auto r = run_zerosim(c.args);
+    EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
+    EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.args << "\n" << r.output;
+  }
+}
+
+}  // namespace
+}  // namespace zs
