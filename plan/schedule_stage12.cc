@@ -22,6 +22,7 @@
 // padding elements); full gradients are freed per block rather than per parameter.
 #include <map>
 
+#include "plan/grad_bucket.h"
 #include "plan/grad_flow.h"
 #include "plan/schedules.h"
 
@@ -36,11 +37,11 @@ class Reducer {
   Reducer(PlanBuilder& b, const std::string& label, std::vector<int>* ipg, bool boundary,
           bool keep_partition, bool partition_is_state)
       : b_(b), l_(b.layout()), label_(label), ipg_(ipg), boundary_(boundary),
-        keep_partition_(keep_partition), partition_is_state_(partition_is_state) {}
+        keep_partition_(keep_partition), partition_is_state_(partition_is_state),
+        // Stage 1 reduces a large parameter from its full gradient, already counted.
+        bucket_(b, label, l_.stage == 2) {}
 
-  bool would_flush(int p) const {
-    return elems_ > 0 && elems_ + l_.params[p].numel > l_.bucket_elems;
-  }
+  bool would_flush(int p) const { return bucket_.would_overflow(p); }
 
   // Adds parameter p's gradient, produced by op `producer`, flushing first when it would
   // overflow the bucket. Returns the flush the next compute op must wait for, or -1.
@@ -48,16 +49,7 @@ class Reducer {
     int wait = -1;
     if (would_flush(p)) wait = flush(producer);
     ensure_ipg(producer);
-    const std::int64_t n = l_.params[p].numel;
-    if (n > l_.bucket_elems && l_.stage == 2) {
-      // Reduced from its own gradient tensor (stage_1_and_2.py extra_large_param); in stage 1
-      // that is the full gradient, already counted.
-      own_.push_back(b_.buffer(label_ + ".grad." + l_.params[p].name, n * l_.param_bytes,
-                               Device::kGpu, Category::kGrads));
-      b_.alloc(producer, own_.back());
-    }
-    bucket_.push_back(p);
-    elems_ += n;
+    bucket_.add(p, producer);
     return wait;
   }
 
@@ -77,24 +69,23 @@ class Reducer {
   int flush(int producer) {
     bool owned = false;
     std::int64_t owned_elems = 0, owned_full = 0;
-    for (int p : bucket_) {
+    for (int p : bucket_.params()) {
       owned_elems += l_.owned_elems(p);
       if (l_.owned_by_rank(p)) {
         owned = true;
         owned_full += l_.params[p].numel;
       }
     }
+    const std::int64_t elems = bucket_.elems();
     const int op = b_.op(label_ + ".allreduce." + std::to_string(flushes_.size()),
                          b_.reduce_stream(), Phase::kReduce,
-                         CollectiveWork{CollectiveKind::kAllReduce, elems_ * l_.comm_bytes,
+                         CollectiveWork{CollectiveKind::kAllReduce, elems * l_.comm_bytes,
                                         l_.world},
                          {producer});
     // The slices are flattened (a copy unless they all go to one rank) and cast when the
     // communication dtype differs.
-    b_.at(op).transient_bytes = (one_rank() ? 0 : elems_ * l_.param_bytes) +
-                                (l_.comm_bytes != l_.param_bytes ? elems_ * l_.comm_bytes : 0);
-    for (int own : own_) b_.free(op, own);
-    own_.clear();
+    b_.at(op).transient_bytes = (one_rank() ? 0 : elems * l_.param_bytes) +
+                                (l_.comm_bytes != l_.param_bytes ? elems * l_.comm_bytes : 0);
     if (owned && !l_.offload_optimizer && partition_ < 0) {
       partition_ = b_.buffer(label_ + ".grads_in_partition", l_.owned_full * l_.param_bytes,
                              Device::kGpu, Category::kGrads);
@@ -111,9 +102,7 @@ class Reducer {
                             b_.d2h_stream(), Phase::kReduce, CopyWork{bytes, false, true}, {op});
       if (boundary_) b_.at(d2h).transient_bytes = owned_elems * 4;
     }
-    reduced_.insert(reduced_.end(), bucket_.begin(), bucket_.end());
-    bucket_.clear();
-    elems_ = 0;
+    bucket_.reduced(op);
     const int previous = flushes_.empty() ? -1 : flushes_.back();
     flushes_.push_back(op);
     return l_.overlap_comm ? previous : -1;
@@ -141,7 +130,7 @@ class Reducer {
  private:
   bool one_rank() const {
     std::int64_t rank = -1;
-    for (int p : bucket_) {
+    for (int p : bucket_.params()) {
       const std::int64_t lo = l_.flat_offset[p] / l_.partition;
       const std::int64_t hi = (l_.flat_offset[p] + l_.params[p].numel - 1) / l_.partition;
       if (rank < 0) rank = lo;
@@ -157,11 +146,8 @@ class Reducer {
   bool boundary_;
   bool keep_partition_;
   bool partition_is_state_;
-  std::vector<int> own_;
-  std::vector<int> bucket_;
-  std::int64_t elems_ = 0;
+  GradBucket bucket_;
   int partition_ = -1;
-  std::vector<int> reduced_;
   std::vector<int> flushes_;
 };
 

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <map>
 
+#include "plan/grad_bucket.h"
 #include "plan/grad_flow.h"
 #include "plan/schedules.h"
 
@@ -155,30 +156,24 @@ class Fetcher {
 class Scatterer {
  public:
   Scatterer(PlanBuilder& b, const std::string& label, int index)
-      : b_(b), l_(b.layout()), label_(label), index_(index) {}
+      : b_(b), l_(b.layout()), label_(label), index_(index), bucket_(b, label, true) {}
 
   // Adds p's completed gradient from op `producer`; returns an op the host waits for, or -1.
   int add(int p, int producer) {
-    const std::int64_t n = l_.params[p].numel;
     int wait = -1;
-    if (elems_ > 0 && elems_ + n > l_.bucket_elems) wait = flush(producer);
-    if (n > l_.bucket_elems) {
-      own_.push_back(b_.buffer(label_ + ".grad." + l_.params[p].name, n * l_.param_bytes,
-                               Device::kGpu, Category::kGrads));
-      b_.alloc(producer, own_.back());
-    }
-    bucket_.push_back(p);
-    elems_ += n;
+    if (bucket_.would_overflow(p)) wait = flush(producer);
+    bucket_.add(p, producer);
     return wait;
   }
 
   int flush(int producer) {
     std::int64_t padded = 0, shard = 0;
-    for (int p : bucket_) {
+    for (int p : bucket_.params()) {
       padded += l_.world * l_.partition_numel(l_.params[p].numel);
       shard += l_.partition_numel(l_.params[p].numel);
     }
-    const bool single = bucket_.size() == 1 && l_.params[bucket_[0]].numel % l_.world == 0;
+    const auto& params = bucket_.params();
+    const bool single = params.size() == 1 && l_.params[params[0]].numel % l_.world == 0;
     const int op = b_.op(label_ + ".reduce_scatter." + std::to_string(flushes_.size()),
                          b_.reduce_stream(), Phase::kReduce,
                          CollectiveWork{CollectiveKind::kReduceScatter, padded * l_.comm_bytes,
@@ -186,8 +181,6 @@ class Scatterer {
                          {producer});
     // reduce_scatter_coalesced interleaves the bucket per rank into a new tensor.
     b_.at(op).transient_bytes = single ? 0 : padded * l_.comm_bytes;
-    for (int own : own_) b_.free(op, own);
-    own_.clear();
     if (l_.offload_optimizer) {
       // partition_grads with a host buffer: the shard goes down (and, after micro-step 0, comes
       // up to be added first).
@@ -200,8 +193,7 @@ class Scatterer {
       b_.op(label_ + ".grads_to_host." + std::to_string(flushes_.size()), b_.d2h_stream(),
             Phase::kReduce, CopyWork{bytes, false, true}, deps);
     }
-    bucket_.clear();
-    elems_ = 0;
+    bucket_.reduced(op);
     flushes_.push_back(op);
     // The host synchronizes the oldest reduction when more than 2 are pending (stage3.py).
     const std::size_t k = flushes_.size();
@@ -220,9 +212,7 @@ class Scatterer {
   const Layout& l_;
   std::string label_;
   int index_;
-  std::vector<int> own_;
-  std::vector<int> bucket_;
-  std::int64_t elems_ = 0;
+  GradBucket bucket_;
   std::vector<int> flushes_;
 };
 

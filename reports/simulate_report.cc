@@ -20,6 +20,12 @@ std::string row(const std::string& name, Bytes bytes, const std::string& note = 
   return buf;
 }
 
+json::Json breakdown_json(const plan::Breakdown& b) {
+  json::Json out = json::Json::object();
+  for (Category c : kCategories) out[std::string(plan::category_name(c)) + "_bytes"] = b[c];
+  return out;
+}
+
 std::string label(Category c) {
   std::string s(plan::category_name(c));
   for (char& ch : s) ch = ch == '_' ? ' ' : ch;
@@ -103,14 +109,6 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
   out["batch"] = {{"micro_batch_per_gpu", l.micro_batch},
                   {"gradient_accumulation_steps", l.micro_steps},
                   {"train_batch_size", r.train_batch_size}};
-  Json breakdown = Json::object();
-  for (Category c : kCategories) {
-    breakdown[std::string(plan::category_name(c)) + "_bytes"] = m.gpu_at_peak[c];
-  }
-  Json host_breakdown = Json::object();
-  for (Category c : kCategories) {
-    host_breakdown[std::string(plan::category_name(c)) + "_bytes"] = m.host_at_peak[c];
-  }
   out["memory"] = {
       {"gpu",
        {{"peak_bytes", m.gpu_peak_bytes},
@@ -120,7 +118,7 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
         {"model_states_bytes", m.model_states_bytes},
         {"peak_phase", std::string(plan::phase_name(m.peak_phase))},
         {"peak_op", m.peak_op_name},
-        {"breakdown", breakdown}}},
+        {"breakdown", breakdown_json(m.gpu_at_peak)}}},
       {"cpu",
        {{"peak_bytes", m.host_peak_bytes},
         {"capacity_bytes", m.host_capacity_bytes},
@@ -128,7 +126,7 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
         {"oom", m.host_oom},
         {"pinned_bytes", m.host_pinned_bytes},
         {"nvme_bytes", m.nvme_bytes},
-        {"breakdown", host_breakdown}}}};
+        {"breakdown", breakdown_json(m.host_at_peak)}}}};
   out["plan"] = {{"ops", r.built.plan.ops.size()},
                  {"buffers", r.built.plan.buffers.size()},
                  {"segments", r.built.plan.segments.size()}};
