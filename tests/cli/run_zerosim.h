@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -29,9 +30,10 @@ inline RunResult run_zerosim(const std::string& args) {
   return r;
 }
 
-// Writes `text` to a file under the test temp dir and returns its path.
+// Writes `text` to a file under the test temp dir and returns its path. The name carries the
+// process id: ctest runs test processes in parallel.
 inline std::string write_temp(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "zs_" + name;
+  const std::string path = ::testing::TempDir() + "zs_" + std::to_string(getpid()) + "_" + name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

@@ -1,6 +1,8 @@
 // Helpers for plan/ tests: simulate a config given as text.
 #pragma once
 
+#include <unistd.h>
+
 #include <fstream>
 #include <string>
 
@@ -23,8 +25,10 @@ struct SimSetup {
 };
 
 inline sim::SimulationResult simulate_text(const std::string& config, const SimSetup& s = {}) {
+  // Unique across the test processes ctest runs in parallel.
   static int counter = 0;
-  const std::string path = ::testing::TempDir() + "zs_plan_" + std::to_string(counter++) + ".json";
+  const std::string path = ::testing::TempDir() + "zs_plan_" + std::to_string(getpid()) + "_" +
+                           std::to_string(counter++) + ".json";
   std::ofstream(path) << config;
   sim::SimulationRequest r;
   r.config_path = path;
