@@ -1,5 +1,6 @@
 #include "cli/simulate_command.h"
 
+#include <cstdlib>
 #include <memory>
 
 #include "cli/options.h"
@@ -15,6 +16,7 @@ struct SimulateFlags {
   std::string seq_len;
   bool checkpointing = false;
   std::string attention = "flash";
+  std::string fragmentation;
   bool print_plan = false;
 };
 
@@ -44,6 +46,15 @@ int run_simulate(const SimulateFlags& f) {
                                          "\" is not allowed; expected flash or eager"));
   }
   request.flash_attention = f.attention == "flash";
+  if (!f.fragmentation.empty()) {
+    char* end = nullptr;
+    const double v = std::strtod(f.fragmentation.c_str(), &end);
+    if (end == f.fragmentation.c_str() || *end != '\0' || !(v >= 0 && v <= 1)) {
+      return fail(Status::invalid_argument("--fragmentation: \"" + f.fragmentation +
+                                           "\" is not allowed; expected a fraction from 0 to 1"));
+    }
+    request.fragmentation = v;
+  }
   request.activation_checkpointing = f.checkpointing;
   auto result = sim::simulate(request);
   if (!result.ok()) return fail(result.status());
@@ -73,6 +84,8 @@ std::function<int()> add_simulate_command(CLI::App& app) {
                 "gradient_checkpointing)");
   cmd->add_option("--attention", flags->attention,
                   "flash (fused, the HF SDPA default) or eager (materialises the scores)");
+  cmd->add_option("--fragmentation", flags->fragmentation,
+                  "caching-allocator overhead as a fraction of allocated memory (default 0)");
   cmd->add_flag("--plan", flags->print_plan, "print the plan of the step instead");
   return [flags] { return run_simulate(*flags); };
 }

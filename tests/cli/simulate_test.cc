@@ -104,6 +104,7 @@ TEST(SimulateCli, BadInputExitsOneWithAClearMessage) {
       {"simulate " + ok + " --model gpt2 --gpu a100-80gb --seq-len 4096",
        "seq_len"},  // GPT-2's learned positions stop at 1024
       {"simulate " + ok + " --model gpt2 --gpu a100-80gb --attention fast", "--attention"},
+      {"simulate " + ok + " --model gpt2 --gpu a100-80gb --fragmentation 2", "--fragmentation"},
       {"simulate " + ok + " --model gpt2 --gpu a100-80gb --gpus-per-node 4",
        "train_batch_size 256 != micro_batch_per_gpu 8"},
       {"simulate " + source("configs/examples/seed000_zero3_offload_auto.json") +

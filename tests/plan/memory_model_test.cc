@@ -137,5 +137,43 @@ TEST(MemoryModel, MatchesDeepSpeedsZero3EstimatorStateTerms) {
             0.001);
 }
 
+// The stage-3 estimator with offload (zero_init=True): GPU 4·largest_layer (+ int(2Ψ/N) for the
+// 16-bit partitions when only the optimizer is offloaded), CPU per node 1.5 x (16Ψ, or 18Ψ with
+// the parameters too) / nodes. The plan puts exactly those on each side, plus the 16-bit gradient
+// partition buffer stage3.py moves to the host with the optimizer (2Ψ/N per rank, pinned).
+TEST(MemoryModel, MatchesDeepSpeedsZero3OffloadEstimators) {
+  for (bool params_too : {false, true}) {
+    SimSetup s;
+    s.model = "llama2-7b";
+    s.seq_len = 512;
+    const std::string extra = params_too ? R"(, "offload_optimizer": {"device": "cpu"},
+                                              "offload_param": {"device": "cpu"})"
+                                         : R"(, "offload_optimizer": {"device": "cpu"})";
+    const sim::SimulationResult r = simulate_text(zero_config(3, extra), s);
+    const Layout& l = r.built.layout;
+    DsEstimatorInputs in;
+    in.total_params = l.psi;
+    in.largest_layer_params = 0;
+    in.num_gpus_per_node = 8;
+    in.cpu_offload = true;
+    in.cpu_offload_params = params_too;
+    const DsModelStatesBytes est = estimate_zero3_model_states_bytes(in);
+    const Bytes gpu_params = live_at(r, "step.sub_group.0.optimizer.cpu", {Category::kParams});
+    if (params_too) {
+      EXPECT_EQ(est.gpu_bytes, 0);
+      EXPECT_EQ(r.memory.model_states_bytes, 0);
+    } else {
+      EXPECT_EQ(est.gpu_bytes, l.psi * 2 / 8);
+      EXPECT_GE(gpu_params, l.psi3 * 2);
+      EXPECT_EQ(r.memory.model_states_bytes, l.psi3 * 2);
+    }
+    const Bytes host = r.memory.host_peak_bytes;
+    const Bytes grad_partition = 8 * l.psi3 * 2;
+    const double expected = static_cast<double>(est.cpu_bytes) / 1.5 + static_cast<double>(grad_partition);
+    EXPECT_LT(std::abs(static_cast<double>(host) - expected) / expected, 0.001)
+        << (params_too ? "both" : "optimizer") << ": " << host << " vs " << expected;
+  }
+}
+
 }  // namespace
 }  // namespace zs::plan
