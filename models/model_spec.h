@@ -44,6 +44,8 @@ struct LinearBiases {
   bool qkv = false;       // q/k/v projections (GPT-2 c_attn, Qwen2 q/k/v_proj)
   bool attn_out = false;  // attention output projection (c_proj / o_proj)
   bool mlp = false;       // every MLP matrix (c_fc, c_proj / gate, up, down)
+
+  bool operator==(const LinearBiases&) const = default;
 };
 
 // Dropout probabilities in [0, 1). A probability of 0 means no dropout op: PyTorch's dropout
@@ -52,6 +54,8 @@ struct DropoutProbs {
   double embd = 0;   // after the embedding sum (GPT-2 embd_pdrop)
   double attn = 0;   // on the attention probabilities (attn_pdrop / attention_dropout)
   double resid = 0;  // on each sublayer output before the residual add (GPT-2 resid_pdrop)
+
+  bool operator==(const DropoutProbs&) const = default;
 };
 
 struct ModelSpec {
@@ -82,6 +86,8 @@ struct ModelSpec {
   std::int64_t q_dim() const { return num_heads * head_dim; }
   // Key (and value) width num_kv_heads * head_dim.
   std::int64_t kv_dim() const { return num_kv_heads * head_dim; }
+
+  bool operator==(const ModelSpec&) const = default;
 };
 
 // "gpt2", "llama", "mistral", "qwen2": the HF model_type string.

@@ -4,8 +4,21 @@
 
 namespace zs::plan {
 
+PlanBuilder::PlanBuilder(const Layout& layout) : l_(layout) {
+  const std::size_t distinct = static_cast<std::size_t>(std::min(layout.micro_steps, 3));
+  const std::size_t per_block = layout.stage == 3 ? 3 : 2;
+  const std::size_t ops = layout.trace.size() * distinct * per_block + 64;
+  plan_.ops.reserve(ops);
+  plan_.buffers.reserve(ops);
+  plan_.dep_ids.reserve(2 * ops);
+  plan_.names.reserve(48 * ops);
+}
+
 int PlanBuilder::stream(int* slot, const char* name, StreamKind kind) {
-  if (*slot < 0) *slot = plan_.add_stream(name, kind);
+  if (*slot < 0) {
+    *slot = plan_.add_stream(name, kind);
+    last_on_.push_back(-1);
+  }
   return *slot;
 }
 
@@ -22,28 +35,43 @@ int PlanBuilder::d2h_stream() { return stream(&d2h_, "d2h", StreamKind::kCopyD2H
 int PlanBuilder::cpu_stream() { return stream(&cpu_, "cpu", StreamKind::kCpu); }
 int PlanBuilder::nvme_stream() { return stream(&nvme_, "nvme", StreamKind::kNvme); }
 
-int PlanBuilder::persistent(std::string name, Bytes bytes, Device device, Category category,
+int PlanBuilder::persistent(Name name, Bytes bytes, Device device, Category category,
                             bool model_state) {
-  return plan_.add_buffer(
-      Buffer{std::move(name), bytes, device, category, model_state ? bytes : 0, true});
+  return plan_.add_buffer(Buffer{plan_.add_name(name), bytes, device, category,
+                                 model_state ? bytes : 0, true});
 }
 
-int PlanBuilder::buffer(std::string name, Bytes bytes, Device device, Category category,
+int PlanBuilder::buffer(Name name, Bytes bytes, Device device, Category category,
                         bool model_state) {
-  return plan_.add_buffer(
-      Buffer{std::move(name), bytes, device, category, model_state ? bytes : 0, false});
+  return plan_.add_buffer(Buffer{plan_.add_name(name), bytes, device, category,
+                                 model_state ? bytes : 0, false});
 }
 
-int PlanBuilder::op(std::string name, int stream_id, Phase phase, Work work,
-                    std::vector<int> deps) {
+int PlanBuilder::op(Name name, int stream_id, Phase phase, Work work,
+                    std::span<const int> deps) {
   Op o;
-  o.name = std::move(name);
+  o.name = plan_.add_name(name);
   o.stream = stream_id;
   o.phase = phase;
   o.work = std::move(work);
-  o.deps = std::move(deps);
-  return plan_.add_op(std::move(o));
+  const int id = plan_.add_op(std::move(o), deps);
+  last_on_[stream_id] = id;
+  return id;
 }
+
+void PlanBuilder::alloc(int op_id, int buffer_id) {
+  Buffer& b = plan_.buffers[buffer_id];
+  ZS_CHECK(!b.persistent && b.alloc_op < 0);
+  b.alloc_op = op_id;
+}
+
+void PlanBuilder::free(int op_id, int buffer_id) {
+  Buffer& b = plan_.buffers[buffer_id];
+  ZS_CHECK(!b.persistent && b.free_op < 0);
+  b.free_op = op_id;
+}
+
+int PlanBuilder::last_on(int stream_id) const { return last_on_[stream_id]; }
 
 void PlanBuilder::begin_segment(std::string name, int repeat) {
   ZS_CHECK(!open_.has_value());
@@ -83,76 +111,50 @@ ComputeWork compute_work(const Block& blk, Pass pass) {
   return w;
 }
 
-bool first_of_layer(const Layout& l, int i) {
-  return i == 0 || l.blocks[i - 1].layer != l.blocks[i].layer;
-}
-
-bool last_of_layer(const Layout& l, int i) {
-  return i + 1 == static_cast<int>(l.blocks.size()) || l.blocks[i + 1].layer != l.blocks[i].layer;
-}
-
 }  // namespace
-
-bool is_checkpointed(const Layout& l, int block) {
-  const int layer = l.blocks[block].layer;
-  return l.checkpointing && layer >= 0 && layer < l.blocks.back().layer;
-}
-
-std::vector<TraceEntry> micro_step_trace(const Layout& l) {
-  const int n = static_cast<int>(l.blocks.size());
-  std::vector<TraceEntry> trace;
-  trace.reserve(3 * n);
-  for (int i = 0; i < n; ++i) trace.push_back({i, Pass::kForward});
-  for (int i = n - 1; i >= 0; --i) {
-    if (is_checkpointed(l, i) && last_of_layer(l, i)) {
-      int first = i;
-      while (!first_of_layer(l, first)) --first;
-      for (int j = first; j <= i; ++j) trace.push_back({j, Pass::kRecompute});
-    }
-    trace.push_back({i, Pass::kBackward});
-  }
-  return trace;
-}
 
 int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHooks& hooks) {
   const Layout& l = b.layout();
-  const int n = static_cast<int>(l.blocks.size());
+  const int n = static_cast<int>(l.blocks().size());
   const int compute = b.compute_stream();
   // Checkpointing keeps each layer's input: e bytes per token per hidden unit.
   const Bytes checkpoint_bytes = l.micro_batch * l.seq_len * l.hidden * l.param_bytes;
   std::vector<int> act(n, -1);   // the saved (or recomputed) activations of each block
   std::vector<int> ckpt(n, -1);  // the checkpoint, held by the first block of each layer
+  std::vector<int> deps;
   int logits = -1;
   int last = -1;
-  for (const TraceEntry& t : micro_step_trace(l)) {
-    const Block& blk = l.blocks[t.block];
-    const int id = b.op(label + "." + std::string(pass_name(t.pass)) + "." + blk.name, compute,
+  for (const TraceEntry& t : l.trace) {
+    const Block& blk = l.blocks()[t.block];
+    deps.clear();
+    hooks.before(t.block, t.pass, &deps);
+    const int id = b.op({label, ".", pass_name(t.pass), ".", blk.name}, compute,
                         t.pass == Pass::kForward ? Phase::kForward : Phase::kBackward,
-                        compute_work(blk, t.pass), hooks.before(t.block, t.pass));
-    const bool ckpt_block = is_checkpointed(l, t.block);
+                        compute_work(blk, t.pass), deps);
+    const bool ckpt_block = l.is_checkpointed(t.block);
     if (t.pass == Pass::kForward) {
-      if (ckpt_block && first_of_layer(l, t.block)) {
-        ckpt[t.block] = b.buffer(label + ".ckpt.layer" + std::to_string(blk.layer),
+      if (ckpt_block && l.first_of_layer(t.block)) {
+        ckpt[t.block] = b.buffer({label, ".ckpt.layer", std::to_string(blk.layer)},
                                  checkpoint_bytes, Device::kGpu, Category::kActivations);
         b.alloc(id, ckpt[t.block]);
       } else if (!ckpt_block && blk.saved_bytes > 0) {
-        act[t.block] = b.buffer(label + ".act." + blk.name, blk.saved_bytes, Device::kGpu,
+        act[t.block] = b.buffer({label, ".act.", blk.name}, blk.saved_bytes, Device::kGpu,
                                 Category::kActivations);
         b.alloc(id, act[t.block]);
       }
       if (blk.name == "lm_head") {
         // The training loop holds the output's logits through backward (models/activations.h).
-        const auto& shape = std::get<models::GemmShape>(l.ops[blk.first_op].shape);
-        logits = b.buffer(label + ".logits", shape.m * shape.n * l.param_bytes, Device::kGpu,
+        const auto& shape = std::get<models::GemmShape>(l.ops()[blk.first_op].shape);
+        logits = b.buffer({label, ".logits"}, shape.m * shape.n * l.param_bytes, Device::kGpu,
                           Category::kActivations);
         b.alloc(id, logits);
       }
     } else if (t.pass == Pass::kRecompute) {
       // The first block's saved input is the checkpoint itself, not a new tensor.
-      const Bytes reused = first_of_layer(l, t.block) ? std::min(blk.saved_bytes, checkpoint_bytes)
-                                                      : 0;
+      const Bytes reused =
+          l.first_of_layer(t.block) ? std::min(blk.saved_bytes, checkpoint_bytes) : 0;
       if (blk.saved_bytes > reused) {
-        act[t.block] = b.buffer(label + ".recomputed." + blk.name, blk.saved_bytes - reused,
+        act[t.block] = b.buffer({label, ".recomputed.", blk.name}, blk.saved_bytes - reused,
                                 Device::kGpu, Category::kActivations);
         b.alloc(id, act[t.block]);
       }

@@ -5,8 +5,11 @@
 #pragma once
 
 #include <functional>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "plan/layout.h"
@@ -16,7 +19,8 @@ namespace zs::plan {
 
 class PlanBuilder {
  public:
-  explicit PlanBuilder(const Layout& layout) : l_(layout) {}
+  // Reserves room for the plan's ops, buffers and names (a guess from the trace length).
+  explicit PlanBuilder(const Layout& layout);
 
   const Layout& layout() const { return l_; }
   Plan& plan() { return plan_; }
@@ -31,18 +35,26 @@ class PlanBuilder {
   int cpu_stream();
   int nvme_stream();
 
-  int persistent(std::string name, Bytes bytes, Device device, Category category,
+  // Names are given as parts that are concatenated: {label, ".ipg.", std::to_string(i)}.
+  using Name = std::initializer_list<std::string_view>;
+
+  int persistent(Name name, Bytes bytes, Device device, Category category,
                  bool model_state = false);
-  int buffer(std::string name, Bytes bytes, Device device, Category category,
-             bool model_state = false);
+  int buffer(Name name, Bytes bytes, Device device, Category category, bool model_state = false);
 
   // Appends an op; returns its id. The op also depends on the last op issued on its stream
   // only implicitly (streams are FIFO); `deps` are the cross-stream dependencies.
-  int op(std::string name, int stream, Phase phase, Work work, std::vector<int> deps = {});
+  int op(Name name, int stream, Phase phase, Work work, std::span<const int> deps);
+  int op(Name name, int stream, Phase phase, Work work, std::initializer_list<int> deps = {}) {
+    return op(name, stream, phase, std::move(work), std::span<const int>(deps.begin(), deps.size()));
+  }
   Op& at(int id) { return plan_.ops[id]; }
-  void alloc(int op_id, int buffer_id) { plan_.ops[op_id].allocs.push_back(buffer_id); }
-  void free(int op_id, int buffer_id) { plan_.ops[op_id].frees.push_back(buffer_id); }
+  // Buffer `buffer_id` is allocated when op `op_id` is issued / released after it is issued.
+  void alloc(int op_id, int buffer_id);
+  void free(int op_id, int buffer_id);
   int last_op() const { return static_cast<int>(plan_.ops.size()) - 1; }
+  // The last op issued on `stream`, or -1.
+  int last_on(int stream) const;
 
   void begin_segment(std::string name, int repeat);
   void end_segment();
@@ -54,36 +66,22 @@ class PlanBuilder {
 
   const Layout& l_;
   Plan plan_;
+  std::vector<int> last_on_;  // per stream
   int compute_ = -1, reduce_ = -1, gather_ = -1, h2d_ = -1, d2h_ = -1, cpu_ = -1, nvme_ = -1;
   std::optional<Segment> open_;
 };
 
 // What the stage adds around the model's blocks in one micro-step.
 struct MicroStepHooks {
-  // Before block `b` runs in `pass`: ops the compute must wait for (stage-3 fetches).
-  std::function<std::vector<int>(int b, Pass pass)> before = [](int, Pass) {
-    return std::vector<int>();
-  };
+  // Before block `b` runs in `pass`: appends to *deps the ops its compute must wait for
+  // (stage-3 fetches).
+  std::function<void(int b, Pass pass, std::vector<int>* deps)> before = [](int, Pass,
+                                                                           std::vector<int>*) {};
   // After block `b`'s compute op `op` was issued in `pass`.
   std::function<void(int b, Pass pass, int op)> after = [](int, Pass, int) {};
   // After the last backward block: the backward epilogue.
   std::function<void(int last_op)> end_backward = [](int) {};
 };
-
-// One step of a micro-step's compute: block `block` run in `pass`. Backward recomputes a
-// checkpointed layer's blocks just before the layer's own backward.
-struct TraceEntry {
-  int block = 0;
-  Pass pass = Pass::kForward;
-};
-
-// The order in which one micro-step runs its blocks (what DeepSpeed's stage-3 coordinator
-// records as its trace): every block forward, then backward from the last block, with the
-// blocks of each checkpointed layer recomputed just before that layer's backward.
-std::vector<TraceEntry> micro_step_trace(const Layout& l);
-
-// Transformer layers are 0..L-1; the embedding is -1 and the final norm, head and loss are L.
-bool is_checkpointed(const Layout& l, int block);
 
 // The label a micro-step's op and buffer names start with ("mb0", "mb1-6", ...).
 std::string micro_step_label(int first, int last);

@@ -21,16 +21,16 @@ class GradBucket {
 
   // True when adding parameter p must first reduce the current bucket.
   bool would_overflow(int p) const {
-    const std::int64_t n = b_.layout().params[p].numel;
+    const std::int64_t n = b_.layout().params()[p].numel;
     return elems_ > 0 && elems_ + n > b_.layout().bucket_elems;
   }
 
   // Adds p's gradient, produced by op `producer`.
   void add(int p, int producer) {
     const Layout& l = b_.layout();
-    const std::int64_t n = l.params[p].numel;
+    const std::int64_t n = l.params()[p].numel;
     if (n > l.bucket_elems && own_for_large_) {
-      own_.push_back(b_.buffer(label_ + ".grad." + l.params[p].name, n * l.param_bytes,
+      own_.push_back(b_.buffer({label_, ".grad.", l.params()[p].name}, n * l.param_bytes,
                                Device::kGpu, Category::kGrads));
       b_.alloc(producer, own_.back());
     }

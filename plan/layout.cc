@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "models/op_graph.h"
 
 namespace zs::plan {
 namespace {
@@ -21,7 +20,7 @@ Status need(bool ok, const std::string& msg) {
 
 int Layout::ranks_spanned(int id) const {
   const std::int64_t off = flat_offset[id];
-  const std::int64_t n = params[id].numel;
+  const std::int64_t n = params()[id].numel;
   if (off < 0 || n == 0) return 0;
   const std::int64_t first = off / partition;
   const std::int64_t last = (off + n - 1) / partition;
@@ -32,7 +31,7 @@ bool Layout::owned_by_rank(int id) const {
   const std::int64_t off = flat_offset[id];
   if (off < 0) return false;
   const std::int64_t lo = static_cast<std::int64_t>(rank) * partition;
-  return off < lo + partition && off + params[id].numel > lo;
+  return off < lo + partition && off + params()[id].numel > lo;
 }
 
 std::int64_t Layout::owned_elems(int id) const {
@@ -40,8 +39,41 @@ std::int64_t Layout::owned_elems(int id) const {
   if (off < 0) return 0;
   const std::int64_t lo = static_cast<std::int64_t>(rank) * partition;
   const std::int64_t hi = lo + partition;
-  return std::max<std::int64_t>(0, std::min(hi, off + params[id].numel) - std::max(lo, off));
+  return std::max<std::int64_t>(0, std::min(hi, off + params()[id].numel) - std::max(lo, off));
 }
+
+bool Layout::is_checkpointed(int block) const {
+  const int layer = blocks()[block].layer;
+  return checkpointing && layer >= 0 && layer < blocks().back().layer;
+}
+
+bool Layout::first_of_layer(int i) const {
+  return i == 0 || blocks()[i - 1].layer != blocks()[i].layer;
+}
+
+bool Layout::last_of_layer(int i) const {
+  return i + 1 == static_cast<int>(blocks().size()) || blocks()[i + 1].layer != blocks()[i].layer;
+}
+
+namespace {
+
+std::vector<TraceEntry> micro_step_trace(const Layout& l) {
+  const int n = static_cast<int>(l.blocks().size());
+  std::vector<TraceEntry> trace;
+  trace.reserve(3 * n);
+  for (int i = 0; i < n; ++i) trace.push_back({i, Pass::kForward});
+  for (int i = n - 1; i >= 0; --i) {
+    if (l.is_checkpointed(i) && l.last_of_layer(i)) {
+      int first = i;
+      while (!l.first_of_layer(first)) --first;
+      for (int j = first; j <= i; ++j) trace.push_back({j, Pass::kRecompute});
+    }
+    trace.push_back({i, Pass::kBackward});
+  }
+  return trace;
+}
+
+}  // namespace
 
 Result<Layout> make_layout(const PlanRequest& r) {
   ZS_CHECK(r.config != nullptr && r.model != nullptr && r.cluster != nullptr);
@@ -90,38 +122,38 @@ Result<Layout> make_layout(const PlanRequest& r) {
   }
 
   const models::Workload w{l.micro_batch, l.seq_len, l.param_bytes, r.flash_attention};
-  ZS_RETURN_IF_ERROR(models::validate_workload(*r.model, w));
-  l.hidden = r.model->hidden_size;
-  l.params = models::parameter_tensors(*r.model);
-  l.ops = models::forward_ops(*r.model, w);
-  l.blocks = make_blocks(l.ops, l.params);
-  l.grad_order = models::gradient_ready_order(*r.model);
-  l.flat_offset.assign(l.params.size(), -1);
-  std::int64_t offset = 0;
-  for (const models::ParamTensor& p : l.params) {
-    if (p.tied) continue;
-    l.real_params.push_back(p.id);
-    l.flat_offset[p.id] = offset;
-    offset += p.numel;
-    l.largest_param = std::max(l.largest_param, p.numel);
+  if (r.graph != nullptr && r.graph->matches(*r.model, w)) {
+    l.graph = r.graph;
+  } else {
+    ZS_ASSIGN_OR_RETURN(l.graph, make_model_graph(*r.model, w));
   }
-  l.psi = offset;
+  const ModelGraph& g = *l.graph;
+  l.hidden = g.hidden;
+  l.psi = g.psi;
+  l.largest_param = g.largest_param;
+  l.trace = micro_step_trace(l);
+  l.flat_offset.assign(g.params.size(), -1);
+  std::int64_t offset = 0;
+  for (int id : g.real_params) {
+    l.flat_offset[id] = offset;
+    offset += g.params[id].numel;
+  }
 
   // Stage 1/2 partitions (stage_1_and_2.py: pad to a multiple of 2N, N equal partitions).
   const std::int64_t align = 2LL * l.world;
   l.padded = (l.psi + align - 1) / align * align;
   l.partition = l.padded / l.world;
   l.rank = l.world - 1;
-  for (int id : l.real_params) {
-    if (l.owned_by_rank(id)) l.owned_full += l.params[id].numel;
+  for (int id : g.real_params) {
+    if (l.owned_by_rank(id)) l.owned_full += g.params[id].numel;
   }
 
   // Stage 3 (parameter_offload.py persistence; stage3.py sub-groups).
-  l.persistent.assign(l.params.size(), false);
+  l.persistent.assign(g.params.size(), false);
   std::int64_t persistent_total = 0;
   std::int64_t group = 0;
-  for (int id : l.real_params) {
-    const std::int64_t n = l.params[id].numel;
+  for (int id : g.real_params) {
+    const std::int64_t n = g.params[id].numel;
     if (n <= c.zero.param_persistence_threshold.value &&
         persistent_total + n <= c.zero.model_persistence_threshold.value) {
       l.persistent[id] = true;
@@ -136,6 +168,12 @@ Result<Layout> make_layout(const PlanRequest& r) {
     }
   }
   if (group > 0) l.sub_groups.push_back(group);
+  l.gathered_params.resize(g.blocks.size());
+  for (std::size_t b = 0; b < g.blocks.size(); ++b) {
+    for (int p : g.blocks[b].params) {
+      if (!l.persistent[p]) l.gathered_params[b].push_back(p);
+    }
+  }
   return l;
 }
 

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "models/ops.h"
 #include "models/parameters.h"
 #include "plan/blocks.h"
+#include "plan/model_graph.h"
 #include "plan/plan.h"
 
 namespace zs::plan {
@@ -30,6 +32,15 @@ struct PlanRequest {
   // section only configures models that call deepspeed.checkpointing, so this is a separate flag.
   bool activation_checkpointing = false;
   bool flash_attention = true;  // SDPA / FlashAttention-2, the HF default on GPUs
+  // The model's graph for this workload when the caller already has it (a sweep shares one);
+  // built here when null or built for another workload.
+  std::shared_ptr<const ModelGraph> graph;
+};
+
+// One step of a micro-step's compute: block `block` run in `pass`.
+struct TraceEntry {
+  int block = 0;
+  Pass pass = Pass::kForward;
 };
 
 struct Layout {
@@ -57,14 +68,19 @@ struct Layout {
   double offload_ratio = 1.0;  // stage 3 partial offload (Twin-Flow)
 
   // Model.
-  std::vector<models::ParamTensor> params;  // every tensor, aliases flagged (parameters.h)
-  std::vector<int> real_params;             // non-alias ids, registration order
-  std::int64_t hidden = 0;                  // h
-  std::int64_t psi = 0;                     // trainable parameters
-  std::int64_t largest_param = 0;           // L_max
-  std::vector<models::Op> ops;              // forward ops of one micro-step
-  std::vector<Block> blocks;
-  std::vector<int> grad_order;  // non-alias ids in the order backward completes them
+  std::shared_ptr<const ModelGraph> graph;
+  std::int64_t hidden = 0;         // h
+  std::int64_t psi = 0;            // trainable parameters
+  std::int64_t largest_param = 0;  // L_max
+  const std::vector<models::ParamTensor>& params() const { return graph->params; }
+  const std::vector<int>& real_params() const { return graph->real_params; }
+  const std::vector<models::Op>& ops() const { return graph->ops; }
+  const std::vector<Block>& blocks() const { return graph->blocks; }
+  const GradFlow& flow() const { return graph->flow; }
+  // The order in which one micro-step runs its blocks (what DeepSpeed's stage-3 coordinator
+  // records as its trace): every block forward, then backward from the last block, with the
+  // blocks of each checkpointed layer recomputed just before that layer's backward.
+  std::vector<TraceEntry> trace;
 
   // Stage 1/2: one flat group padded to a multiple of 2N (stage_1_and_2.py
   // align_dense_tensors; HF's second, no-decay group adds at most 2N more padding).
@@ -78,6 +94,8 @@ struct Layout {
   std::vector<bool> persistent;         // per param id: not partitioned (numel <= threshold)
   std::int64_t psi3 = 0;                // sum of ceil(n / N): the flat partition buffers
   std::vector<std::int64_t> sub_groups;  // S_j, optimizer tiling (sub_group_size)
+  // Per block: its parameters that stage 3 gathers (the non-persistent ones).
+  std::vector<std::vector<int>> gathered_params;
 
   std::int64_t partition_numel(std::int64_t numel) const { return (numel + world - 1) / world; }
   // True when parameter `id`'s slice of the flat group lies in ranks spanning `ranks` > 1.
@@ -85,6 +103,11 @@ struct Layout {
   bool owned_by_rank(int id) const;
   // Elements of parameter `id` inside this rank's stage-1/2 partition.
   std::int64_t owned_elems(int id) const;
+  // Transformer layers are 0..L-1; the embedding is -1 and the final norm, head and loss are L.
+  // A block is checkpointed when its layer is a transformer layer and checkpointing is on.
+  bool is_checkpointed(int block) const;
+  bool first_of_layer(int block) const;
+  bool last_of_layer(int block) const;
 };
 
 // kInvalidArgument when the request cannot be planned: batch keys still "auto" or unset, a

@@ -72,17 +72,18 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
     }
     nvme_peak = std::max(nvme_peak, live.nvme);
   };
+  const BufferEvents events = buffer_events(plan);
+  r.timeline.reserve(plan.ops.size() + 1);
   consider(-1, 0);  // before the step: persistent state only
   for (const Segment& s : plan.segments) {
     for (int i = s.first_op; i < s.end_op; ++i) {
-      const Op& op = plan.ops[i];
-      for (int b : op.allocs) live.add(plan.buffers[b], 1);
-      consider(i, op.transient_bytes);
-      for (int b : op.frees) live.add(plan.buffers[b], -1);
+      for (int b : events.allocs(i)) live.add(plan.buffers[b], 1);
+      consider(i, plan.ops[i].transient_bytes);
+      for (int b : events.frees(i)) live.add(plan.buffers[b], -1);
     }
   }
   if (r.peak_op >= 0) {
-    r.peak_op_name = plan.ops[r.peak_op].name;
+    r.peak_op_name = std::string(plan.op_name(r.peak_op));
     r.peak_phase = plan.ops[r.peak_op].phase;
   } else {
     r.peak_op_name = "before the step";

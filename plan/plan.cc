@@ -68,22 +68,6 @@ std::string_view pass_name(Pass p) {
   return "?";
 }
 
-std::string_view collective_name(CollectiveKind k) {
-  switch (k) {
-    case CollectiveKind::kAllReduce:
-      return "all_reduce";
-    case CollectiveKind::kReduceScatter:
-      return "reduce_scatter";
-    case CollectiveKind::kAllGather:
-      return "all_gather";
-    case CollectiveKind::kBroadcast:
-      return "broadcast";
-    case CollectiveKind::kReduce:
-      return "reduce";
-  }
-  return "?";
-}
-
 std::string_view phase_name(Phase p) {
   switch (p) {
     case Phase::kForward:
@@ -100,19 +84,62 @@ std::string_view phase_name(Phase p) {
   return "?";
 }
 
+NameRef Plan::add_name(std::initializer_list<std::string_view> parts) {
+  NameRef r;
+  r.begin = static_cast<std::uint32_t>(names.size());
+  for (std::string_view p : parts) names.append(p);
+  r.size = static_cast<std::uint32_t>(names.size() - r.begin);
+  return r;
+}
+
 int Plan::add_stream(std::string name, StreamKind kind) {
   streams.push_back(Stream{std::move(name), kind});
   return static_cast<int>(streams.size()) - 1;
 }
 
 int Plan::add_buffer(Buffer b) {
-  buffers.push_back(std::move(b));
+  buffers.push_back(b);
   return static_cast<int>(buffers.size()) - 1;
 }
 
-int Plan::add_op(Op op) {
-  ops.push_back(std::move(op));
+int Plan::add_op(Op op, std::span<const int> deps) {
+  op.deps.begin = static_cast<std::uint32_t>(dep_ids.size());
+  dep_ids.insert(dep_ids.end(), deps.begin(), deps.end());
+  op.deps.end = static_cast<std::uint32_t>(dep_ids.size());
+  ops.push_back(op);
   return static_cast<int>(ops.size()) - 1;
+}
+
+int Plan::find_op(std::string_view wanted) const {
+  for (int i = 0; i < static_cast<int>(ops.size()); ++i) {
+    if (op_name(i) == wanted) return i;
+  }
+  return -1;
+}
+
+BufferEvents buffer_events(const Plan& plan) {
+  const int n = static_cast<int>(plan.ops.size());
+  BufferEvents e;
+  e.alloc_begin.assign(n + 1, 0);
+  e.free_begin.assign(n + 1, 0);
+  for (const Buffer& b : plan.buffers) {
+    if (b.alloc_op >= 0) ++e.alloc_begin[b.alloc_op + 1];
+    if (b.free_op >= 0) ++e.free_begin[b.free_op + 1];
+  }
+  for (int i = 0; i < n; ++i) {
+    e.alloc_begin[i + 1] += e.alloc_begin[i];
+    e.free_begin[i + 1] += e.free_begin[i];
+  }
+  e.alloc_ids.resize(e.alloc_begin[n]);
+  e.free_ids.resize(e.free_begin[n]);
+  std::vector<int> a(e.alloc_begin.begin(), e.alloc_begin.end() - 1);
+  std::vector<int> f(e.free_begin.begin(), e.free_begin.end() - 1);
+  for (int id = 0; id < static_cast<int>(plan.buffers.size()); ++id) {
+    const Buffer& b = plan.buffers[id];
+    if (b.alloc_op >= 0) e.alloc_ids[a[b.alloc_op]++] = id;
+    if (b.free_op >= 0) e.free_ids[f[b.free_op]++] = id;
+  }
+  return e;
 }
 
 namespace {
@@ -147,7 +174,7 @@ std::string describe_work(const Work& w) {
   return buf;
 }
 
-std::string ids(const std::vector<int>& v) {
+std::string ids(std::span<const int> v) {
   std::string out;
   for (int i : v) out += (out.empty() ? "" : ",") + std::to_string(i);
   return out.empty() ? "-" : out;
@@ -158,37 +185,33 @@ std::string ids(const std::vector<int>& v) {
 Status validate(const Plan& plan) {
   const int n_ops = static_cast<int>(plan.ops.size());
   const int n_buf = static_cast<int>(plan.buffers.size());
-  std::vector<int> alloc_at(n_buf, -1), free_at(n_buf, -1);
+  auto op_where = [&](int i) {
+    return "op " + std::to_string(i) + " \"" + std::string(plan.op_name(i)) + "\"";
+  };
   for (int i = 0; i < n_ops; ++i) {
     const Op& op = plan.ops[i];
-    const std::string where = "op " + std::to_string(i) + " \"" + op.name + "\"";
     if (op.stream < 0 || op.stream >= static_cast<int>(plan.streams.size())) {
-      return bad(where + " runs on unknown stream " + std::to_string(op.stream));
+      return bad(op_where(i) + " runs on unknown stream " + std::to_string(op.stream));
     }
-    for (int d : op.deps) {
-      if (d < 0 || d >= i) return bad(where + " depends on op " + std::to_string(d));
+    if (op.deps.begin > op.deps.end || op.deps.end > plan.dep_ids.size()) {
+      return bad(op_where(i) + " has a broken dependency range");
     }
-    for (int b : op.allocs) {
-      if (b < 0 || b >= n_buf) return bad(where + " allocates unknown buffer");
-      if (plan.buffers[b].persistent) return bad(where + " allocates a persistent buffer");
-      if (alloc_at[b] >= 0) return bad(where + " allocates \"" + plan.buffers[b].name + "\" again");
-      alloc_at[b] = i;
-    }
-    for (int b : op.frees) {
-      if (b < 0 || b >= n_buf) return bad(where + " frees unknown buffer");
-      if (plan.buffers[b].persistent) return bad(where + " frees a persistent buffer");
-      if (alloc_at[b] < 0)
-        return bad(where + " frees \"" + plan.buffers[b].name + "\" before it is allocated");
-      if (free_at[b] >= 0) return bad(where + " frees \"" + plan.buffers[b].name + "\" twice");
-      free_at[b] = i;
+    for (int d : plan.deps(op)) {
+      if (d < 0 || d >= i) return bad(op_where(i) + " depends on op " + std::to_string(d));
     }
   }
   for (int b = 0; b < n_buf; ++b) {
-    if (plan.buffers[b].persistent) continue;
-    if (alloc_at[b] < 0 || free_at[b] < 0) {
-      return bad("buffer \"" + plan.buffers[b].name + "\" is " +
-                 (alloc_at[b] < 0 ? "never allocated" : "never freed"));
+    const Buffer& buf = plan.buffers[b];
+    const std::string where = "buffer \"" + std::string(plan.buffer_name(b)) + "\"";
+    if (buf.persistent) {
+      if (buf.alloc_op >= 0 || buf.free_op >= 0) {
+        return bad(where + " is persistent but allocated or freed by an op");
+      }
+      continue;
     }
+    if (buf.alloc_op < 0 || buf.alloc_op >= n_ops) return bad(where + " is never allocated");
+    if (buf.free_op < 0 || buf.free_op >= n_ops) return bad(where + " is never freed");
+    if (buf.free_op < buf.alloc_op) return bad(where + " is freed before it is allocated");
   }
   int next = 0;
   for (const Segment& s : plan.segments) {
@@ -198,11 +221,13 @@ Status validate(const Plan& plan) {
     next = s.end_op;
     if (s.repeat == 1) continue;
     for (int b = 0; b < n_buf; ++b) {
-      const bool in_a = alloc_at[b] >= s.first_op && alloc_at[b] < s.end_op;
-      const bool in_f = free_at[b] >= s.first_op && free_at[b] < s.end_op;
+      const Buffer& buf = plan.buffers[b];
+      if (buf.persistent) continue;
+      const bool in_a = buf.alloc_op >= s.first_op && buf.alloc_op < s.end_op;
+      const bool in_f = buf.free_op >= s.first_op && buf.free_op < s.end_op;
       if (in_a != in_f) {
-        return bad("repeated segment \"" + s.name + "\" does not free \"" + plan.buffers[b].name +
-                   "\" that it allocates, or the reverse");
+        return bad("repeated segment \"" + s.name + "\" does not free \"" +
+                   std::string(plan.buffer_name(b)) + "\" that it allocates, or the reverse");
       }
     }
   }
@@ -211,24 +236,31 @@ Status validate(const Plan& plan) {
 }
 
 std::string to_text(const Plan& plan) {
+  const BufferEvents events = buffer_events(plan);
   std::string out = "plan: " + plan.summary + "\n";
   for (const Segment& s : plan.segments) {
     out += "segment " + s.name + " ops " + std::to_string(s.first_op) + "-" +
            std::to_string(s.end_op - 1) + " x" + std::to_string(s.repeat) + "\n";
   }
-  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+  for (int i = 0; i < static_cast<int>(plan.ops.size()); ++i) {
     const Op& op = plan.ops[i];
     out += std::to_string(i) + " [" + plan.streams[op.stream].name + "] " +
-           std::string(phase_name(op.phase)) + " " + op.name + ": " + describe_work(op.work) +
-           " deps " + ids(op.deps) + " alloc " + ids(op.allocs) + " free " + ids(op.frees);
+           std::string(phase_name(op.phase)) + " " + std::string(plan.op_name(i)) + ": " +
+           describe_work(op.work) + " deps " + ids(plan.deps(op)) + " alloc " +
+           ids(events.allocs(i)) + " free " + ids(events.frees(i));
     if (op.transient_bytes > 0) out += " temp " + std::to_string(op.transient_bytes);
+    if (op.host_waits) out += " host_waits";
+    if (op.skipped_on_overflow) out += " skipped_on_overflow";
     out += "\n";
   }
-  for (std::size_t b = 0; b < plan.buffers.size(); ++b) {
+  for (int b = 0; b < static_cast<int>(plan.buffers.size()); ++b) {
     const Buffer& buf = plan.buffers[b];
-    out += "buffer " + std::to_string(b) + " " + buf.name + " " + std::to_string(buf.bytes) + " " +
-           std::string(device_name(buf.device)) + " " + std::string(category_name(buf.category)) +
-           (buf.persistent ? " persistent" : "") + (buf.model_state_bytes > 0 ? " model_state " + std::to_string(buf.model_state_bytes) : "") + "\n";
+    out += "buffer " + std::to_string(b) + " " + std::string(plan.buffer_name(b)) + " " +
+           std::to_string(buf.bytes) + " " + std::string(device_name(buf.device)) + " " +
+           std::string(category_name(buf.category)) + (buf.persistent ? " persistent" : "") +
+           (buf.model_state_bytes > 0 ? " model_state " + std::to_string(buf.model_state_bytes)
+                                      : "") +
+           "\n";
   }
   return out;
 }

@@ -4,18 +4,25 @@
 // interpreters: sim/ prices each op and replays it over streams and links; exec/ launches it.
 //
 // - Ops are listed in host issue order (the order DeepSpeed's Python launches them). An op may
-//   depend only on earlier ops, so the graph is acyclic by construction; it runs on one stream.
-// - Buffers are allocated when the op listing them in `allocs` is issued and released right
-//   after the op listing them in `frees` is issued, which is what PyTorch's caching allocator
-//   counts in torch.cuda.memory_allocated(). Persistent buffers (model states) live throughout.
+//   depend only on earlier ops, so the graph is acyclic by construction; it runs on one stream,
+//   after the op issued before it on that stream (streams are FIFO).
+// - The host issues ops one after another without waiting for them, except after an op marked
+//   `host_waits`: a synchronize, a `.item()`, or work the host thread does itself (CPU Adam).
+// - A buffer is allocated when its `alloc_op` is issued and released right after its `free_op`
+//   is issued, which is what PyTorch's caching allocator counts in
+//   torch.cuda.memory_allocated(). Persistent buffers (model states) live throughout.
 // - Segments group ops. A segment with repeat > 1 stands for that many identical micro-steps
 //   (DeepSpeed's micro-steps between the first and the last do the same work); it must leave
 //   memory as it found it.
 // - Every rank of the data-parallel group is symmetric (ZeRO's partitions are equal-sized, the
 //   padding included), so one rank describes all; collectives name the group they span.
+// - Names and dependency lists live in two arenas (`names`, `dep_ids`) so that building a plan
+//   of 10^4 ops costs no allocation per op: a sweep builds thousands of plans.
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -23,6 +30,7 @@
 
 #include "common/status.h"
 #include "common/units.h"
+#include "kernels/collective.h"
 
 namespace zs::plan {
 
@@ -33,8 +41,20 @@ std::string_view device_name(Device d);
 enum class Category { kParams, kGrads, kOptimizerStates, kActivations, kBuffers, kOther };
 std::string_view category_name(Category c);
 
+// A name in Plan::names.
+struct NameRef {
+  std::uint32_t begin = 0;
+  std::uint32_t size = 0;
+};
+
+// A range of Plan::dep_ids.
+struct IdRange {
+  std::uint32_t begin = 0;
+  std::uint32_t end = 0;
+};
+
 struct Buffer {
-  std::string name;
+  NameRef name;
   Bytes bytes = 0;
   Device device = Device::kGpu;
   Category category = Category::kBuffers;
@@ -43,6 +63,8 @@ struct Buffer {
   // holds straddling parameters in full); 0 for buckets and transient casts.
   Bytes model_state_bytes = 0;
   bool persistent = false;  // allocated before the step and alive after it
+  int alloc_op = -1;        // the op whose issue allocates it (-1: persistent)
+  int free_op = -1;         // the op after whose issue it is released (-1: persistent)
 };
 
 enum class StreamKind { kCompute, kCollective, kCopyH2D, kCopyD2H, kCpu, kNvme };
@@ -66,8 +88,8 @@ struct ComputeWork {
   Bytes hbm_bytes = 0;
 };
 
-enum class CollectiveKind { kAllReduce, kReduceScatter, kAllGather, kBroadcast, kReduce };
-std::string_view collective_name(CollectiveKind k);
+using CollectiveKind = kernels::Collective;
+using kernels::collective_name;
 
 // A collective over the data-parallel group. `bytes` is the size of the whole buffer the
 // collective produces on each rank (the all-reduced bucket; the gathered tensor; the input of a
@@ -112,14 +134,14 @@ enum class Phase { kForward, kBackward, kReduce, kStep, kPostStep };
 std::string_view phase_name(Phase p);
 
 struct Op {
-  std::string name;  // unique and stable, e.g. "mb0.fwd.layers.3.mlp", "step.adam"
+  NameRef name;  // unique and stable, e.g. "mb0.fwd.layers.3.mlp", "step.optimizer"
   int stream = 0;
   Phase phase = Phase::kForward;
   Work work;
-  std::vector<int> deps;      // ids of earlier ops that must finish first
-  std::vector<int> allocs;    // buffer ids allocated when this op is issued
-  std::vector<int> frees;     // buffer ids released after this op is issued
+  IdRange deps;               // ids of earlier ops that must finish first (Plan::deps)
   Bytes transient_bytes = 0;  // GPU working memory while it runs (activation gradients, temps)
+  bool host_waits = false;    // the host blocks until it has finished
+  bool skipped_on_overflow = false;  // not run when the fp16 loss scaler finds an overflow
 };
 
 struct Segment {
@@ -137,21 +159,54 @@ struct Plan {
   std::vector<Buffer> buffers;
   std::vector<Op> ops;
   std::vector<Segment> segments;
+  std::string names;         // the text NameRefs point into
+  std::vector<int> dep_ids;  // the ids IdRanges point into
+
+  // Appends the concatenation of `parts` to `names`.
+  NameRef add_name(std::initializer_list<std::string_view> parts);
+  std::string_view name(NameRef r) const { return {names.data() + r.begin, r.size}; }
+  std::string_view op_name(int op) const { return name(ops[op].name); }
+  std::string_view buffer_name(int buffer) const { return name(buffers[buffer].name); }
+  std::span<const int> deps(const Op& op) const {
+    return {dep_ids.data() + op.deps.begin, op.deps.end - op.deps.begin};
+  }
 
   int add_stream(std::string name, StreamKind kind);
   int add_buffer(Buffer b);
-  int add_op(Op op);  // returns its id
+  int add_op(Op op, std::span<const int> deps);  // returns its id; op.deps is set here
+  // The id of the op named `name`, or -1. Linear: for tests and tools.
+  int find_op(std::string_view name) const;
 };
 
+// Which buffers each op allocates and frees, in buffer id order: the inverse of
+// Buffer::alloc_op / free_op.
+struct BufferEvents {
+  std::vector<int> alloc_begin;  // ops + 1 offsets into alloc_ids
+  std::vector<int> alloc_ids;
+  std::vector<int> free_begin;
+  std::vector<int> free_ids;
+
+  std::span<const int> allocs(int op) const {
+    return {alloc_ids.data() + alloc_begin[op],
+            static_cast<std::size_t>(alloc_begin[op + 1] - alloc_begin[op])};
+  }
+  std::span<const int> frees(int op) const {
+    return {free_ids.data() + free_begin[op],
+            static_cast<std::size_t>(free_begin[op + 1] - free_begin[op])};
+  }
+};
+// REQUIRES: every buffer's alloc_op and free_op is -1 or an op id.
+BufferEvents buffer_events(const Plan& plan);
+
 // OK when the plan is well formed: every op's stream exists; deps name earlier ops; every
-// non-persistent buffer is allocated exactly once and freed exactly once, after; persistent
+// non-persistent buffer is allocated by an op and freed by the same or a later one; persistent
 // buffers are never allocated or freed by an op; segments tile the op list in order; a repeated
 // segment frees what it allocates. Otherwise kInvalidArgument naming the op or buffer (a plan/
 // bug, reported as a Status so tests can show it).
 Status validate(const Plan& plan);
 
-// One line per op: "id stream phase name work deps allocs frees", then the buffers, for tests
-// and debugging. Deterministic.
+// One line per op: "id [stream] phase name: work deps allocs frees", then the buffers, for
+// tests and debugging. Deterministic.
 std::string to_text(const Plan& plan);
 
 }  // namespace zs::plan

@@ -5,7 +5,6 @@
 // bf16 is DDP_BFLOAT16, the same classes). fp32 has no wrapper. After the last micro-step's
 // backward the gradients are all-reduced in buckets of MEMORY_OPT_ALLREDUCE_SIZE elements on the
 // compute stream, not overlapped (engine.py buffered_allreduce_fallback).
-#include "plan/grad_flow.h"
 #include "plan/schedules.h"
 
 namespace zs::plan {
@@ -24,12 +23,12 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
                       c.optimizer.kind == configs::OptimizerKind::kAdamW);
   const Bytes e = l.param_bytes;
   const std::int64_t psi = l.psi;
+  const GradFlow& flow = l.flow();
   const int compute = b.compute_stream();
-  b.persistent("params", psi * e, Device::kGpu, Category::kParams, true);
-  if (mixed) b.persistent("master_params.fp32", psi * 4, Device::kGpu, Category::kOptimizerStates, true);
-  b.persistent("optimizer_states", psi * optimizer_state_bytes_per_param(c), Device::kGpu,
+  b.persistent({"params"}, psi * e, Device::kGpu, Category::kParams, true);
+  if (mixed) b.persistent({"master_params.fp32"}, psi * 4, Device::kGpu, Category::kOptimizerStates, true);
+  b.persistent({"optimizer_states"}, psi * optimizer_state_bytes_per_param(c), Device::kGpu,
                Category::kOptimizerStates, true);
-  const GradFlow flow = make_grad_flow(l);
   std::vector<int> grads;  // per-block gradient buffers, from micro-step 0 to the step
 
   for_each_micro_step(b, [&](const std::string& label, int index) {
@@ -37,9 +36,9 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
     hooks.after = [&](int blk, Pass pass, int op) {
       if (pass != Pass::kBackward) return;
       std::int64_t numel = 0;
-      for (int p : flow.created[blk]) numel += l.params[p].numel;
+      for (int p : flow.created[blk]) numel += l.params()[p].numel;
       if (index == 0 && numel > 0) {
-        grads.push_back(b.buffer("grads." + l.blocks[blk].name, numel * e, Device::kGpu,
+        grads.push_back(b.buffer({"grads.", l.blocks()[blk].name}, numel * e, Device::kGpu,
                                  Category::kGrads, true));
         b.alloc(op, grads.back());
       } else if (index > 0) {
@@ -50,7 +49,7 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       if (index != l.micro_steps - 1 || l.world == 1) return;
       std::int64_t bucket = 0;
       auto flush = [&]() {
-        const int op = b.op(label + ".allreduce." + std::to_string(b.plan().ops.size()), compute,
+        const int op = b.op({label, ".allreduce.", std::to_string(b.plan().ops.size())}, compute,
                             Phase::kReduce,
                             CollectiveWork{CollectiveKind::kAllReduce, bucket * l.comm_bytes,
                                            l.world},
@@ -59,8 +58,8 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
         b.at(op).transient_bytes = bucket * e + (l.comm_bytes != e ? bucket * l.comm_bytes : 0);
         bucket = 0;
       };
-      for (int p : l.real_params) {
-        bucket += l.params[p].numel;
+      for (int p : l.real_params()) {
+        bucket += l.params()[p].numel;
         if (bucket > kAllreduceBucketElems) flush();
       }
       if (bucket > 0) flush();
@@ -73,8 +72,8 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
   if (mixed) {
     // FP16_Optimizer: a list of fp32 copies of the gradients, then their flattened copy; the
     // 16-bit gradients are dropped once flattened (fp16/fused_optimizer.py step).
-    fp32_grads = b.buffer("step.grads.fp32", psi * 4, Device::kGpu, Category::kGrads);
-    const int cast = b.op("step.cast_grads", compute, Phase::kStep,
+    fp32_grads = b.buffer({"step.grads.fp32"}, psi * 4, Device::kGpu, Category::kGrads);
+    const int cast = b.op({"step.cast_grads"}, compute, Phase::kStep,
                           MemoryWork{psi * e, psi * 4 * (fused ? 2 : 1)});
     b.alloc(cast, fp32_grads);
     if (fused) {
@@ -82,11 +81,11 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       for (int g : grads) b.free(cast, g);
     }
   }
-  const int step = b.op("step.optimizer", compute, Phase::kStep,
+  const int step = b.op({"step.optimizer"}, compute, Phase::kStep,
                         OptimizerWork{false, psi, psi * 28});
   if (fp32_grads >= 0) b.free(step, fp32_grads);
   if (mixed) {
-    const int copy = b.op("step.copy_params", compute, Phase::kStep, MemoryWork{psi * 4, psi * e});
+    const int copy = b.op({"step.copy_params"}, compute, Phase::kStep, MemoryWork{psi * 4, psi * e});
     if (!fused) {
       for (int g : grads) b.free(copy, g);  // the engine's zero_grad after the step
     }

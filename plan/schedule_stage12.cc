@@ -23,7 +23,6 @@
 #include <map>
 
 #include "plan/grad_bucket.h"
-#include "plan/grad_flow.h"
 #include "plan/schedules.h"
 
 namespace zs::plan {
@@ -57,7 +56,7 @@ class Reducer {
     if (!ipg_->empty() || !l_.contiguous_gradients) return;
     const int k = l_.overlap_comm ? 2 : 1;
     for (int i = 0; i < k; ++i) {
-      ipg_->push_back(b_.buffer(label_ + ".ipg." + std::to_string(i),
+      ipg_->push_back(b_.buffer({label_, ".ipg.", std::to_string(i)},
                                 l_.bucket_elems * l_.param_bytes, Device::kGpu,
                                 Category::kBuffers));
       b_.alloc(producer, ipg_->back());
@@ -73,11 +72,11 @@ class Reducer {
       owned_elems += l_.owned_elems(p);
       if (l_.owned_by_rank(p)) {
         owned = true;
-        owned_full += l_.params[p].numel;
+        owned_full += l_.params()[p].numel;
       }
     }
     const std::int64_t elems = bucket_.elems();
-    const int op = b_.op(label_ + ".allreduce." + std::to_string(flushes_.size()),
+    const int op = b_.op({label_, ".allreduce.", std::to_string(flushes_.size())},
                          b_.reduce_stream(), Phase::kReduce,
                          CollectiveWork{CollectiveKind::kAllReduce, elems * l_.comm_bytes,
                                         l_.world},
@@ -87,7 +86,7 @@ class Reducer {
     b_.at(op).transient_bytes = (one_rank() ? 0 : elems * l_.param_bytes) +
                                 (l_.comm_bytes != l_.param_bytes ? elems * l_.comm_bytes : 0);
     if (owned && !l_.offload_optimizer && partition_ < 0) {
-      partition_ = b_.buffer(label_ + ".grads_in_partition", l_.owned_full * l_.param_bytes,
+      partition_ = b_.buffer({label_, ".grads_in_partition"}, l_.owned_full * l_.param_bytes,
                              Device::kGpu, Category::kGrads);
       if (partition_is_state_) {
         b_.plan().buffers[partition_].model_state_bytes = l_.partition * l_.param_bytes;
@@ -98,7 +97,7 @@ class Reducer {
       // Owned gradients go to the host: fp32 slices at the boundary, full 16-bit gradients to
       // accumulate before it (async_accumulate_grad_in_cpu_via_gpu).
       const Bytes bytes = boundary_ ? owned_elems * 4 : owned_full * l_.param_bytes;
-      const int d2h = b_.op(label_ + ".grads_to_host." + std::to_string(flushes_.size()),
+      const int d2h = b_.op({label_, ".grads_to_host.", std::to_string(flushes_.size())},
                             b_.d2h_stream(), Phase::kReduce, CopyWork{bytes, false, true}, {op});
       if (boundary_) b_.at(d2h).transient_bytes = owned_elems * 4;
     }
@@ -114,7 +113,7 @@ class Reducer {
     if (!bucket_.empty()) flush(last_op);
     const Bytes s = l_.owned_full * l_.param_bytes;
     const bool add = accumulate_into >= 0 && partition_ >= 0;
-    const int op = b_.op(label_ + ".epilogue", b_.compute_stream(), Phase::kReduce,
+    const int op = b_.op({label_, ".epilogue"}, b_.compute_stream(), Phase::kReduce,
                          MemoryWork{add ? 2 * s : 0, add ? s : 0},
                          {flushes_.empty() ? last_op : flushes_.back()});
     if (release_ipg) {
@@ -132,7 +131,7 @@ class Reducer {
     std::int64_t rank = -1;
     for (int p : bucket_.params()) {
       const std::int64_t lo = l_.flat_offset[p] / l_.partition;
-      const std::int64_t hi = (l_.flat_offset[p] + l_.params[p].numel - 1) / l_.partition;
+      const std::int64_t hi = (l_.flat_offset[p] + l_.params()[p].numel - 1) / l_.partition;
       if (rank < 0) rank = lo;
       if (lo != rank || hi != rank) return false;
     }
@@ -178,23 +177,23 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   const std::int64_t part = l.partition;
   const bool offload = l.offload_optimizer;
   const Device host = l.pin_optimizer ? Device::kHostPinned : Device::kHostPageable;
-  b.persistent("params.flat", l.padded * e, Device::kGpu, Category::kParams, true);
-  b.persistent("master_params.fp32", part * 4, offload ? host : Device::kGpu,
+  b.persistent({"params.flat"}, l.padded * e, Device::kGpu, Category::kParams, true);
+  b.persistent({"master_params.fp32"}, part * 4, offload ? host : Device::kGpu,
                Category::kOptimizerStates, true);
   // CPU Adam creates its states with zeros_like on the CPU (pageable).
-  b.persistent("optimizer_states", part * optimizer_state_bytes_per_param(c),
+  b.persistent({"optimizer_states"}, part * optimizer_state_bytes_per_param(c),
                offload ? Device::kHostPageable : Device::kGpu, Category::kOptimizerStates, true);
   if (offload) {
-    b.persistent("grads.fp32.cpu", part * 4, host, Category::kGrads, true);
-    b.persistent("params.16bit.cpu", part * e, host, Category::kParams);
-    b.persistent("offload_temp.cpu", l.largest_param * e, host, Category::kBuffers);
-    b.persistent("offload_temp.gpu", l.largest_param * e, Device::kGpu, Category::kBuffers);
+    b.persistent({"grads.fp32.cpu"}, part * 4, host, Category::kGrads, true);
+    b.persistent({"params.16bit.cpu"}, part * e, host, Category::kParams);
+    b.persistent({"offload_temp.cpu"}, l.largest_param * e, host, Category::kBuffers);
+    b.persistent({"offload_temp.gpu"}, l.largest_param * e, Device::kGpu, Category::kBuffers);
     if (l.stage == 2 && l.micro_steps > 1) {
       // async_accumulate_grad_in_cpu_via_gpu: full-size CPU buffers, never freed.
-      b.persistent("grads.accumulated.cpu", l.owned_full * e, host, Category::kGrads);
+      b.persistent({"grads.accumulated.cpu"}, l.owned_full * e, host, Category::kGrads);
     }
   }
-  const GradFlow flow = make_grad_flow(l);
+  const GradFlow& flow = l.flow();
   const int compute = b.compute_stream();
   const int g = l.micro_steps;
   FullGrads full;
@@ -209,20 +208,18 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
                     l.stage == 1 || index == 0, l.stage == 2 && index == 0);
     int wait = -1;
     MicroStepHooks hooks;
-    hooks.before = [&](int, Pass) {
-      std::vector<int> deps;
-      if (wait >= 0) deps.push_back(wait);
+    hooks.before = [&](int, Pass, std::vector<int>* deps) {
+      if (wait >= 0) deps->push_back(wait);
       wait = -1;
-      return deps;
     };
     hooks.after = [&](int blk, Pass pass, int op) {
       if (pass != Pass::kBackward) return;
       const bool hooks_reduce = l.stage == 2 || (boundary && l.overlap_comm);
       if (l.stage == 1) {
         std::int64_t numel = 0;
-        for (int p : flow.created[blk]) numel += l.params[p].numel;
+        for (int p : flow.created[blk]) numel += l.params()[p].numel;
         if (index == 0 && numel > 0) {
-          const int buf = b.buffer(label + ".grads." + l.blocks[blk].name, numel * e,
+          const int buf = b.buffer({label, ".grads.", l.blocks()[blk].name}, numel * e,
                                    Device::kGpu, Category::kGrads, true);
           b.alloc(op, buf);
           full.track(buf, flow.created[blk]);
@@ -249,19 +246,19 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
         // reduce_gradients walks the parameters in group order after backward, copying each
         // into the IPG buffer (which frees its full gradient) and flushing full buckets.
         int walk = -1;
-        for (int p : l.real_params) {
+        for (int p : l.real_params()) {
           if (walk >= 0 && reducer.would_flush(p)) {
             reducer.flush(walk);
             walk = -1;
           }
           if (walk < 0) {
-            walk = b.op(label + ".copy_to_ipg." + std::to_string(b.plan().ops.size()), compute,
+            walk = b.op({label, ".copy_to_ipg.", std::to_string(b.plan().ops.size())}, compute,
                         Phase::kReduce, MemoryWork{}, {last_op});
           }
           reducer.add(p, walk);
           auto& copy = std::get<MemoryWork>(b.at(walk).work);
-          copy.bytes_read += l.params[p].numel * e;
-          copy.bytes_written += l.params[p].numel * e;
+          copy.bytes_read += l.params()[p].numel * e;
+          copy.bytes_written += l.params()[p].numel * e;
           full.copied(b, p, walk);
         }
       }
@@ -269,7 +266,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
                      l.stage == 2 || boundary);
       if (index == 0 || l.stage == 1) partition0 = reducer.partition_buffer();
       if (offload && l.stage == 2 && index > 0 && !boundary) {
-        b.op(label + ".grads_from_host", b.h2d_stream(), Phase::kReduce,
+        b.op({label, ".grads_from_host"}, b.h2d_stream(), Phase::kReduce,
              CopyWork{l.owned_full * e, true, true}, {b.last_op()});
       }
     };
@@ -278,24 +275,24 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
 
   b.begin_segment("step", 1);
   if (offload) {
-    const int adam = b.op("step.optimizer.cpu", b.cpu_stream(), Phase::kStep,
+    const int adam = b.op({"step.optimizer.cpu"}, b.cpu_stream(), Phase::kStep,
                           OptimizerWork{true, part, part * 28}, {b.last_op()});
-    const int up = b.op("step.params_to_gpu", b.h2d_stream(), Phase::kStep,
+    const int up = b.op({"step.params_to_gpu"}, b.h2d_stream(), Phase::kStep,
                         CopyWork{part * e, true, true}, {adam});
-    b.op("step.allgather_params", compute, Phase::kPostStep,
+    b.op({"step.allgather_params"}, compute, Phase::kPostStep,
          CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world}, {up});
   } else {
-    const int grads32 = b.buffer("step.grads.fp32", part * 4, Device::kGpu, Category::kGrads);
-    const int cast = b.op("step.cast_grads", compute, Phase::kStep,
+    const int grads32 = b.buffer({"step.grads.fp32"}, part * 4, Device::kGpu, Category::kGrads);
+    const int cast = b.op({"step.cast_grads"}, compute, Phase::kStep,
                           MemoryWork{part * e, part * (e + 4)});
     b.alloc(cast, grads32);
     b.at(cast).transient_bytes = part * e;  // the flattened 16-bit copy
-    const int adam = b.op("step.optimizer", compute, Phase::kStep,
+    const int adam = b.op({"step.optimizer"}, compute, Phase::kStep,
                           OptimizerWork{false, part, part * 28});
     b.free(adam, grads32);
     if (partition0 >= 0) b.free(adam, partition0);
-    b.op("step.copy_params", compute, Phase::kStep, MemoryWork{part * 4, part * e});
-    b.op("step.allgather_params", compute, Phase::kPostStep,
+    b.op({"step.copy_params"}, compute, Phase::kStep, MemoryWork{part * 4, part * e});
+    b.op({"step.allgather_params"}, compute, Phase::kPostStep,
          CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world});
   }
   b.end_segment();

@@ -24,7 +24,6 @@
 #include <map>
 
 #include "plan/grad_bucket.h"
-#include "plan/grad_flow.h"
 #include "plan/schedules.h"
 
 namespace zs::plan {
@@ -34,56 +33,57 @@ namespace {
 class Fetcher {
  public:
   Fetcher(PlanBuilder& b, const configs::DsConfig& c, const std::string& label)
-      : b_(b), l_(b.layout()), label_(label), trace_(micro_step_trace(l_)),
-        max_live_(c.zero.max_live_parameters.value),
-        prefetch_(c.zero.prefetch_bucket_size.value),
-        reuse_(c.zero.max_reuse_distance.value), buffer_(l_.params.size(), -1),
-        fetched_by_(l_.params.size(), -1) {}
+      : b_(b), l_(b.layout()), label_(label), max_live_(c.zero.max_live_parameters.value),
+        prefetch_(c.zero.prefetch_bucket_size.value), reuse_(c.zero.max_reuse_distance.value),
+        buffer_(l_.params().size(), -1), fetched_by_(l_.params().size(), -1),
+        coalesced_(l_.params().size(), false), chosen_at_(l_.params().size(), -1) {}
 
-  // Fetches block `blk`'s parameters (trace position `t`) and prefetches ahead. Returns the ops
-  // its compute waits for; *coalesced_bytes gets the working memory of coalesced gathers.
-  std::vector<int> fetch(int t, Bytes* coalesced_bytes) {
-    std::vector<int> need;
+  // Fetches the parameters of the block at trace position `t` and prefetches ahead. Appends to
+  // *deps the ops its compute waits for; *coalesced_bytes gets the working memory of coalesced
+  // gathers.
+  void fetch(int t, std::vector<int>* deps, Bytes* coalesced_bytes) {
+    scratch_.clear();
     for (int p : params_of(t)) {
-      if (buffer_[p] < 0) need.push_back(p);
+      if (buffer_[p] < 0) scratch_.push_back(p);
     }
-    if (!need.empty()) gather(need, "fetch");
-    std::vector<int> ahead;
-    std::int64_t budget = std::min(max_live_ - available_, prefetch_);
+    if (!scratch_.empty()) gather(scratch_, "fetch");
+    scratch_.clear();
+    const std::int64_t budget = std::min(max_live_ - available_, prefetch_);
     std::int64_t chosen = 0;
-    for (std::size_t u = t + 1; u < trace_.size() && chosen < budget; ++u) {
-      for (int p : params_of(static_cast<int>(u))) {
+    const int n = static_cast<int>(l_.trace.size());
+    for (int u = t + 1; u < n && chosen < budget; ++u) {
+      for (int p : params_of(u)) {
         if (chosen >= budget) break;
-        if (buffer_[p] >= 0 || std::find(ahead.begin(), ahead.end(), p) != ahead.end()) continue;
-        ahead.push_back(p);
-        chosen += l_.params[p].numel;
+        if (buffer_[p] >= 0 || chosen_at_[p] == t) continue;
+        chosen_at_[p] = t;
+        scratch_.push_back(p);
+        chosen += l_.params()[p].numel;
       }
     }
-    if (!ahead.empty()) gather(ahead, "prefetch");
-    std::vector<int> deps;
+    if (!scratch_.empty()) gather(scratch_, "prefetch");
+    const std::size_t first = deps->size();
     *coalesced_bytes = 0;
     for (int p : params_of(t)) {
-      if (std::find(deps.begin(), deps.end(), fetched_by_[p]) == deps.end()) {
-        deps.push_back(fetched_by_[p]);
+      if (std::find(deps->begin() + first, deps->end(), fetched_by_[p]) == deps->end()) {
+        deps->push_back(fetched_by_[p]);
       }
-      if (coalesced_[fetched_by_[p]]) *coalesced_bytes += l_.params[p].numel * l_.param_bytes;
+      if (coalesced_[p]) *coalesced_bytes += l_.params()[p].numel * l_.param_bytes;
     }
-    return deps;
   }
 
-  // Releases block `blk`'s parameters after op `op` unless reused soon (trace position t).
+  // Releases the parameters of the block at trace position t after op `op`, unless reused soon.
   void release(int t, int op) {
     for (int p : params_of(t)) {
       if (buffer_[p] < 0 || reused_soon(t, p)) continue;
       b_.free(op, buffer_[p]);
       buffer_[p] = -1;
-      available_ -= l_.params[p].numel;
+      available_ -= l_.params()[p].numel;
     }
   }
 
   // release_backward_leftovers: everything still gathered at the end of backward.
   void release_all(int op) {
-    for (int p : l_.real_params) {
+    for (int p : l_.real_params()) {
       if (buffer_[p] < 0) continue;
       b_.free(op, buffer_[p]);
       buffer_[p] = -1;
@@ -93,37 +93,34 @@ class Fetcher {
 
  private:
   // Non-persistent parameters of the block at trace position t.
-  std::vector<int> params_of(int t) const {
-    std::vector<int> out;
-    for (int p : l_.blocks[trace_[t].block].params) {
-      if (!l_.persistent[p]) out.push_back(p);
-    }
-    return out;
+  const std::vector<int>& params_of(int t) const {
+    return l_.gathered_params[l_.trace[t].block];
   }
 
   void gather(const std::vector<int>& params, const char* what) {
     std::int64_t elems = 0;
-    for (int p : params) elems += l_.world * l_.partition_numel(l_.params[p].numel);
-    std::vector<int> deps;
+    for (int p : params) elems += l_.world * l_.partition_numel(l_.params()[p].numel);
+    int h2d = -1;
     if (l_.offload_param) {
       // Partitions come from (pinned) host memory first (partition_parameters.py).
       const Bytes bytes = elems / l_.world * l_.param_bytes;
-      deps.push_back(b_.op(label_ + ".h2d_params." + std::to_string(b_.plan().ops.size()),
-                           b_.h2d_stream(), Phase::kForward, CopyWork{bytes, true, true}));
+      h2d = b_.op({label_, ".h2d_params.", std::to_string(b_.plan().ops.size())},
+                  b_.h2d_stream(), Phase::kForward, CopyWork{bytes, true, true});
     }
-    const int op = b_.op(label_ + "." + what + "." + std::to_string(b_.plan().ops.size()),
-                         b_.gather_stream(), Phase::kForward,
-                         CollectiveWork{CollectiveKind::kAllGather, elems * l_.param_bytes,
-                                        l_.world},
-                         deps);
-    coalesced_[op] = params.size() > 1;
+    const CollectiveWork work{CollectiveKind::kAllGather, elems * l_.param_bytes, l_.world};
+    const std::string id = std::to_string(b_.plan().ops.size());
+    const int op = h2d >= 0 ? b_.op({label_, ".", what, ".", id}, b_.gather_stream(),
+                                    Phase::kForward, work, {h2d})
+                            : b_.op({label_, ".", what, ".", id}, b_.gather_stream(),
+                                    Phase::kForward, work);
     for (int p : params) {
-      buffer_[p] = b_.buffer(label_ + ".gathered." + std::to_string(op) + "." + l_.params[p].name,
-                             l_.world * l_.partition_numel(l_.params[p].numel) * l_.param_bytes,
+      buffer_[p] = b_.buffer({label_, ".gathered.", id, ".", l_.params()[p].name},
+                             l_.world * l_.partition_numel(l_.params()[p].numel) * l_.param_bytes,
                              Device::kGpu, Category::kParams);
       b_.alloc(op, buffer_[p]);
       fetched_by_[p] = op;
-      available_ += l_.params[p].numel;
+      coalesced_[p] = params.size() > 1;
+      available_ += l_.params()[p].numel;
     }
   }
 
@@ -131,10 +128,10 @@ class Fetcher {
   // (partitioned_param_coordinator.py: the scan counts every parameter of the coming modules).
   bool reused_soon(int t, int p) const {
     std::int64_t distance = 0;
-    for (std::size_t u = t + 1; u < trace_.size(); ++u) {
-      for (int q : l_.blocks[trace_[u].block].params) {
+    for (std::size_t u = t + 1; u < l_.trace.size(); ++u) {
+      for (int q : l_.blocks()[l_.trace[u].block].params) {
         if (q == p) return true;
-        distance += l_.params[q].numel;
+        distance += l_.params()[q].numel;
       }
       if (distance > reuse_) return false;
     }
@@ -144,12 +141,13 @@ class Fetcher {
   PlanBuilder& b_;
   const Layout& l_;
   std::string label_;
-  std::vector<TraceEntry> trace_;
   std::int64_t max_live_, prefetch_, reuse_;
   std::int64_t available_ = 0;
   std::vector<int> buffer_;      // per param: its gathered buffer, or -1
   std::vector<int> fetched_by_;  // per param: the gather op that brought it
-  std::map<int, bool> coalesced_;
+  std::vector<bool> coalesced_;  // per param: it came in a gather of several parameters
+  std::vector<int> chosen_at_;   // per param: the trace position that last chose to prefetch it
+  std::vector<int> scratch_;
 };
 
 // The IPG bucket and its reduce-scatters for one backward.
@@ -169,12 +167,12 @@ class Scatterer {
   int flush(int producer) {
     std::int64_t padded = 0, shard = 0;
     for (int p : bucket_.params()) {
-      padded += l_.world * l_.partition_numel(l_.params[p].numel);
-      shard += l_.partition_numel(l_.params[p].numel);
+      padded += l_.world * l_.partition_numel(l_.params()[p].numel);
+      shard += l_.partition_numel(l_.params()[p].numel);
     }
     const auto& params = bucket_.params();
-    const bool single = params.size() == 1 && l_.params[params[0]].numel % l_.world == 0;
-    const int op = b_.op(label_ + ".reduce_scatter." + std::to_string(flushes_.size()),
+    const bool single = params.size() == 1 && l_.params()[params[0]].numel % l_.world == 0;
+    const int op = b_.op({label_, ".reduce_scatter.", std::to_string(flushes_.size())},
                          b_.reduce_stream(), Phase::kReduce,
                          CollectiveWork{CollectiveKind::kReduceScatter, padded * l_.comm_bytes,
                                         l_.world},
@@ -187,10 +185,10 @@ class Scatterer {
       const Bytes bytes = shard * l_.accum_bytes;
       std::vector<int> deps{op};
       if (index_ > 0) {
-        deps = {b_.op(label_ + ".grads_from_host." + std::to_string(flushes_.size()),
+        deps = {b_.op({label_, ".grads_from_host.", std::to_string(flushes_.size())},
                       b_.h2d_stream(), Phase::kReduce, CopyWork{bytes, true, true}, {op})};
       }
-      b_.op(label_ + ".grads_to_host." + std::to_string(flushes_.size()), b_.d2h_stream(),
+      b_.op({label_, ".grads_to_host.", std::to_string(flushes_.size())}, b_.d2h_stream(),
             Phase::kReduce, CopyWork{bytes, false, true}, deps);
     }
     bucket_.reduced(op);
@@ -203,7 +201,7 @@ class Scatterer {
   int finish(int last_op) {
     if (!bucket_.empty()) flush(last_op);
     // The epilogue synchronizes the reduce stream on the host.
-    return b_.op(label_ + ".epilogue", b_.compute_stream(), Phase::kReduce, MemoryWork{},
+    return b_.op({label_, ".epilogue"}, b_.compute_stream(), Phase::kReduce, MemoryWork{},
                  {flushes_.empty() ? last_op : flushes_.back()});
   }
 
@@ -224,24 +222,24 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   const Device pinned = Device::kHostPinned;
   // Parameter partitions (partition_parameters.py; the offload_param flat is always pinned).
   if (!l.offload_param) {
-    b.persistent("params.partitions", l.psi3 * e, Device::kGpu, Category::kParams, true);
+    b.persistent({"params.partitions"}, l.psi3 * e, Device::kGpu, Category::kParams, true);
   } else if (!l.param_on_nvme) {
-    b.persistent("params.partitions.cpu", l.psi3 * e, pinned, Category::kParams, true);
+    b.persistent({"params.partitions.cpu"}, l.psi3 * e, pinned, Category::kParams, true);
   } else {
     const auto& op = c.zero.offload_param;
     const std::int64_t in_cpu = std::min(l.psi3, op.max_in_cpu.value);
-    b.persistent("params.partitions.cpu", in_cpu * e, pinned, Category::kParams, true);
-    b.persistent("params.partitions.nvme", (l.psi3 - in_cpu) * e, Device::kNvme,
+    b.persistent({"params.partitions.cpu"}, in_cpu * e, pinned, Category::kParams, true);
+    b.persistent({"params.partitions.nvme"}, (l.psi3 - in_cpu) * e, Device::kNvme,
                  Category::kParams, true);
-    b.persistent("params.swap_buffers", op.buffer_count.value * op.buffer_size.value * e, pinned,
+    b.persistent({"params.swap_buffers"}, op.buffer_count.value * op.buffer_size.value * e, pinned,
                  Category::kBuffers);
   }
   std::int64_t persistent_full = 0;
-  for (int p : l.real_params) {
-    if (l.persistent[p]) persistent_full += l.world * l.partition_numel(l.params[p].numel);
+  for (int p : l.real_params()) {
+    if (l.persistent[p]) persistent_full += l.world * l.partition_numel(l.params()[p].numel);
   }
   if (persistent_full > 0) {
-    b.persistent("params.persistent", persistent_full * e, Device::kGpu, Category::kParams);
+    b.persistent({"params.persistent"}, persistent_full * e, Device::kGpu, Category::kParams);
   }
   // Optimizer: sub-groups below the partial-offload threshold stay on the GPU (stage3.py).
   const Bytes state = optimizer_state_bytes_per_param(c);
@@ -255,35 +253,35 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
     largest_group = std::max(largest_group, l.sub_groups[j]);
   }
   if (gpu_elems > 0) {
-    b.persistent("master_params.fp32", gpu_elems * 4, Device::kGpu, Category::kOptimizerStates,
+    b.persistent({"master_params.fp32"}, gpu_elems * 4, Device::kGpu, Category::kOptimizerStates,
                  true);
-    b.persistent("optimizer_states", gpu_elems * state, Device::kGpu,
+    b.persistent({"optimizer_states"}, gpu_elems * state, Device::kGpu,
                  Category::kOptimizerStates, true);
   }
   if (host_elems > 0) {
     const Device where = l.optimizer_on_nvme ? Device::kNvme : Device::kHostPageable;
-    b.persistent("master_params.fp32.offload", host_elems * 4, where,
+    b.persistent({"master_params.fp32.offload"}, host_elems * 4, where,
                  Category::kOptimizerStates);
-    b.persistent("optimizer_states.offload", host_elems * state, where,
+    b.persistent({"optimizer_states.offload"}, host_elems * state, where,
                  Category::kOptimizerStates);
     if (l.optimizer_on_nvme) {
       const auto& oo = c.zero.offload_optimizer;
-      b.persistent("optimizer.swap_buffers", oo.buffer_count.value * largest_group * 4, pinned,
+      b.persistent({"optimizer.swap_buffers"}, oo.buffer_count.value * largest_group * 4, pinned,
                    Category::kBuffers);
-      b.persistent("grads.fp32.staging", largest_group * 4, Device::kHostPageable,
+      b.persistent({"grads.fp32.staging"}, largest_group * 4, Device::kHostPageable,
                    Category::kBuffers);
     } else {
-      b.persistent("grads.fp32.cpu", host_elems * 4,
+      b.persistent({"grads.fp32.cpu"}, host_elems * 4,
                    l.pin_optimizer ? pinned : Device::kHostPageable, Category::kGrads);
     }
   }
-  b.persistent("grads.partitions", l.psi3 * l.accum_bytes,
+  b.persistent({"grads.partitions"}, l.psi3 * l.accum_bytes,
                l.offload_optimizer ? (l.pin_optimizer ? pinned : Device::kHostPageable)
                                    : Device::kGpu,
                Category::kGrads, true);
-  b.persistent("ipg_bucket", l.bucket_elems * l.comm_bytes, Device::kGpu, Category::kBuffers);
+  b.persistent({"ipg_bucket"}, l.bucket_elems * l.comm_bytes, Device::kGpu, Category::kBuffers);
 
-  const GradFlow flow = make_grad_flow(l);
+  const GradFlow& flow = l.flow();
   for_each_micro_step(b, [&](const std::string& label, int index) {
     Fetcher fetcher(b, c, label);
     Scatterer scatterer(b, label, index);
@@ -291,13 +289,10 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
     int wait = -1;
     Bytes pending_coalesced = 0;
     MicroStepHooks hooks;
-    hooks.before = [&](int, Pass) {
-      Bytes coalesced = 0;
-      std::vector<int> deps = fetcher.fetch(static_cast<int>(t), &coalesced);
-      pending_coalesced = coalesced;
-      if (wait >= 0) deps.push_back(wait);
+    hooks.before = [&](int, Pass, std::vector<int>* deps) {
+      fetcher.fetch(static_cast<int>(t), deps, &pending_coalesced);
+      if (wait >= 0) deps->push_back(wait);
       wait = -1;
-      return deps;
     };
     hooks.after = [&](int blk, Pass pass, int op) {
       b.at(op).transient_bytes += pending_coalesced;
@@ -325,35 +320,35 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
     const std::string name = "step.sub_group." + std::to_string(j);
     if (j < on_gpu) {
       // _prepare_fp32_grad_for_sub_group: a flattened copy, then its fp32 cast.
-      const int grads32 = b.buffer(name + ".grads.fp32", s * 4, Device::kGpu, Category::kGrads);
-      const int cast = b.op(name + ".cast_grads", compute, Phase::kStep,
+      const int grads32 = b.buffer({name, ".grads.fp32"}, s * 4, Device::kGpu, Category::kGrads);
+      const int cast = b.op({name, ".cast_grads"}, compute, Phase::kStep,
                             MemoryWork{s * l.accum_bytes, s * (l.accum_bytes + 4)});
       b.alloc(cast, grads32);
       b.at(cast).transient_bytes = s * l.accum_bytes;
-      const int adam = b.op(name + ".optimizer", compute, Phase::kStep,
+      const int adam = b.op({name, ".optimizer"}, compute, Phase::kStep,
                             OptimizerWork{false, s, s * 28});
       b.free(adam, grads32);
-      b.op(name + ".copy_params", compute, Phase::kStep, MemoryWork{s * 4, s * e});
+      b.op({name, ".copy_params"}, compute, Phase::kStep, MemoryWork{s * 4, s * e});
     } else {
       int ready = b.last_op();
       if (l.optimizer_on_nvme) {
-        ready = b.op(name + ".swap_in", b.nvme_stream(), Phase::kStep,
+        ready = b.op({name, ".swap_in"}, b.nvme_stream(), Phase::kStep,
                      NvmeWork{s * (4 + state), true}, {ready});
       }
-      const int adam = b.op(name + ".optimizer.cpu", b.cpu_stream(), Phase::kStep,
+      const int adam = b.op({name, ".optimizer.cpu"}, b.cpu_stream(), Phase::kStep,
                             OptimizerWork{true, s, s * 28}, {ready});
       if (l.optimizer_on_nvme) {
-        b.op(name + ".swap_out", b.nvme_stream(), Phase::kStep, NvmeWork{s * (4 + state), false},
+        b.op({name, ".swap_out"}, b.nvme_stream(), Phase::kStep, NvmeWork{s * (4 + state), false},
              {adam});
       }
       if (!l.offload_param) {
-        b.op(name + ".params_to_gpu", b.h2d_stream(), Phase::kStep, CopyWork{s * e, true, false},
+        b.op({name, ".params_to_gpu"}, b.h2d_stream(), Phase::kStep, CopyWork{s * e, true, false},
              {adam});
       }
     }
   }
   if (persistent_full > 0) {
-    b.op("step.allgather_persistent", compute, Phase::kPostStep,
+    b.op({"step.allgather_persistent"}, compute, Phase::kPostStep,
          CollectiveWork{CollectiveKind::kAllGather, persistent_full * e, l.world}, {b.last_op()});
   }
   b.end_segment();

@@ -18,6 +18,21 @@ configs::ModelFacts model_facts(const models::ModelSpec& spec) {
   return facts;
 }
 
+namespace {
+
+// model_facts from a graph already built for the model.
+configs::ModelFacts model_facts(const models::ModelSpec& spec, const plan::ModelGraph& g) {
+  configs::ModelFacts facts;
+  facts.name = spec.name;
+  facts.params = g.psi;
+  facts.hidden_size = spec.hidden_size;
+  facts.num_layers = spec.num_layers;
+  facts.largest_param_numel = g.largest_param;
+  return facts;
+}
+
+}  // namespace
+
 configs::ClusterFacts cluster_facts(const configs::Cluster& cluster) {
   configs::ClusterFacts facts;
   facts.nodes = cluster.nodes;
@@ -33,7 +48,8 @@ configs::ClusterFacts cluster_facts(const configs::Cluster& cluster) {
 
 Result<SimulationResult> simulate(const SimulationRequest& request) {
   configs::CheckOptions options = request.check;
-  options.model = model_facts(request.model);
+  const bool reuse = request.graph != nullptr && request.graph->spec == request.model;
+  options.model = reuse ? model_facts(request.model, *request.graph) : model_facts(request.model);
   options.cluster = cluster_facts(request.cluster);
   options.world_size = request.cluster.world_size();
   options.batch_flags_override = true;
@@ -50,6 +66,7 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
   pr.seq_len = r.seq_len;
   pr.activation_checkpointing = request.activation_checkpointing;
   pr.flash_attention = request.flash_attention;
+  pr.graph = request.graph;
   ZS_ASSIGN_OR_RETURN(r.built, plan::build_plan(pr));
   plan::MemoryOptions mo;
   mo.gpu_capacity_bytes = request.cluster.gpu_memory_bytes();

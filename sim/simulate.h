@@ -3,6 +3,7 @@
 // today memory (plan/memory.h); the step-time simulation joins here.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -25,6 +26,10 @@ struct SimulationRequest {
   bool activation_checkpointing = false;
   bool flash_attention = true;
   double fragmentation = 0.0;
+  // The model's graph from an earlier simulation of the same model (SimulationResult::
+  // built.layout.graph): a sweep shares it across variants. Rebuilt when null or when it was
+  // built for another micro-batch, sequence length, dtype or attention kernel.
+  std::shared_ptr<const plan::ModelGraph> graph;
 };
 
 struct SimulationResult {

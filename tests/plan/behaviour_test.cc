@@ -107,7 +107,9 @@ TEST(Behaviour, PersistenceAboveTheModelSizeKeepsFullParametersInStage3) {
   };
   auto fetches = [](const sim::SimulationResult& r) {
     int n = 0;
-    for (const Op& op : r.built.plan.ops) n += op.name.find(".fetch.") != std::string::npos;
+    for (int i = 0; i < static_cast<int>(r.built.plan.ops.size()); ++i) {
+      n += r.built.plan.op_name(i).find(".fetch.") != std::string_view::npos;
+    }
     return n;
   };
   EXPECT_GE(resident(persistent), full);

@@ -40,12 +40,13 @@ TEST(MemoryModel, ReproducesTheZeroPapersWorkedExample) {
 Bytes live_at(const sim::SimulationResult& r, const std::string& name,
               std::initializer_list<Category> categories, Device device = Device::kGpu) {
   const Plan& p = r.built.plan;
+  const BufferEvents events = buffer_events(p);
   std::vector<bool> live(p.buffers.size(), false);
   for (std::size_t b = 0; b < p.buffers.size(); ++b) live[b] = p.buffers[b].persistent;
-  for (const Op& op : p.ops) {
-    for (int b : op.allocs) live[b] = true;
-    if (op.name == name) break;
-    for (int b : op.frees) live[b] = false;
+  for (int i = 0; i < static_cast<int>(p.ops.size()); ++i) {
+    for (int b : events.allocs(i)) live[b] = true;
+    if (p.op_name(i) == name) break;
+    for (int b : events.frees(i)) live[b] = false;
   }
   Bytes total = 0;
   for (std::size_t b = 0; b < p.buffers.size(); ++b) {

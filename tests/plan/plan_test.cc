@@ -11,20 +11,19 @@ namespace {
 Plan tiny() {
   Plan p;
   const int s = p.add_stream("compute", StreamKind::kCompute);
-  const int b = p.add_buffer(Buffer{"act", 100, Device::kGpu, Category::kActivations, 0, false});
-  p.add_buffer(Buffer{"params", 50, Device::kGpu, Category::kParams, 50, true});
+  const int b = p.add_buffer(
+      Buffer{p.add_name({"act"}), 100, Device::kGpu, Category::kActivations, 0, false});
+  p.add_buffer(Buffer{p.add_name({"params"}), 50, Device::kGpu, Category::kParams, 50, true});
   Op fwd;
-  fwd.name = "fwd";
+  fwd.name = p.add_name({"fwd"});
   fwd.stream = s;
-  fwd.allocs = {b};
-  p.add_op(fwd);
+  p.buffers[b].alloc_op = p.add_op(fwd, {});
   Op bwd;
-  bwd.name = "bwd";
+  bwd.name = p.add_name({"bwd"});
   bwd.stream = s;
-  bwd.deps = {0};
-  bwd.frees = {b};
   bwd.transient_bytes = 30;
-  p.add_op(bwd);
+  const int deps[] = {0};
+  p.buffers[b].free_op = p.add_op(bwd, deps);
   p.segments.push_back(Segment{"micro_step.0", 0, 2, 1});
   return p;
 }
@@ -47,13 +46,17 @@ TEST(Plan, ValidatesAndReplays) {
 
 TEST(Plan, RejectsMalformedPlans) {
   Plan p = tiny();
-  p.ops[1].frees.clear();
+  p.buffers[0].free_op = -1;
   EXPECT_NE(validate(p).message().find("never freed"), std::string::npos);
   p = tiny();
-  p.ops[0].deps = {1};
-  EXPECT_NE(validate(p).message().find("depends on op 1"), std::string::npos);
+  p.buffers[0].free_op = 0;
+  p.buffers[0].alloc_op = 1;
+  EXPECT_NE(validate(p).message().find("freed before it is allocated"), std::string::npos);
   p = tiny();
-  p.ops[1].frees.push_back(1);
+  p.ops[0].deps = p.ops[1].deps;
+  EXPECT_NE(validate(p).message().find("depends on op 0"), std::string::npos);
+  p = tiny();
+  p.buffers[1].free_op = 1;
   EXPECT_NE(validate(p).message().find("persistent"), std::string::npos);
   p = tiny();
   p.ops[1].stream = 7;

@@ -1,0 +1,53 @@
+// ModelGraph: everything the Plan needs from the model for one workload (micro-batch, sequence
+// length, dtype, attention kernel): parameter tensors, forward ops, blocks and where gradients
+// appear in backward. It depends on the model and the workload only, not on the ds_config, so a
+// sweep over ZeRO settings builds it once and shares it (it is immutable).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "models/model_spec.h"
+#include "models/ops.h"
+#include "models/parameters.h"
+#include "plan/blocks.h"
+
+namespace zs::plan {
+
+// Where each parameter's gradient appears during a micro-step's backward.
+struct GradFlow {
+  // Per block: parameters whose gradient tensor autograd creates in this block's backward
+  // (first use in backward order; the tied embedding appears at the LM head).
+  std::vector<std::vector<int>> created;
+  // Per block: parameters whose gradient is complete after this block's backward, in the order
+  // DeepSpeed's gradient hooks fire (ModelGraph::grad_order).
+  std::vector<std::vector<int>> completed;
+  // Per block: its largest parameter (elements), for transient per-parameter gradients.
+  std::vector<std::int64_t> largest;
+};
+
+struct ModelGraph {
+  models::ModelSpec spec;
+  models::Workload workload;
+  std::vector<models::ParamTensor> params;  // every tensor, aliases flagged (parameters.h)
+  std::vector<int> real_params;             // non-alias ids, registration order
+  std::int64_t hidden = 0;                  // h
+  std::int64_t psi = 0;                     // trainable parameters
+  std::int64_t largest_param = 0;           // L_max
+  std::vector<models::Op> ops;              // forward ops of one micro-step
+  std::vector<Block> blocks;
+  std::vector<int> grad_order;  // non-alias ids in the order backward completes them
+  GradFlow flow;
+
+  // True when this graph was built for `spec` and `w`.
+  bool matches(const models::ModelSpec& other, const models::Workload& w) const;
+};
+
+// kInvalidArgument when the workload does not suit the model (models::validate_workload).
+Result<std::shared_ptr<const ModelGraph>> make_model_graph(const models::ModelSpec& spec,
+                                                           const models::Workload& w);
+
+}  // namespace zs::plan
