@@ -260,6 +260,11 @@ struct CommunicationConfig {
 struct LoggingConfig {
   Knob<Int> steps_per_print = unset_knob<Int>();  // None in DeepSpeed: no periodic log line
   Knob<bool> wall_clock_breakdown{false};
+  // timers.throughput (utils/config.py DeepSpeedThroughputTimerConfig): the ThroughputTimer
+  // calls torch.cuda.synchronize() when it starts (each forward) and stops (each engine.step())
+  // while both are true (utils/timer.py ThroughputTimer.start/stop).
+  Knob<bool> throughput_timer_enabled{true};
+  Knob<bool> throughput_timer_synchronized{true};
   Knob<bool> memory_breakdown{false};
   Knob<bool> dump_state{false};
   Knob<std::string> log_level = unset_knob<std::string>();

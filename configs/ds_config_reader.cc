@@ -15,7 +15,8 @@ constexpr std::string_view kModelledSections[] = {
     "bf16",              "bfloat16",       "amp",             "aio",
     "activation_checkpointing", "sparse_attention", "flops_profiler", "compression_training",
     "checkpoint",        "data_types",     "tensorboard",     "wandb",
-    "csv_monitor",       "comet",          "comms_logger",    "allgather_size"};
+    "csv_monitor",       "comet",          "comms_logger",    "allgather_size",
+    "timers"};
 
 // The HF Trainer and Accelerate read ds_config files with Python's json.load.
 void report_relaxations(const ReadContext& ctx) {
@@ -306,6 +307,7 @@ void read_sections(const ReadContext& ctx, const Json& root, DsConfig* cfg) {
   read_sparse_attention(ctx, root, cfg);
   read_compression(ctx, root, cfg);
   read_monitors(ctx, root, cfg);
+  read_timers(ctx, root, cfg);
   read_unmodelled(ctx, root, cfg);
 
   std::vector<std::string_view> known(std::begin(kModelledSections), std::end(kModelledSections));

@@ -180,6 +180,12 @@ EffectiveConfig effective_config(const DsConfig& c, const Json& root) {
     write_section(&e.value, "data_types", c.data_types, origins,
                   [](SectionWriter& w, const DataTypesConfig& d) { visit_data_types(w, d); });
   }
+  {
+    Json& t = e.value["timers"]["throughput"];
+    SectionWriter w(&t, "timers.throughput", origins);
+    w.field("enabled", c.logging.throughput_timer_enabled);
+    w.field("synchronized", c.logging.throughput_timer_synchronized);
+  }
   if (c.sparse_attention.present) {
     Json& sa = e.value["sparse_attention"];
     SectionWriter w(&sa, "sparse_attention", origins);

@@ -118,7 +118,6 @@ constexpr Unmodelled kUnmodelled[] = {
     {"datastates_ckpt", ""},
     {"expert_parallel", "expert parallelism changes which parameters each rank holds"},
     {"weight_quantization", "quantized weights change parameter memory"},
-    {"timers", ""},
     {"hybrid_engine", ""},
     {"progressive_layer_drop", "dropped layers change compute per step"},
     {"quantize_training", ""},
@@ -227,6 +226,24 @@ void read_monitors(const ReadContext& ctx, const Json& root, DsConfig* cfg) {
     for (std::string_view k : specs[i].other_keys) r.object().raw(k);
     r.finish(specs[i].other_keys);
   }
+}
+
+void read_timers(const ReadContext& ctx, const Json& root, DsConfig* cfg) {
+  // utils/config.py get_timers_config: only timers.throughput is read, as a pydantic model.
+  const auto it = root.find("timers");
+  if (it == root.end()) return;
+  json::ObjectReader outer(ctx.doc, *it, "timers", ctx.diags);
+  if (!outer.valid()) return;
+  constexpr std::string_view kKeys[] = {"throughput"};
+  if (const Json* t = outer.get_object("throughput")) {
+    SectionReader r = ctx.section(*t, "timers.throughput", SectionKind::kPydantic);
+    if (r.valid()) {
+      r.field("enabled", cfg->logging.throughput_timer_enabled);
+      r.field("synchronized", cfg->logging.throughput_timer_synchronized);
+      r.finish();
+    }
+  }
+  outer.report_unknown(Severity::kWarning, kKeys, "DeepSpeed does not read it");
 }
 
 void read_unmodelled(const ReadContext& ctx, const Json& root, DsConfig* cfg) {

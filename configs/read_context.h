@@ -44,6 +44,7 @@ void read_scheduler(const ReadContext& ctx, const Json& root, DsConfig* cfg);
 void read_sparse_attention(const ReadContext& ctx, const Json& root, DsConfig* cfg);
 void read_compression(const ReadContext& ctx, const Json& root, DsConfig* cfg);
 void read_monitors(const ReadContext& ctx, const Json& root, DsConfig* cfg);
+void read_timers(const ReadContext& ctx, const Json& root, DsConfig* cfg);
 // Recognised sections zerosim does not model; returns their keys.
 void read_unmodelled(const ReadContext& ctx, const Json& root, DsConfig* cfg);
 std::span<const std::string_view> unmodelled_section_keys();

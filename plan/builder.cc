@@ -32,7 +32,7 @@ int PlanBuilder::gather_stream() {
 }
 int PlanBuilder::h2d_stream() { return stream(&h2d_, "h2d", StreamKind::kCopyH2D); }
 int PlanBuilder::d2h_stream() { return stream(&d2h_, "d2h", StreamKind::kCopyD2H); }
-int PlanBuilder::cpu_stream() { return stream(&cpu_, "cpu", StreamKind::kCpu); }
+int PlanBuilder::host_stream() { return stream(&host_, "host", StreamKind::kCpu); }
 int PlanBuilder::nvme_stream() { return stream(&nvme_, "nvme", StreamKind::kNvme); }
 
 int PlanBuilder::persistent(Name name, Bytes bytes, Device device, Category category,
@@ -56,6 +56,26 @@ int PlanBuilder::op(Name name, int stream_id, Phase phase, Work work,
   o.work = std::move(work);
   const int id = plan_.add_op(std::move(o), deps);
   last_on_[stream_id] = id;
+  return id;
+}
+
+int PlanBuilder::host_sync(Name name, Phase phase, std::span<const int> deps, int rounds) {
+  const int id = op(name, host_stream(), phase, SyncWork{rounds}, deps);
+  plan_.ops[id].host_waits = true;
+  return id;
+}
+
+int PlanBuilder::device_sync(Name name, Phase phase) {
+  std::vector<int> deps;
+  for (int s = 0; s < static_cast<int>(last_on_.size()); ++s) {
+    if (last_on_[s] >= 0 && plan_.streams[s].kind != StreamKind::kCpu) deps.push_back(last_on_[s]);
+  }
+  return host_sync(name, phase, deps);
+}
+
+int PlanBuilder::host_op(Name name, Phase phase, Work work, std::span<const int> deps) {
+  const int id = op(name, host_stream(), phase, std::move(work), deps);
+  plan_.ops[id].host_waits = true;
   return id;
 }
 

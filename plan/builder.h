@@ -32,7 +32,7 @@ class PlanBuilder {
   int gather_stream();
   int h2d_stream();
   int d2h_stream();
-  int cpu_stream();
+  int host_stream();  // the host thread (StreamKind::kCpu); use host_op / host_sync
   int nvme_stream();
 
   // Names are given as parts that are concatenated: {label, ".ipg.", std::to_string(i)}.
@@ -49,6 +49,20 @@ class PlanBuilder {
     return op(name, stream, phase, std::move(work), std::span<const int>(deps.begin(), deps.size()));
   }
   Op& at(int id) { return plan_.ops[id]; }
+
+  // The host blocks until `deps` have finished (event.synchronize(), `.item()`); `rounds` host-
+  // device round trips. Returns the sync op, on the host stream.
+  int host_sync(Name name, Phase phase, std::span<const int> deps, int rounds = 1);
+  int host_sync(Name name, Phase phase, std::initializer_list<int> deps, int rounds = 1) {
+    return host_sync(name, phase, std::span<const int>(deps.begin(), deps.size()), rounds);
+  }
+  // torch.cuda.synchronize(): the host waits for the last op issued on every stream.
+  int device_sync(Name name, Phase phase);
+  // Work the host thread does itself (CPU Adam): runs on the host stream, the host waits.
+  int host_op(Name name, Phase phase, Work work, std::span<const int> deps);
+  int host_op(Name name, Phase phase, Work work, std::initializer_list<int> deps) {
+    return host_op(name, phase, std::move(work), std::span<const int>(deps.begin(), deps.size()));
+  }
   // Buffer `buffer_id` is allocated when op `op_id` is issued / released after it is issued.
   void alloc(int op_id, int buffer_id);
   void free(int op_id, int buffer_id);
@@ -67,7 +81,7 @@ class PlanBuilder {
   const Layout& l_;
   Plan plan_;
   std::vector<int> last_on_;  // per stream
-  int compute_ = -1, reduce_ = -1, gather_ = -1, h2d_ = -1, d2h_ = -1, cpu_ = -1, nvme_ = -1;
+  int compute_ = -1, reduce_ = -1, gather_ = -1, h2d_ = -1, d2h_ = -1, host_ = -1, nvme_ = -1;
   std::optional<Segment> open_;
 };
 

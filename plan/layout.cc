@@ -102,6 +102,13 @@ Result<Layout> make_layout(const PlanRequest& r) {
                       ? dtype_bytes(c.data_types.grad_accum_dtype.value)
                       : l.param_bytes;
   l.overlap_comm = c.zero.overlap_comm.value;
+  l.timer_sync = (c.logging.throughput_timer_enabled.value &&
+                  c.logging.throughput_timer_synchronized.value) ||
+                 c.logging.wall_clock_breakdown.value;
+  // engine.py _configure_zero_optimizer: bf16 reads bf16.check_grad_overflow, fp16 always
+  // checks, fp32 never.
+  l.check_overflow = l.precision == configs::Precision::kFp16 ||
+                     (l.precision == configs::Precision::kBf16 && c.bf16.check_grad_overflow.value);
   l.contiguous_gradients = c.zero.contiguous_gradients.value;
   l.bucket_elems = std::max<std::int64_t>(1, c.zero.reduce_bucket_size.value);
   l.checkpointing = r.activation_checkpointing;

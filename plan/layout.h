@@ -55,6 +55,11 @@ struct Layout {
   Bytes comm_bytes = 2;       // of communication_data_type (default: the model dtype)
   Bytes accum_bytes = 2;      // stage 3 gradient partition dtype (data_types.grad_accum_dtype)
   bool overlap_comm = false;
+  // The host synchronizes the device at the end of every micro-step (ThroughputTimer with
+  // timers.throughput enabled and synchronized, or wall_clock_breakdown's timers).
+  bool timer_sync = true;
+  // Stage 1/2 check the gradients for inf/NaN at the step (an all_reduce and an .item()).
+  bool check_overflow = false;
   bool contiguous_gradients = true;
   std::int64_t bucket_elems = 0;  // B, reduce_bucket_size
   bool checkpointing = false;

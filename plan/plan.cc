@@ -168,6 +168,8 @@ std::string describe_work(const Work& w) {
   } else if (const auto* n = std::get_if<NvmeWork>(&w)) {
     std::snprintf(buf, sizeof buf, "nvme %s %lld bytes", n->read ? "read" : "write",
                   static_cast<long long>(n->bytes));
+  } else if (const auto* y = std::get_if<SyncWork>(&w)) {
+    std::snprintf(buf, sizeof buf, "sync x%d", y->rounds);
   } else {
     std::snprintf(buf, sizeof buf, "?");
   }
@@ -198,6 +200,13 @@ Status validate(const Plan& plan) {
     }
     for (int d : plan.deps(op)) {
       if (d < 0 || d >= i) return bad(op_where(i) + " depends on op " + std::to_string(d));
+    }
+    const bool on_host = plan.streams[op.stream].kind == StreamKind::kCpu;
+    if (on_host && !op.host_waits) {
+      return bad(op_where(i) + " runs on the host thread but the host does not wait for it");
+    }
+    if (std::holds_alternative<SyncWork>(op.work) && !on_host) {
+      return bad(op_where(i) + " is a host sync on a device stream");
     }
   }
   for (int b = 0; b < n_buf; ++b) {

@@ -67,6 +67,8 @@ struct Buffer {
   int free_op = -1;         // the op after whose issue it is released (-1: persistent)
 };
 
+// kCpu is the host thread itself: what runs on it (CPU Adam, syncs) blocks the host, so every
+// op on it is `host_waits`.
 enum class StreamKind { kCompute, kCollective, kCopyH2D, kCopyD2H, kCpu, kNvme };
 std::string_view stream_kind_name(StreamKind k);
 
@@ -126,8 +128,17 @@ struct NvmeWork {
   bool read = true;
 };
 
-using Work =
-    std::variant<ComputeWork, CollectiveWork, MemoryWork, CopyWork, OptimizerWork, NvmeWork>;
+// The host waiting for the GPU: torch.cuda.synchronize(), event.synchronize(), or `.item()`
+// of a device scalar. It does no work itself: it finishes when its dependencies have. `rounds`
+// counts the host-device round trips it stands for (a loop of per-parameter `.item()` calls is
+// one op with rounds = the number of parameters). A sync op runs on the host stream and is
+// always `host_waits`.
+struct SyncWork {
+  int rounds = 1;
+};
+
+using Work = std::variant<ComputeWork, CollectiveWork, MemoryWork, CopyWork, OptimizerWork,
+                          NvmeWork, SyncWork>;
 
 // Where an op sits in the step, for reports ("the peak is in backward").
 enum class Phase { kForward, kBackward, kReduce, kStep, kPostStep };
@@ -198,7 +209,8 @@ struct BufferEvents {
 // REQUIRES: every buffer's alloc_op and free_op is -1 or an op id.
 BufferEvents buffer_events(const Plan& plan);
 
-// OK when the plan is well formed: every op's stream exists; deps name earlier ops; every
+// OK when the plan is well formed: every op's stream exists; deps name earlier ops; ops on the
+// host thread (kCpu) are host_waits and sync ops run there; every
 // non-persistent buffer is allocated by an op and freed by the same or a later one; persistent
 // buffers are never allocated or freed by an op; segments tile the op list in order; a repeated
 // segment frees what it allocates. Otherwise kInvalidArgument naming the op or buffer (a plan/

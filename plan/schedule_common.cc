@@ -17,18 +17,33 @@ Bytes optimizer_state_bytes_per_param(const configs::DsConfig& c) {
   }
 }
 
-void for_each_micro_step(PlanBuilder& b,
+void for_each_micro_step(PlanBuilder& b, bool uniform,
                          const std::function<void(const std::string&, int)>& body) {
-  const int g = b.layout().micro_steps;
+  const Layout& l = b.layout();
+  const int g = l.micro_steps;
   auto run = [&](int first, int last) {
     const std::string label = micro_step_label(first, last);
     b.begin_segment("micro_step." + label.substr(2), last - first + 1);
     body(label, first);
+    // ThroughputTimer.stop at the end of engine.step() and .start at the next forward: with
+    // nothing issued in between, one device sync (utils/timer.py). The boundary micro-step's
+    // stop comes after the optimizer step (end_of_step_sync).
+    if (l.timer_sync && (last < g - 1 || uniform)) {
+      b.device_sync({label, ".timer_sync"}, Phase::kBackward);
+    }
     b.end_segment();
   };
+  if (uniform) {
+    run(0, g - 1);
+    return;
+  }
   run(0, 0);
   if (g >= 3) run(1, g - 2);
   if (g >= 2) run(g - 1, g - 1);
+}
+
+void end_of_step_sync(PlanBuilder& b) {
+  if (b.layout().timer_sync) b.device_sync({"step.timer_sync"}, Phase::kPostStep);
 }
 
 }  // namespace zs::plan

@@ -31,7 +31,7 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
                Category::kOptimizerStates, true);
   std::vector<int> grads;  // per-block gradient buffers, from micro-step 0 to the step
 
-  for_each_micro_step(b, [&](const std::string& label, int index) {
+  for_each_micro_step(b, false, [&](const std::string& label, int index) {
     MicroStepHooks hooks;
     hooks.after = [&](int blk, Pass pass, int op) {
       if (pass != Pass::kBackward) return;
@@ -70,6 +70,18 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
   b.begin_segment("step", 1);
   int fp32_grads = -1;
   if (mixed) {
+    // CheckOverflow.has_overflow_serial: float(x.float().sum()) per parameter, then a flag's
+    // .item(); the norm: an .item() per group, a FloatTensor and an .item() (runtime/utils.py).
+    // fp16 skips the rest of the step on overflow (fp16/fused_optimizer.py step).
+    const int sums = b.op({"step.overflow_sums"}, compute, Phase::kStep,
+                          MemoryWork{psi * e, 0}, {b.last_op()});
+    b.host_sync({"step.overflow_check"}, Phase::kStep, {sums},
+                static_cast<int>(l.real_params().size()) + 1);
+    const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep, MemoryWork{psi * e, 0});
+    b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {norm}, 3);
+  }
+  const std::size_t first_skipped = b.plan().ops.size();
+  if (mixed) {
     // FP16_Optimizer: a list of fp32 copies of the gradients, then their flattened copy; the
     // 16-bit gradients are dropped once flattened (fp16/fused_optimizer.py step).
     fp32_grads = b.buffer({"step.grads.fp32"}, psi * 4, Device::kGpu, Category::kGrads);
@@ -92,6 +104,12 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
   } else {
     for (int g : grads) b.free(step, g);
   }
+  if (l.precision == configs::Precision::kFp16) {
+    for (std::size_t i = first_skipped; i < b.plan().ops.size(); ++i) {
+      b.at(static_cast<int>(i)).skipped_on_overflow = true;
+    }
+  }
+  end_of_step_sync(b);
   b.end_segment();
 }
 

@@ -20,6 +20,7 @@
 //   optimizer runs, the 16-bit partition is updated and all-gathered in place.
 // Simpler than the code: one parameter group (the HF Trainer's no-decay group adds at most 2N
 // padding elements); full gradients are freed per block rather than per parameter.
+#include <algorithm>
 #include <map>
 
 #include "plan/grad_bucket.h"
@@ -200,7 +201,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   std::vector<int> stage1_ipg;  // stage 1: from micro-step 0's first hook to the boundary
   int partition0 = -1;          // the grads_in_partition the step consumes
 
-  for_each_micro_step(b, [&](const std::string& label, int index) {
+  for_each_micro_step(b, false, [&](const std::string& label, int index) {
     const bool boundary = index == g - 1;
     const bool reduce_now = l.stage == 2 || boundary;
     std::vector<int> stage2_ipg;
@@ -234,6 +235,12 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
         b.at(op).transient_bytes += flow.largest[blk] * e;  // each gradient until copied
       }
       if (!hooks_reduce) return;
+      if (offload && boundary && !flow.completed[blk].empty()) {
+        // The offload gradient hooks test a device flag per parameter with bool(), which
+        // synchronizes the compute stream (stage_1_and_2.py copy_grads_in_partition).
+        b.host_sync({label, ".offload_flag_sync.", l.blocks()[blk].name}, Phase::kBackward, {op},
+                    static_cast<int>(flow.completed[blk].size()));
+      }
       for (int p : flow.completed[blk]) {
         const int w = reducer.add(p, op);
         if (w >= 0) wait = w;
@@ -264,6 +271,8 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
       }
       reducer.finish(last_op, l.stage == 2 && index > 0 ? partition0 : -1,
                      l.stage == 2 || boundary);
+      // independent_gradient_partition_epilogue: with overlap_comm, a device synchronize.
+      if (l.overlap_comm) b.device_sync({label, ".epilogue_sync"}, Phase::kReduce);
       if (index == 0 || l.stage == 1) partition0 = reducer.partition_buffer();
       if (offload && l.stage == 2 && index > 0 && !boundary) {
         b.op({label, ".grads_from_host"}, b.h2d_stream(), Phase::kReduce,
@@ -274,14 +283,43 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   });
 
   b.begin_segment("step", 1);
+  // step(): the overflow check (an all_reduce of one flag and its .item()), skipped on
+  // overflow from here on: the norm, the optimizer, the 16-bit update and the all-gather.
+  int last = b.last_op();
+  if (l.check_overflow) {
+    const int flag = b.op({"step.overflow_allreduce"}, compute, Phase::kStep,
+                          CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {last});
+    last = b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
+  }
+  const std::size_t first_skipped = b.plan().ops.size();
   if (offload) {
-    const int adam = b.op({"step.optimizer.cpu"}, b.cpu_stream(), Phase::kStep,
-                          OptimizerWork{true, part, part * 28}, {b.last_op()});
+    // complete_grad_norm_calculation_for_cpu_offload: a norm and an .item() per parameter.
+    int owned = 0;
+    for (int p : l.real_params()) owned += l.owned_by_rank(p) ? 1 : 0;
+    const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep,
+                          MemoryWork{l.owned_full * e, 0}, {last});
+    const int norm_sum = b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
+                              CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {norm});
+    const int synced = b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {norm_sum},
+                                   std::max(owned, 1) + 1);
+    // DeepSpeedCPUAdam on the host thread (28 bytes per element: fp32 param, grad, m, v read,
+    // param, m, v written), then the fp32 partition is cast into the 16-bit CPU buffer and
+    // copied up without blocking the host (stage_1_and_2.py step, cpu_offload branch).
+    const int adam = b.host_op({"step.optimizer.cpu"}, Phase::kStep,
+                               OptimizerWork{true, part, part * (28 + 4 + e)}, {synced});
     const int up = b.op({"step.params_to_gpu"}, b.h2d_stream(), Phase::kStep,
-                        CopyWork{part * e, true, true}, {adam});
+                        CopyWork{part * e, true, l.pin_optimizer}, {adam});
     b.op({"step.allgather_params"}, compute, Phase::kPostStep,
          CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world}, {up});
   } else {
+    // scaled_global_norm over the owned gradients; mask_nan_or_inf_with_val_inplace builds a
+    // device scalar with torch.tensor(-1.0, device=...), which synchronizes the stream
+    // (runtime/utils.py get_global_norm_of_tensors).
+    const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep,
+                          MemoryWork{part * e, 0}, {last});
+    const int norm_sum = b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
+                              CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {norm});
+    b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {norm_sum});
     const int grads32 = b.buffer({"step.grads.fp32"}, part * 4, Device::kGpu, Category::kGrads);
     const int cast = b.op({"step.cast_grads"}, compute, Phase::kStep,
                           MemoryWork{part * e, part * (e + 4)});
@@ -295,6 +333,12 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     b.op({"step.allgather_params"}, compute, Phase::kPostStep,
          CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world});
   }
+  if (l.check_overflow) {
+    for (std::size_t i = first_skipped; i < b.plan().ops.size(); ++i) {
+      b.at(static_cast<int>(i)).skipped_on_overflow = true;
+    }
+  }
+  end_of_step_sync(b);
   b.end_segment();
 }
 

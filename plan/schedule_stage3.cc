@@ -63,11 +63,23 @@ class Fetcher {
     if (!scratch_.empty()) gather(scratch_, "prefetch");
     const std::size_t first = deps->size();
     *coalesced_bytes = 0;
+    int newest = -1;
     for (int p : params_of(t)) {
       if (std::find(deps->begin() + first, deps->end(), fetched_by_[p]) == deps->end()) {
         deps->push_back(fetched_by_[p]);
       }
+      newest = std::max(newest, fetched_by_[p]);
       if (coalesced_[p]) *coalesced_bytes += l_.params()[p].numel * l_.param_bytes;
+    }
+    if (newest < 0) return;
+    // fetch_sub_module records an event on the all-gather stream after each wait and, with
+    // more than __max_ongoing_fetch_events (2) of them pending, synchronizes the oldest on the
+    // host (partitioned_param_coordinator.py). Which are still pending is only known when the
+    // plan runs, so the host waits for the fetch three back, finished or not.
+    events_.push_back(newest);
+    if (events_.size() > 3) {
+      b_.host_sync({label_, ".fetch_throttle.", std::to_string(b_.plan().ops.size())},
+                   Phase::kForward, {events_[events_.size() - 4]});
     }
   }
 
@@ -148,6 +160,7 @@ class Fetcher {
   std::vector<bool> coalesced_;  // per param: it came in a gather of several parameters
   std::vector<int> chosen_at_;   // per param: the trace position that last chose to prefetch it
   std::vector<int> scratch_;
+  std::vector<int> events_;  // the newest gather each fetch waited for, in order
 };
 
 // The IPG bucket and its reduce-scatters for one backward.
@@ -156,15 +169,21 @@ class Scatterer {
   Scatterer(PlanBuilder& b, const std::string& label, int index)
       : b_(b), l_(b.layout()), label_(label), index_(index), bucket_(b, label, true) {}
 
-  // Adds p's completed gradient from op `producer`; returns an op the host waits for, or -1.
-  int add(int p, int producer) {
-    int wait = -1;
-    if (bucket_.would_overflow(p)) wait = flush(producer);
+  // Adds p's completed gradient from op `producer`.
+  void add(int p, int producer) {
+    if (bucket_.would_overflow(p)) flush(producer);
     bucket_.add(p, producer);
-    return wait;
   }
 
-  int flush(int producer) {
+  void flush(int producer) {
+    // With more than max_param_reduce_events (2) reductions pending the host synchronizes the
+    // oldest before issuing the next (stage3.py __reduce_and_partition_ipg_grads); as for
+    // fetches, the plan cannot know which have finished, so it waits for the third back.
+    const std::size_t k = flushes_.size();
+    if (k >= 3) {
+      b_.host_sync({label_, ".reduce_throttle.", std::to_string(k)}, Phase::kBackward,
+                   {flushes_[k - 3]});
+    }
     std::int64_t padded = 0, shard = 0;
     for (int p : bucket_.params()) {
       padded += l_.world * l_.partition_numel(l_.params()[p].numel);
@@ -193,16 +212,13 @@ class Scatterer {
     }
     bucket_.reduced(op);
     flushes_.push_back(op);
-    // The host synchronizes the oldest reduction when more than 2 are pending (stage3.py).
-    const std::size_t k = flushes_.size();
-    return k > 3 ? flushes_[k - 4] : -1;
   }
 
   int finish(int last_op) {
     if (!bucket_.empty()) flush(last_op);
-    // The epilogue synchronizes the reduce stream on the host.
-    return b_.op({label_, ".epilogue"}, b_.compute_stream(), Phase::kReduce, MemoryWork{},
-                 {flushes_.empty() ? last_op : flushes_.back()});
+    // independent_gradient_partition_epilogue: reduce_and_partition_stream.synchronize().
+    return b_.host_sync({label_, ".epilogue"}, Phase::kReduce,
+                        {flushes_.empty() ? last_op : flushes_.back()});
   }
 
  private:
@@ -282,26 +298,21 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   b.persistent({"ipg_bucket"}, l.bucket_elems * l.comm_bytes, Device::kGpu, Category::kBuffers);
 
   const GradFlow& flow = l.flow();
-  for_each_micro_step(b, [&](const std::string& label, int index) {
+  // Without optimizer offload every micro-step does the same work.
+  for_each_micro_step(b, !l.offload_optimizer, [&](const std::string& label, int index) {
     Fetcher fetcher(b, c, label);
     Scatterer scatterer(b, label, index);
     std::size_t t = 0;  // trace position of the block about to run
-    int wait = -1;
     Bytes pending_coalesced = 0;
     MicroStepHooks hooks;
     hooks.before = [&](int, Pass, std::vector<int>* deps) {
       fetcher.fetch(static_cast<int>(t), deps, &pending_coalesced);
-      if (wait >= 0) deps->push_back(wait);
-      wait = -1;
     };
     hooks.after = [&](int blk, Pass pass, int op) {
       b.at(op).transient_bytes += pending_coalesced;
       if (pass == Pass::kBackward) {
         b.at(op).transient_bytes += flow.largest[blk] * e;  // each gradient until copied to IPG
-        for (int p : flow.completed[blk]) {
-          const int w = scatterer.add(p, op);
-          if (w >= 0) wait = w;
-        }
+        for (int p : flow.completed[blk]) scatterer.add(p, op);
       }
       fetcher.release(static_cast<int>(t), op);
       ++t;
@@ -315,6 +326,26 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
 
   b.begin_segment("step", 1);
   const int compute = b.compute_stream();
+  // step(): fp16 only checks for overflow (stage3.py _overflow_check_and_loss_scale_update);
+  // an overflow skips everything after it, _post_step included.
+  const bool fp16 = l.precision == configs::Precision::kFp16;
+  int last = b.last_op();
+  if (fp16) {
+    const int flag = b.op({"step.overflow_allreduce"}, compute, Phase::kStep,
+                          CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {last});
+    last = b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
+  }
+  const std::size_t first_skipped = b.plan().ops.size();
+  // _get_norm_groups: a norm per sub-group, each ending in a device scalar built on the host
+  // (torch.tensor(-1.0, device=...)), about 4 host round trips per sub-group with offload.
+  {
+    const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep,
+                          MemoryWork{l.offload_optimizer ? 0 : l.psi3 * l.accum_bytes, 0}, {last});
+    const int sum = b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
+                         CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {norm});
+    last = b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {sum},
+                       (l.offload_optimizer ? 4 : 1) * std::max(groups, 1));
+  }
   for (int j = 0; j < groups; ++j) {
     const std::int64_t s = l.sub_groups[j];
     const std::string name = "step.sub_group." + std::to_string(j);
@@ -330,27 +361,45 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
       b.free(adam, grads32);
       b.op({name, ".copy_params"}, compute, Phase::kStep, MemoryWork{s * 4, s * e});
     } else {
-      int ready = b.last_op();
+      // The sub-group loop runs on the host thread, one sub-group after the other: NVMe swap
+      // in, CPU Adam, the 16-bit update, swap out (stage3.py step).
+      int ready = last;
       if (l.optimizer_on_nvme) {
         ready = b.op({name, ".swap_in"}, b.nvme_stream(), Phase::kStep,
                      NvmeWork{s * (4 + state), true}, {ready});
+        b.at(ready).host_waits = true;
       }
-      const int adam = b.op({name, ".optimizer.cpu"}, b.cpu_stream(), Phase::kStep,
-                            OptimizerWork{true, s, s * 28}, {ready});
+      // CPU Adam (28 bytes per element), then the fp32 partition is cast to 16 bits on the CPU
+      // for the copy below (4 + e bytes per element more).
+      const Bytes cast_bytes = l.offload_param ? 0 : s * (4 + e);
+      last = b.host_op({name, ".optimizer.cpu"}, Phase::kStep,
+                       OptimizerWork{true, s, s * 28 + cast_bytes}, {ready});
       if (l.optimizer_on_nvme) {
-        b.op({name, ".swap_out"}, b.nvme_stream(), Phase::kStep, NvmeWork{s * (4 + state), false},
-             {adam});
+        last = b.op({name, ".swap_out"}, b.nvme_stream(), Phase::kStep,
+                    NvmeWork{s * (4 + state), false}, {last});
       }
       if (!l.offload_param) {
-        b.op({name, ".params_to_gpu"}, b.h2d_stream(), Phase::kStep, CopyWork{s * e, true, false},
-             {adam});
+        // _reassign_or_swap_out_partitioned_parameters: fp16_partitioned_groups_flat.copy_(
+        // fp32 flat) with non_blocking=False from unpinned memory: the host waits.
+        last = b.op({name, ".params_to_gpu"}, b.h2d_stream(), Phase::kStep,
+                    CopyWork{s * e, true, false}, {last});
+        b.at(last).host_waits = true;
       }
     }
   }
   if (persistent_full > 0) {
+    // _post_step: the persistent parameters are gathered again, then torch.cuda.synchronize()
+    // (partition_parameters.py).
     b.op({"step.allgather_persistent"}, compute, Phase::kPostStep,
          CollectiveWork{CollectiveKind::kAllGather, persistent_full * e, l.world}, {b.last_op()});
+    b.device_sync({"step.post_step_sync"}, Phase::kPostStep);
   }
+  if (fp16) {
+    for (std::size_t i = first_skipped; i < b.plan().ops.size(); ++i) {
+      b.at(static_cast<int>(i)).skipped_on_overflow = true;
+    }
+  }
+  end_of_step_sync(b);
   b.end_segment();
 }
 

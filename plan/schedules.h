@@ -12,11 +12,16 @@ namespace zs::plan {
 // script's, which for the HF Trainer is AdamW: 8.
 Bytes optimizer_state_bytes_per_param(const configs::DsConfig& c);
 
-// Runs `body(label, index, repeat)` for the distinct micro-steps of an optimizer step: the first,
-// the middle ones as one repeated segment, and the last (G = 1: one; G = 2: two), each in its
-// own segment.
-void for_each_micro_step(PlanBuilder& b,
+// Runs `body(label, index)` for the distinct micro-steps of an optimizer step: the first, the
+// middle ones as one repeated segment, and the last (G = 1: one; G = 2: two), each in its own
+// segment; or, when `uniform` (every micro-step does the same work), once for one segment
+// repeated G times. Each segment ends with the ThroughputTimer's device sync when the layout
+// has one (the boundary micro-step's comes from end_of_step_sync, after the optimizer step).
+void for_each_micro_step(PlanBuilder& b, bool uniform,
                          const std::function<void(const std::string& label, int index)>& body);
+
+// The ThroughputTimer's sync at the end of the step segment.
+void end_of_step_sync(PlanBuilder& b);
 
 void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c);
 void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c);
