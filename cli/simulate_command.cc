@@ -7,6 +7,7 @@
 #include "plan/plan.h"
 #include "reports/simulate_report.h"
 #include "sim/simulate.h"
+#include "sim/trace.h"
 
 namespace zs::cli {
 namespace {
@@ -18,7 +19,22 @@ struct SimulateFlags {
   std::string attention = "flash";
   std::string fragmentation;
   bool print_plan = false;
+  std::string trace;
+  std::string profile;
+  std::string straggler;
 };
+
+// A number in [lo, hi] given as a flag's text.
+Result<double> parse_number_flag(const char* flag, const std::string& text, double lo, double hi,
+                                 const char* expected) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || *end != '\0' || !(v >= lo && v <= hi)) {
+    return Status::invalid_argument(std::string(flag) + ": \"" + text +
+                                    "\" is not allowed; expected " + expected);
+  }
+  return v;
+}
 
 int run_simulate(const SimulateFlags& f) {
   auto in = read_inputs(f.common);
@@ -47,17 +63,27 @@ int run_simulate(const SimulateFlags& f) {
   }
   request.flash_attention = f.attention == "flash";
   if (!f.fragmentation.empty()) {
-    char* end = nullptr;
-    const double v = std::strtod(f.fragmentation.c_str(), &end);
-    if (end == f.fragmentation.c_str() || *end != '\0' || !(v >= 0 && v <= 1)) {
-      return fail(Status::invalid_argument("--fragmentation: \"" + f.fragmentation +
-                                           "\" is not allowed; expected a fraction from 0 to 1"));
-    }
-    request.fragmentation = v;
+    auto v = parse_number_flag("--fragmentation", f.fragmentation, 0, 1, "a fraction from 0 to 1");
+    if (!v.ok()) return fail(v.status());
+    request.fragmentation = *v;
+  }
+  if (!f.straggler.empty()) {
+    auto v = parse_number_flag("--straggler", f.straggler, 1, 100, "a factor from 1 to 100");
+    if (!v.ok()) return fail(v.status());
+    request.collective_slowdown = *v;
+  }
+  if (!f.profile.empty()) {
+    auto p = sim::load_cost_profile(f.profile, sim::default_cost_profile(request.cluster));
+    if (!p.ok()) return fail(p.status());
+    request.profile = *p;
   }
   request.activation_checkpointing = f.checkpointing;
   auto result = sim::simulate(request);
   if (!result.ok()) return fail(result.status());
+  if (!f.trace.empty()) {
+    const Status s = sim::write_trace(f.trace, result->built.plan, result->time);
+    if (!s.is_ok()) return fail(s);
+  }
   if (f.print_plan) {
     print(plan::to_text(result->built.plan));
   } else if (f.common.json) {
@@ -74,8 +100,8 @@ int run_simulate(const SimulateFlags& f) {
 std::function<int()> add_simulate_command(CLI::App& app) {
   auto flags = std::make_shared<SimulateFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "simulate", "Predict per-GPU and host peak memory of one optimizer step of a DeepSpeed "
-                  "config on a model and a cluster");
+      "simulate", "Predict per-GPU and host peak memory and the step time of one optimizer "
+                  "step of a DeepSpeed config on a model and a cluster");
   add_common_flags(cmd, &flags->common);
   cmd->add_option("--seq-len", flags->seq_len,
                   "tokens per sequence (default: the model's max_position_embeddings)");
@@ -87,6 +113,14 @@ std::function<int()> add_simulate_command(CLI::App& app) {
   cmd->add_option("--fragmentation", flags->fragmentation,
                   "caching-allocator overhead as a fraction of allocated memory (default 0)");
   cmd->add_flag("--plan", flags->print_plan, "print the plan of the step instead");
+  cmd->add_option("--trace", flags->trace,
+                  "write a Chrome/Perfetto trace of the simulated step to FILE "
+                  "(ui.perfetto.dev, chrome://tracing)");
+  cmd->add_option("--profile", flags->profile,
+                  "a calibration profile (JSON) replacing the preset's effective rates "
+                  "(sim/cost_profile.h lists the keys)");
+  cmd->add_option("--straggler", flags->straggler,
+                  "slowest rank's factor on every collective (default 1: no straggler)");
   return [flags] { return run_simulate(*flags); };
 }
 

@@ -146,6 +146,8 @@ namespace {
 
 Status bad(const std::string& what) { return Status::invalid_argument("invalid plan: " + what); }
 
+}  // namespace
+
 std::string describe_work(const Work& w) {
   char buf[160];
   if (const auto* c = std::get_if<ComputeWork>(&w)) {
@@ -175,6 +177,8 @@ std::string describe_work(const Work& w) {
   }
   return buf;
 }
+
+namespace {
 
 std::string ids(std::span<const int> v) {
   std::string out;

@@ -217,6 +217,9 @@ BufferEvents buffer_events(const Plan& plan);
 // bug, reported as a Status so tests can show it).
 Status validate(const Plan& plan);
 
+// What an op does, in words: "all_gather 1048576 bytes over 8 ranks".
+std::string describe_work(const Work& w);
+
 // One line per op: "id [stream] phase name: work deps allocs frees", then the buffers, for
 // tests and debugging. Deterministic.
 std::string to_text(const Plan& plan);

@@ -32,6 +32,39 @@ std::string label(Category c) {
   return s;
 }
 
+std::string seconds_row(const std::string& name, double s, double step) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-22s %10.2f ms  %5.1f%%\n", name.c_str(), s * 1e3,
+                step > 0 ? 100.0 * s / step : 0.0);
+  return buf;
+}
+
+std::string render_time_text(const sim::SimulationResult& r) {
+  const sim::StepTime& t = r.time;
+  const sim::TimeBreakdown& b = t.breakdown;
+  std::string out = "\nStep time (one optimizer step, " +
+                    std::to_string(r.built.layout.micro_steps) + " micro-step(s)):\n";
+  out += seconds_row("compute", b.compute_s, t.step_s);
+  out += seconds_row("optimizer", b.optimizer_s, t.step_s);
+  out += seconds_row("exposed communication", b.exposed_comm_s, t.step_s);
+  out += seconds_row("exposed offload", b.exposed_offload_s, t.step_s);
+  out += seconds_row("other (host, casts)", b.other_s, t.step_s);
+  out += seconds_row("step", t.step_s, t.step_s);
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "  throughput: %.2f samples/s, %.0f tokens/s, %.1f TFLOP/s per GPU, MFU %.1f%%\n",
+                t.samples_per_s, t.tokens_per_s, t.tflops_per_gpu, 100.0 * t.mfu);
+  out += buf;
+  if (t.overflow_possible) {
+    std::snprintf(buf, sizeof buf, "  a step the fp16 loss scaler skips takes %.2f ms\n",
+                  t.overflow_step_s * 1e3);
+    out += buf;
+  }
+  out += "  " + t.bottleneck + "\n";
+  out += "  (rates: " + r.profile.source + ")\n";
+  return out;
+}
+
 }  // namespace
 
 std::string render_simulation_text(const sim::SimulationResult& r,
@@ -80,6 +113,7 @@ std::string render_simulation_text(const sim::SimulationResult& r,
                  " pinned)");
   if (m.nvme_bytes > 0) out += row("on NVMe", m.nvme_bytes);
   out += m.host_oom ? "  OUT OF HOST MEMORY\n" : "";
+  out += render_time_text(r);
   const int warnings = r.config.diagnostics.count(Severity::kWarning);
   const int lints = r.config.diagnostics.count(Severity::kLint);
   if (warnings + lints > 0) {
@@ -130,6 +164,23 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
   out["plan"] = {{"ops", r.built.plan.ops.size()},
                  {"buffers", r.built.plan.buffers.size()},
                  {"segments", r.built.plan.segments.size()}};
+  const sim::StepTime& t = r.time;
+  out["time"] = {{"step_s", t.step_s},
+                 {"compute_s", t.breakdown.compute_s},
+                 {"optimizer_s", t.breakdown.optimizer_s},
+                 {"exposed_comm_s", t.breakdown.exposed_comm_s},
+                 {"exposed_offload_s", t.breakdown.exposed_offload_s},
+                 {"other_s", t.breakdown.other_s},
+                 {"comm_busy_s", t.comm_busy_s},
+                 {"offload_busy_s", t.offload_busy_s},
+                 {"cpu_optimizer_s", t.cpu_optimizer_s},
+                 {"bottleneck", t.bottleneck}};
+  if (t.overflow_possible) out["time"]["overflow_step_s"] = t.overflow_step_s;
+  out["throughput"] = {{"samples_per_s", t.samples_per_s},
+                       {"tokens_per_s", t.tokens_per_s},
+                       {"tflops_per_gpu", t.tflops_per_gpu},
+                       {"mfu", t.mfu}};
+  out["cost_profile"] = r.profile.source;
   out["warnings"] = r.config.diagnostics.count(Severity::kWarning);
   out["lints"] = r.config.diagnostics.count(Severity::kLint);
   return out;

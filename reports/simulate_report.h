@@ -15,7 +15,10 @@ std::string render_simulation_text(const sim::SimulationResult& r,
 // memory.gpu.{peak_bytes, capacity_bytes, oom, model_states_bytes, headroom_bytes, peak_phase,
 // peak_op, breakdown.{params_bytes, grads_bytes, optimizer_states_bytes, activations_bytes,
 // buffers_bytes, other_bytes}}, memory.cpu.{peak_bytes, capacity_bytes, oom, pinned_bytes,
-// breakdown}, model.params, world_size, batch.*, plan.*, warnings.
+// breakdown}, time.{step_s, compute_s, optimizer_s, exposed_comm_s, exposed_offload_s, other_s,
+// comm_busy_s, offload_busy_s, cpu_optimizer_s, bottleneck[, overflow_step_s]},
+// throughput.{samples_per_s, tokens_per_s, tflops_per_gpu, mfu}, cost_profile, model.params,
+// world_size, batch.*, plan.*, warnings.
 json::Json render_simulation_json(const sim::SimulationResult& r,
                                   const sim::SimulationRequest& request);
 

@@ -75,6 +75,14 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
   mo.fragmentation = request.fragmentation;
   r.memory = plan::replay_memory(r.built.plan, mo);
   r.train_batch_size = lc.config.batch.train_batch_size.value;
+  r.profile = request.profile ? *request.profile : default_cost_profile(request.cluster);
+  StepTimeRequest tr;
+  tr.built = &r.built;
+  tr.cluster = &request.cluster;
+  tr.profile = &r.profile;
+  tr.train_batch_size = r.train_batch_size;
+  tr.collective_slowdown = request.collective_slowdown;
+  r.time = simulate_step_time(tr);
   r.config = std::move(lc);
   return r;
 }

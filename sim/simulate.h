@@ -1,6 +1,6 @@
 // simulate: what a DeepSpeed config does to a model on a cluster. Reads and checks the config
-// (configs/check.h), builds the Plan of one optimizer step (plan/build_plan.h) and replays it:
-// today memory (plan/memory.h); the step-time simulation joins here.
+// (configs/check.h), builds the Plan of one optimizer step (plan/build_plan.h) and replays it
+// twice: for memory (plan/memory.h) and for time (sim/step_time.h).
 #pragma once
 
 #include <memory>
@@ -13,6 +13,8 @@
 #include "models/model_spec.h"
 #include "plan/build_plan.h"
 #include "plan/memory.h"
+#include "sim/cost_profile.h"
+#include "sim/step_time.h"
 
 namespace zs::sim {
 
@@ -30,12 +32,17 @@ struct SimulationRequest {
   // built.layout.graph): a sweep shares it across variants. Rebuilt when null or when it was
   // built for another micro-batch, sequence length, dtype or attention kernel.
   std::shared_ptr<const plan::ModelGraph> graph;
+  // The effective rates; unset: default_cost_profile(cluster).
+  std::optional<CostProfile> profile;
+  double collective_slowdown = 1.0;  // a straggler's factor on every collective
 };
 
 struct SimulationResult {
   configs::LoadedConfig config;  // as checked: effective values, diagnostics
   plan::BuiltPlan built;
   plan::MemoryReport memory;
+  CostProfile profile;
+  StepTime time;
   std::int64_t params = 0;
   std::int64_t seq_len = 0;
   std::int64_t train_batch_size = 0;

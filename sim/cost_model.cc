@@ -1,0 +1,170 @@
+#include "sim/cost_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace zs::sim {
+namespace {
+
+using models::OpKind;
+
+struct KernelTime {
+  double fwd_s = 0, bwd_s = 0;
+  int fwd_kernels = 1, bwd_kernels = 1;
+};
+
+double roofline(double flops, double flop_rate, double bytes, double byte_rate) {
+  return std::max(flops / flop_rate, bytes / byte_rate);
+}
+
+KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double hbm,
+                   const CostProfile& p) {
+  KernelTime k;
+  const auto fwd_f = static_cast<double>(op.cost.fwd_flops);
+  const auto bwd_f = static_cast<double>(op.cost.bwd_flops);
+  const auto fwd_b = static_cast<double>(op.cost.fwd_hbm_bytes);
+  const auto bwd_b = static_cast<double>(op.cost.bwd_hbm_bytes);
+  switch (op.kind) {
+    case OpKind::kLinear: {
+      const auto& g = std::get<models::GemmShape>(op.shape);
+      const double side = std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) *
+                                    static_cast<double>(g.k));
+      const double rate = peak * gemm_efficiency(p, side);
+      k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
+      k.bwd_s = roofline(bwd_f, rate, bwd_b, hbm);
+      k.bwd_kernels = g.bias ? 3 : 2;  // dgrad, wgrad (, bias sum)
+      break;
+    }
+    case OpKind::kFlashAttention: {
+      const double rate = peak * p.attention_efficiency;
+      k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
+      k.bwd_s = roofline(bwd_f, rate, bwd_b, hbm);
+      k.bwd_kernels = 2;
+      break;
+    }
+    case OpKind::kAttention: {
+      const auto& a = std::get<models::AttentionShape>(op.shape);
+      const double side = std::cbrt(static_cast<double>(a.seq) * static_cast<double>(a.seq) *
+                                    static_cast<double>(a.head_dim));
+      const double rate = peak * gemm_efficiency(p, side);
+      // The batched GEMMs at GEMM speed, the score passes (softmax, mask, dropout) at HBM speed.
+      k.fwd_s = fwd_f / rate + fwd_b / hbm;
+      k.bwd_s = bwd_f / rate + bwd_b / hbm;
+      k.fwd_kernels = 4;
+      k.bwd_kernels = 6;
+      break;
+    }
+    default: {
+      // Memory-bound; their nominal FLOPs run on CUDA cores in fp32.
+      k.fwd_s = roofline(fwd_f, fp32_peak, fwd_b, hbm);
+      k.bwd_s = roofline(bwd_f, fp32_peak, bwd_b, hbm);
+      break;
+    }
+  }
+  k.fwd_s = std::max(k.fwd_s, k.fwd_kernels * p.min_kernel_s);
+  k.bwd_s = std::max(k.bwd_s, k.bwd_kernels * p.min_kernel_s);
+  return k;
+}
+
+double memory_s(double bytes, double hbm, const CostProfile& p) {
+  return std::max(bytes / hbm, p.min_kernel_s);
+}
+
+}  // namespace
+
+double peak_flops(const configs::GpuSpec& gpu, std::int64_t act_bytes) {
+  if (act_bytes >= 4) return gpu.fp32_flops_per_s;
+  if (gpu.bf16_flops_per_s) return *gpu.bf16_flops_per_s;
+  return gpu.fp16_flops_per_s.value_or(gpu.fp32_flops_per_s);
+}
+
+ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpec& gpu,
+                            const CostProfile& profile) {
+  const double peak = peak_flops(gpu, graph.workload.act_bytes);
+  const double hbm = gpu.hbm_bw_bytes_per_s * profile.hbm_efficiency;
+  ModelOpTimes t;
+  const std::size_t n = graph.ops.size();
+  t.fwd_s.reserve(n);
+  t.fwd_prefix_s.assign(n + 1, 0);
+  t.bwd_prefix_s.assign(n + 1, 0);
+  t.fwd_prefix_kernels.assign(n + 1, 0);
+  t.bwd_prefix_kernels.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const KernelTime k = time_op(graph.ops[i], peak, gpu.fp32_flops_per_s, hbm, profile);
+    t.fwd_s.push_back(k.fwd_s);
+    t.bwd_s.push_back(k.bwd_s);
+    t.fwd_kernels.push_back(k.fwd_kernels);
+    t.bwd_kernels.push_back(k.bwd_kernels);
+    t.fwd_prefix_s[i + 1] = t.fwd_prefix_s[i] + k.fwd_s;
+    t.bwd_prefix_s[i + 1] = t.bwd_prefix_s[i] + k.bwd_s;
+    t.fwd_prefix_kernels[i + 1] = t.fwd_prefix_kernels[i] + k.fwd_kernels;
+    t.bwd_prefix_kernels[i + 1] = t.bwd_prefix_kernels[i] + k.bwd_kernels;
+  }
+  return t;
+}
+
+PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs::Cluster& cluster,
+                    const CostProfile& p) {
+  const configs::GpuSpec& gpu = cluster.gpu;
+  const double hbm = gpu.hbm_bw_bytes_per_s * p.hbm_efficiency;
+  const int ranks_per_node = cluster.gpus_per_node;
+  PricedPlan out;
+  out.links.resize(kLinkCount);
+  out.links[kNcclLink] = Link{"nccl", 1.0};
+  out.links[kPcieLink] = Link{"pcie", p.pcie_duplex_bytes_per_s};
+  out.links[kNvmeLink] =
+      Link{"nvme", std::max(p.nvme_read_bytes_per_s, p.nvme_write_bytes_per_s) / ranks_per_node};
+  const int cores = p.cpu_cores_per_rank > 0
+                        ? p.cpu_cores_per_rank
+                        : std::max(1, cluster.node.cpu_cores / std::max(1, ranks_per_node));
+  double cpu_rate = cores * p.cpu_adam_bytes_per_s_per_core;
+  if (cluster.node.host_memory_bw_bytes_per_s) {
+    cpu_rate = std::min(cpu_rate, *cluster.node.host_memory_bw_bytes_per_s *
+                                      p.host_memory_efficiency / ranks_per_node);
+  }
+  out.cpu_adam_bytes_per_s = cpu_rate;
+  const GroupTopology world = group_topology(plan.world_size, cluster.gpus_per_node);
+
+  out.costs.resize(plan.ops.size());
+  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+    const plan::Op& op = plan.ops[i];
+    OpCost& c = out.costs[i];
+    c.host_s = p.kernel_launch_s;
+    if (const auto* w = std::get_if<plan::ComputeWork>(&op.work)) {
+      const int a = w->first_model_op, b = w->last_model_op + 1;
+      const bool bwd = w->pass == plan::Pass::kBackward;
+      const auto& ps = bwd ? m.bwd_prefix_s : m.fwd_prefix_s;
+      const auto& pk = bwd ? m.bwd_prefix_kernels : m.fwd_prefix_kernels;
+      c.fixed_s = ps[b] - ps[a];
+      c.host_s = p.kernel_launch_s * (pk[b] - pk[a]);
+    } else if (const auto* cw = std::get_if<plan::CollectiveWork>(&op.work)) {
+      const GroupTopology t = cw->group_size == plan.world_size
+                                  ? world
+                                  : group_topology(cw->group_size, cluster.gpus_per_node);
+      const CollectiveEstimate e = estimate_collective(cw->kind, cw->bytes, t, p);
+      c.fixed_s = e.latency_s;
+      c.link = kNcclLink;
+      c.link_amount = e.transfer_s;
+    } else if (const auto* mw = std::get_if<plan::MemoryWork>(&op.work)) {
+      c.fixed_s = memory_s(static_cast<double>(mw->bytes_read + mw->bytes_written), hbm, p);
+    } else if (const auto* pw = std::get_if<plan::CopyWork>(&op.work)) {
+      c.fixed_s = p.pcie_latency_s;
+      c.link = kPcieLink;
+      c.link_amount = static_cast<double>(pw->bytes);
+      c.rate_cap = pw->pinned ? p.pcie_pinned_bytes_per_s
+                             : p.pcie_pinned_bytes_per_s / p.pageable_slowdown;
+    } else if (const auto* ow = std::get_if<plan::OptimizerWork>(&op.work)) {
+      const auto bytes = static_cast<double>(ow->bytes_touched);
+      c.fixed_s = ow->on_cpu ? bytes / cpu_rate : memory_s(bytes, hbm, p);
+    } else if (const auto* nw = std::get_if<plan::NvmeWork>(&op.work)) {
+      c.link = kNvmeLink;
+      c.link_amount = static_cast<double>(nw->bytes);
+      c.rate_cap = (nw->read ? p.nvme_read_bytes_per_s : p.nvme_write_bytes_per_s) / ranks_per_node;
+    } else if (const auto* yw = std::get_if<plan::SyncWork>(&op.work)) {
+      c.host_s = p.kernel_launch_s * yw->rounds;
+    }
+  }
+  return out;
+}
+
+}  // namespace zs::sim

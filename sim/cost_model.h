@@ -1,0 +1,62 @@
+// The cost model: what each op of a Plan costs on a cluster, for the engine (sim/engine.h).
+//
+// - Model kernels: a roofline per kernel, max(FLOPs / (peak x efficiency), HBM bytes / (HBM
+//   bandwidth x hbm_efficiency)), at least min_kernel_s. GEMMs take their efficiency from the
+//   profile's curve at the geometric mean of m, n, k; fused attention its own efficiency; an
+//   unfused attention core its two batched GEMMs (side: the geometric mean of s, s, d) plus its
+//   elementwise passes at HBM speed; everything else is memory-bound. Peak: the tensor-core
+//   rate of the activation dtype (bf16/fp16), or plain fp32 for fp32 (PyTorch leaves TF32 off
+//   for matmuls by default). A compute op over a range of model ops costs the sum, and its
+//   host time is one launch per kernel (forward 1 per op; backward: a GEMM 2, +1 with a bias;
+//   attention 2; others 1).
+// - Memory work and the GPU optimizer (fused Adam): bytes over achieved HBM bandwidth.
+// - Collectives: NCCL's latency as fixed time, then the transfer as a flow on the rank's NCCL
+//   link (capacity 1 second per second: concurrent collectives share it).
+// - Copies: PCIe latency, then a flow on the GPU's PCIe link (capacity: both directions
+//   together; each copy capped at the one-direction pinned rate, or the pageable rate).
+// - CPU Adam: bytes over min(cores per rank x per-core rate, host DRAM peak x efficiency /
+//   ranks per node), on the host thread.
+// - NVMe: a flow on the node's NVMe volume share for this rank.
+// - Host syncs: one launch per round trip.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "configs/hardware/cluster.h"
+#include "plan/model_graph.h"
+#include "plan/plan.h"
+#include "sim/collective_cost.h"
+#include "sim/cost_profile.h"
+#include "sim/engine.h"
+
+namespace zs::sim {
+
+// Link ids of the links cost_ops uses.
+enum LinkId { kNcclLink = 0, kPcieLink = 1, kNvmeLink = 2, kLinkCount = 3 };
+
+// Per model op (graph order): seconds and kernel launches, forward and backward.
+struct ModelOpTimes {
+  std::vector<double> fwd_s, bwd_s;
+  std::vector<int> fwd_kernels, bwd_kernels;
+  // Prefix sums over ops: [i] = sum of ops < i.
+  std::vector<double> fwd_prefix_s, bwd_prefix_s;
+  std::vector<int> fwd_prefix_kernels, bwd_prefix_kernels;
+};
+
+ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpec& gpu,
+                            const CostProfile& profile);
+
+// Peak FLOP/s for the activation dtype (bytes per element 2 or 4).
+double peak_flops(const configs::GpuSpec& gpu, std::int64_t act_bytes);
+
+struct PricedPlan {
+  std::vector<OpCost> costs;
+  std::vector<Link> links;
+  double cpu_adam_bytes_per_s = 0;  // per rank
+};
+
+PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& model_ops,
+                    const configs::Cluster& cluster, const CostProfile& profile);
+
+}  // namespace zs::sim

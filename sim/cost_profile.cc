@@ -1,0 +1,251 @@
+// Default effective figures, by GPU generation (Volta: no bf16; Ampere: bf16, no fp8; Hopper:
+// fp8), each from a published measurement. Where none was found for a generation, the figure
+// of the nearest one is used and the comment says so. GB/s are decimal.
+#include "sim/cost_profile.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
+#include "common/json_path.h"
+#include "common/json_reader.h"
+
+namespace zs::sim {
+namespace {
+
+constexpr double kGBps = 1e9;
+
+enum class Generation { kVolta, kAmpere, kHopper };
+
+Generation generation_of(const configs::GpuSpec& g) {
+  if (g.fp8_flops_per_s.has_value()) return Generation::kHopper;
+  if (g.bf16_flops_per_s.has_value()) return Generation::kAmpere;
+  return Generation::kVolta;
+}
+
+// What NCCL reaches per NIC, from the NIC's line rate (bytes/s, one direction).
+// EDR 100 Gb/s: "12.2 GB/s (for a 100Gbps card) is as good as you can get" (NVIDIA/nccl-tests#29,
+// NCCL maintainer). HDR 200 Gb/s: "24GB/s inter-node" (NVIDIA/nccl#412, NCCL maintainer).
+// NDR 400 Gb/s: "you should see 46-48GB/s per NIC" (NVIDIA/nccl-tests#290, NVIDIA); 47 taken.
+// Other rates: the NDR fraction of line rate (47/50).
+double nic_busbw(double line_bytes_per_s) {
+  if (std::abs(line_bytes_per_s - 12.5 * kGBps) < 0.1 * kGBps) return 12.2 * kGBps;
+  if (std::abs(line_bytes_per_s - 25 * kGBps) < 0.1 * kGBps) return 24 * kGBps;
+  if (std::abs(line_bytes_per_s - 50 * kGBps) < 0.1 * kGBps) return 47 * kGBps;
+  return line_bytes_per_s * 47.0 / 50.0;
+}
+
+}  // namespace
+
+CostProfile default_cost_profile(const configs::Cluster& cluster) {
+  const configs::GpuSpec& g = cluster.gpu;
+  const configs::NodeSpec& n = cluster.node;
+  const Generation gen = generation_of(g);
+  CostProfile p;
+  p.source = "defaults for " + cluster.preset;
+
+  // GEMM efficiency: torch.matmul on square bf16/fp16 matrices, TFLOP/s over the dense peak.
+  switch (gen) {
+    case Generation::kVolta:
+      // Tesla V100-SXM2, fp16, torch 2.7.0+cu128: 1024: 57.30, 2048: 78.23, 4096: 95.73,
+      // 8192: 97.36 TFLOP/s of 125 (zzc0721/torch-performance-test-data#140).
+      p.gemm_efficiency = {{1024, 0.458}, {2048, 0.626}, {4096, 0.766}, {8192, 0.779}};
+      break;
+    case Generation::kAmpere:
+      // A800 80GB PCIe fp16 n=512: 31.5 of 312 (mli/transformers-benchmarks#4); A100-PCIE-40GB
+      // bf16 1024: 94.89, 4096: 234.14 (zzc0721/torch-performance-test-data#108); A800 2048:
+      // 192.5; the A100 SXM's best shape reaches 271.2 = 86.9% (stas00/ml-engineering MAMF
+      // table), taken from 8192 on: the PCIe cards above are power-capped at large sizes.
+      p.gemm_efficiency = {{512, 0.101}, {1024, 0.304}, {2048, 0.617}, {4096, 0.750},
+                           {8192, 0.869}};
+      break;
+    case Generation::kHopper:
+      // H100 SXM 80GB HBM3, bf16, torch 2.7.0+cu128: 1024: 176.62, 2048: 676.59, 4096: 788.72,
+      // 8192: 797.51 TFLOP/s of 989.5 (zzc0721/torch-performance-test-data#79). H200 has the
+      // same tensor cores ("H200 is the same", stas00/ml-engineering MAMF table).
+      p.gemm_efficiency = {{1024, 0.179}, {2048, 0.684}, {4096, 0.797}, {8192, 0.806}};
+      break;
+  }
+  // FlashAttention-2 reaches 35% of H100's peak ("FlashAttention-2 achieving only 35%
+  // utilization on the H100 GPU", FlashAttention-3 paper abstract). No text figure was found
+  // for A100 or V100; 35% is used for every generation.
+  p.attention_efficiency = 0.35;
+  // Memory-bound kernels: A100 40GB device memcpy 1355 of 1555 GB/s = 87%
+  // (PTsolvers/gpu-workshop-JuliaCon23#7); H100 SXM gather kernels 2646-2771 of 3350 GB/s =
+  // 79-83% (pytorch/FBGEMM#3993), 80% taken. V100 (no figure found) uses A100's; H200 H100's.
+  p.hbm_efficiency = gen == Generation::kHopper ? 0.80 : 0.87;
+  // Host time per eager op: 7 us, the launch-overhead floor of Meta's autoparallel cost model
+  // fitted on H100 (meta-pytorch/autoparallel compute_estimation.py `kernel_launch_overhead =
+  // 7`), matching ~7 us per eager pointwise op (flagos-ai/FlagGems#4812) and within HTA's 5-20 us.
+  p.kernel_launch_s = 7e-6;
+  // A tiny elementwise kernel replayed from a CUDA graph: 1.1-1.3 us (pytorch/pytorch#161104).
+  p.min_kernel_s = 1.2e-6;
+
+  // Intra-node NCCL bandwidth: the node's measured busbw (hardware presets cite them). With no
+  // measurement (DGX-1, DGX-2), 80% of the NVLink line rate: "450GB/s is the line rate. With
+  // the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s"
+  // (NVIDIA/nccl-tests#212, NCCL maintainer).
+  const double line = g.nvlink_bw_bytes_per_s.value_or(g.pcie_bw_bytes_per_s);
+  p.nvlink_ring_busbw_bytes_per_s = n.effective.nvlink_ring_busbw_bytes_per_s
+                                        ? n.effective.nvlink_ring_busbw_bytes_per_s->value
+                                        : 0.8 * line;
+  p.nvlink_allreduce_busbw_bytes_per_s =
+      n.effective.nvlink_allreduce_busbw_bytes_per_s
+          ? n.effective.nvlink_allreduce_busbw_bytes_per_s->value
+          : p.nvlink_ring_busbw_bytes_per_s;
+  p.nic_busbw_bytes_per_s = nic_busbw(n.nic_bw_bytes_per_s);
+  p.nics_per_node = n.nic_count;
+  // NCCL src/graph/tuning.cc llMaxBws (NVIDIA/nccl v2.30.7): Volta {39.0, 39.0, 20.4}, Ampere
+  // {87.7, 22.5, 19.0}, Hopper {141.0, 45.0, 35.0} GB/s for 1 node, 2 nodes, 4+ nodes.
+  const double ll[3][3] = {{39.0, 39.0, 20.4}, {87.7, 22.5, 19.0}, {141.0, 45.0, 35.0}};
+  const int gi = gen == Generation::kVolta ? 0 : gen == Generation::kAmpere ? 1 : 2;
+  for (int i = 0; i < 3; ++i) p.ll_max_bytes_per_s[i] = ll[gi][i] * kGBps;
+  p.ampere_or_newer = gen != Generation::kVolta;
+
+  // Pinned host<->device copies (copy engine), one direction: V100 12 GB/s ("V100 ingress
+  // bandwidth is 12GBps", measured; ZaidQureshi/bam#54); A100 "around 25-26GB/s"
+  // (NVIDIA/nvbandwidth#11), 25 taken; H200 55.43 H2D / 55.06 D2H (stas00/ml-engineering
+  // network/README.md, nvbandwidth), used for H100 too (same Gen5 x16 link; no H100 CE
+  // figure was found).
+  p.pcie_pinned_bytes_per_s =
+      gen == Generation::kVolta ? 12 * kGBps : gen == Generation::kAmpere ? 25 * kGBps
+                                                                            : 55.2 * kGBps;
+  // Both directions at once on A100: D2H ~24 and H2D 12-13 GB/s (NVIDIA/nvbandwidth#11), i.e.
+  // 36.5 GB/s together = 1.46x one direction. No other generation's figure was found.
+  p.pcie_duplex_bytes_per_s = 1.46 * p.pcie_pinned_bytes_per_s;
+  // DeepSpeed's pinned-buffer fix "Speedup h2d memcpy by 6x on single GPU and 4-5x on 8GPU
+  // node" (deepspeedai/DeepSpeed#5301): pageable copies are 4.5x slower on a full node.
+  p.pageable_slowdown = 4.5;
+  p.pcie_latency_s = g.pcie_latency_s.value_or(1e-6);
+
+  // DeepSpeedCPUAdam: 28 bytes per parameter (csrc/includes/cpu_adam.h Step_AVX reads grad,
+  // m, v, param and writes param, m, v in fp32). ZeRO-Offload (Ren et al. 2021) Table 4 on a
+  // DGX-2 host (2x Xeon Platinum 8168, 48 cores, DDR4-2666: 256 GB/s peak): 1B params in
+  // 0.22 s, 10B in 2.57 s, i.e. 93-127 GB/s, ~109 GB/s typical: 2.27 GB/s per core over 48
+  // cores, 43% of the DRAM peak. Those two limits are used for every host.
+  p.cpu_adam_bytes_per_s_per_core = 109.0 / 48.0 * kGBps;
+  p.host_memory_efficiency = 109.0 / 256.0;
+  p.cpu_cores_per_rank = 0;
+
+  // NVMe: the node's drive totals (hardware presets), at DeepNVMe's achieved fraction: 10 GB/s
+  // read of 13 GB/s rated on 4 drives (deepspeedai/DeepSpeed blogs/deepspeed-gds). Without
+  // drive figures, DeepNVMe's measured 10 GB/s read and 5 GB/s write for the node.
+  constexpr double kDeepNvmeFraction = 10.0 / 13.0;
+  p.nvme_read_bytes_per_s =
+      n.nvme_read_bw_bytes_per_s ? *n.nvme_read_bw_bytes_per_s * kDeepNvmeFraction : 10 * kGBps;
+  p.nvme_write_bytes_per_s =
+      n.nvme_write_bw_bytes_per_s ? *n.nvme_write_bw_bytes_per_s * kDeepNvmeFraction : 5 * kGBps;
+  return p;
+}
+
+double gemm_efficiency(const CostProfile& p, double size) {
+  const auto& c = p.gemm_efficiency;
+  if (c.empty()) return 1.0;
+  if (size <= c.front().size) return c.front().efficiency;
+  if (size >= c.back().size) return c.back().efficiency;
+  for (std::size_t i = 1; i < c.size(); ++i) {
+    if (size <= c[i].size) {
+      const double f = std::log(size / c[i - 1].size) / std::log(c[i].size / c[i - 1].size);
+      return c[i - 1].efficiency + f * (c[i].efficiency - c[i - 1].efficiency);
+    }
+  }
+  return c.back().efficiency;
+}
+
+namespace {
+
+struct NumberField {
+  std::string_view key;
+  double CostProfile::*member;
+  double max = 0;  // 0: no upper bound
+};
+
+constexpr NumberField kNumberFields[] = {
+    {"attention_efficiency", &CostProfile::attention_efficiency, 1},
+    {"hbm_efficiency", &CostProfile::hbm_efficiency, 1},
+    {"kernel_launch_s", &CostProfile::kernel_launch_s},
+    {"min_kernel_s", &CostProfile::min_kernel_s},
+    {"nvlink_ring_busbw_bytes_per_s", &CostProfile::nvlink_ring_busbw_bytes_per_s},
+    {"nvlink_allreduce_busbw_bytes_per_s", &CostProfile::nvlink_allreduce_busbw_bytes_per_s},
+    {"nic_busbw_bytes_per_s", &CostProfile::nic_busbw_bytes_per_s},
+    {"pcie_pinned_bytes_per_s", &CostProfile::pcie_pinned_bytes_per_s},
+    {"pcie_duplex_bytes_per_s", &CostProfile::pcie_duplex_bytes_per_s},
+    {"pageable_slowdown", &CostProfile::pageable_slowdown},
+    {"pcie_latency_s", &CostProfile::pcie_latency_s},
+    {"cpu_adam_bytes_per_s_per_core", &CostProfile::cpu_adam_bytes_per_s_per_core},
+    {"host_memory_efficiency", &CostProfile::host_memory_efficiency, 1},
+    {"nvme_read_bytes_per_s", &CostProfile::nvme_read_bytes_per_s},
+    {"nvme_write_bytes_per_s", &CostProfile::nvme_write_bytes_per_s},
+};
+
+}  // namespace
+
+Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base) {
+  ZS_ASSIGN_OR_RETURN(json::Document doc, json::parse_file(path));
+  std::string errors;
+  auto fail = [&](const std::string& key_path, const std::string& what) {
+    const SourcePos pos = doc.position_of(key_path);
+    errors += doc.source + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column) +
+              ": error: " + (key_path.empty() ? "(root)" : key_path) + ": " + what + "\n";
+  };
+  if (!doc.root.is_object()) {
+    fail("", "a calibration profile is a JSON object");
+    return Status::invalid_argument(errors);
+  }
+  std::string allowed = "gemm_efficiency, cpu_cores_per_rank";
+  for (const NumberField& f : kNumberFields) allowed += ", " + std::string(f.key);
+  for (auto it = doc.root.begin(); it != doc.root.end(); ++it) {
+    const std::string& key = it.key();
+    const json::Json& v = it.value();
+    const std::string kp = json::child_path("", key);
+    if (key == "gemm_efficiency") {
+      std::vector<CurvePoint> curve;
+      bool ok = v.is_array() && !v.empty();
+      for (const json::Json& pt : v) {
+        if (!ok) break;
+        ok = pt.is_array() && pt.size() == 2 && pt[0].is_number() && pt[1].is_number() &&
+             pt[0].get<double>() > 0 && pt[1].get<double>() > 0 && pt[1].get<double>() <= 1 &&
+             (curve.empty() || pt[0].get<double>() > curve.back().size);
+        if (ok) curve.push_back({pt[0].get<double>(), pt[1].get<double>()});
+      }
+      if (!ok) {
+        fail(kp, "found " + v.dump() +
+                     "; allowed: a non-empty array of [size, efficiency] pairs with sizes > 0 "
+                     "increasing and 0 < efficiency <= 1");
+      } else {
+        base.gemm_efficiency = std::move(curve);
+      }
+      continue;
+    }
+    if (key == "cpu_cores_per_rank") {
+      if (!v.is_number_integer() || v.get<long long>() < 1) {
+        fail(kp, "found " + v.dump() + "; allowed: an integer >= 1");
+      } else {
+        base.cpu_cores_per_rank = static_cast<int>(v.get<long long>());
+      }
+      continue;
+    }
+    const auto f = std::find_if(std::begin(kNumberFields), std::end(kNumberFields),
+                                [&](const NumberField& nf) { return nf.key == key; });
+    if (f == std::end(kNumberFields)) {
+      fail(kp, "unknown key; allowed: " + allowed);
+      continue;
+    }
+    const bool ok = v.is_number() && v.get<double>() > 0 && std::isfinite(v.get<double>()) &&
+                    (f->max == 0 || v.get<double>() <= f->max);
+    if (!ok) {
+      fail(kp, "found " + v.dump() + "; allowed: a number > 0" +
+                   (f->max > 0 ? " and <= " + std::to_string(static_cast<int>(f->max)) : ""));
+      continue;
+    }
+    base.*(f->member) = v.get<double>();
+  }
+  if (!errors.empty()) {
+    errors.pop_back();
+    return Status::invalid_argument(errors);
+  }
+  base.source = doc.source;
+  return base;
+}
+
+}  // namespace zs::sim

@@ -1,0 +1,76 @@
+// CostProfile: the effective rates the simulator prices work with, per GPU preset.
+//
+// The cluster (configs/hardware) holds line rates and datasheet peaks; what software reaches is a
+// different quantity and lives here: GEMM efficiency against size, achieved HBM bandwidth,
+// NCCL bus bandwidth per NIC, pinned PCIe copies, CPU Adam throughput, host launch overhead.
+// Every default figure comes from a published measurement named next to it in
+// cost_profile.cc; a calibration profile (JSON, `simulate --profile FILE`) replaces any of them:
+//
+//   {"gemm_efficiency": [[1024, 0.18], [8192, 0.80]], "hbm_efficiency": 0.8,
+//    "kernel_launch_s": 7e-6, "pcie_pinned_bytes_per_s": 5.5e10, ...}
+//
+// Field names are those below; unknown keys and non-positive values are errors.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/status.h"
+#include "configs/hardware/cluster.h"
+
+namespace zs::sim {
+
+// One point of an efficiency curve: `efficiency` (fraction of peak) at `size`.
+struct CurvePoint {
+  double size = 0;
+  double efficiency = 0;
+};
+
+struct CostProfile {
+  std::string source;  // "preset h100-80gb-sxm" or the calibration file
+
+  // GPU kernels. GEMM efficiency against the geometric mean of m, n, k (= the side of a square
+  // GEMM), interpolated linearly in log(size) and held constant past either end.
+  std::vector<CurvePoint> gemm_efficiency;
+  double attention_efficiency = 0;  // fused (flash) attention, fraction of dense peak
+  double hbm_efficiency = 0;        // memory-bound kernels, fraction of HBM bandwidth
+  double kernel_launch_s = 0;       // host time per PyTorch op (dispatch + cudaLaunchKernel)
+  double min_kernel_s = 0;          // the shortest kernel on the GPU
+
+  // Collectives (nccl-tests bus bandwidth, bytes/s).
+  double nvlink_ring_busbw_bytes_per_s = 0;       // intra-node ring
+  double nvlink_allreduce_busbw_bytes_per_s = 0;  // intra-node all_reduce, NCCL's choice
+  double nic_busbw_bytes_per_s = 0;               // what NCCL reaches per NIC
+  int nics_per_node = 0;                          // the node's compute-fabric NICs
+  // NCCL's llMaxBws for the GPU generation: 1 node, 2 nodes, 4 or more nodes.
+  double ll_max_bytes_per_s[3] = {0, 0, 0};
+  bool ampere_or_newer = true;  // NCCL's ring latency factor for multi-node Simple
+
+  // Host <-> GPU over PCIe, per GPU.
+  double pcie_pinned_bytes_per_s = 0;      // one direction alone
+  double pcie_duplex_bytes_per_s = 0;      // both directions together (the link's capacity)
+  double pageable_slowdown = 0;            // pinned / pageable
+  double pcie_latency_s = 0;
+
+  // CPU Adam (DeepSpeedCPUAdam) and host memory.
+  double cpu_adam_bytes_per_s_per_core = 0;
+  double host_memory_efficiency = 0;  // achievable fraction of the node's DRAM peak
+  int cpu_cores_per_rank = 0;         // 0: the node's cores divided among its GPUs
+
+  // NVMe (node totals are divided among the node's GPUs).
+  double nvme_read_bytes_per_s = 0;
+  double nvme_write_bytes_per_s = 0;
+};
+
+// The defaults for the cluster's GPU and node (cost_profile.cc cites each figure).
+CostProfile default_cost_profile(const configs::Cluster& cluster);
+
+// `base` with the fields a calibration file sets replaced. kNotFound / kParseError for an
+// unreadable file; kInvalidArgument naming FILE:LINE:COL, the key, the value and what is allowed
+// for unknown keys and bad values.
+Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base);
+
+// Efficiency of a GEMM of side `size` (the geometric mean of its dimensions).
+double gemm_efficiency(const CostProfile& p, double size);
+
+}  // namespace zs::sim

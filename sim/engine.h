@@ -1,0 +1,81 @@
+// The discrete-event engine: replays a Plan over time, given what each op costs.
+//
+// It is a plain interpreter of the Plan (plan/plan.h): it knows nothing of ZeRO. Events sit in a
+// binary heap keyed (time in integer nanoseconds, sequence number), so equal times resolve in
+// the order events were scheduled and a run is deterministic.
+//
+// - The host issues ops in plan order; issuing op i takes OpCost::host_s of host time. After an
+//   op marked host_waits (and every op on the host stream) the host stops until it finishes.
+// - Each stream is a FIFO serial resource: an issued op starts when the op before it on its
+//   stream has finished and its dependencies have; it cannot finish before the host has
+//   finished issuing it (a compute op launches its kernels one by one).
+// - An op runs for OpCost::fixed_s, then, if it moves data over a shared link, joins that link
+//   as a flow of OpCost::link_amount. A link divides its capacity among its flows by max-min
+//   fairness (each flow capped at OpCost::rate_cap) and re-divides whenever a flow starts or
+//   ends: a PCIe link carrying an H2D and a D2H copy, or NCCL's bandwidth shared by an
+//   all-gather and a reduce-scatter running on two streams.
+// - Repeated segments (Segment::repeat > 1): when the GPU is idle both where a segment starts
+//   and where its first repetition ends (DeepSpeed's ThroughputTimer synchronizes there by
+//   default), every repetition takes the same time and the engine replays one and advances the
+//   clock by the rest. Otherwise the host drains the device before each repetition (an
+//   approximation the result reports in `drained_repeats`).
+// - Ops marked skipped_on_overflow take no time when `overflow` is set (an fp16 step whose loss
+//   scaler found inf/NaN).
+// - One representative rank is simulated: the data-parallel ranks are symmetric, and a
+//   collective's cost already holds the other ranks' part (sim/collective_cost.h). A straggler
+//   makes everyone wait at each collective: `collective_slowdown` stretches every collective.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan/plan.h"
+
+namespace zs::sim {
+
+struct OpCost {
+  double host_s = 0;       // host time to issue the op
+  double fixed_s = 0;      // time on its stream before (or without) a flow
+  int link = -1;           // the shared link its flow uses, or -1
+  double link_amount = 0;  // units of the link's capacity (bytes, or seconds for NCCL)
+  double rate_cap = 0;     // the most the flow can take per second (0: the link's capacity)
+};
+
+struct Link {
+  std::string name;
+  double capacity = 0;  // per second, in the unit of link_amount
+};
+
+struct EngineOptions {
+  bool overflow = false;
+  bool record = false;  // keep per-op times and flows (for traces and breakdowns)
+  double collective_slowdown = 1.0;
+};
+
+struct OpTime {
+  std::int64_t issue_ns = -1;
+  std::int64_t start_ns = -1;
+  std::int64_t flow_start_ns = -1;  // -1: no flow
+  std::int64_t end_ns = -1;
+};
+
+// One segment's first repetition as simulated; the others are copies shifted by period_ns.
+struct SegmentTime {
+  std::int64_t start_ns = 0;
+  std::int64_t period_ns = 0;  // the duration of one repetition
+  int repeat = 1;
+};
+
+struct EngineResult {
+  std::int64_t step_ns = 0;
+  std::vector<OpTime> ops;  // when EngineOptions::record: the first repetition's times
+  std::vector<SegmentTime> segments;
+  int drained_repeats = 0;  // repetitions that needed an implicit drain
+};
+
+// REQUIRES: costs.size() == plan.ops.size(); every OpCost::link < links.size(); plan valid.
+EngineResult run_engine(const plan::Plan& plan, const std::vector<OpCost>& costs,
+                        const std::vector<Link>& links, const EngineOptions& options);
+
+}  // namespace zs::sim

@@ -1,0 +1,63 @@
+// Step time: prices a Plan (sim/cost_model.h), replays it (sim/engine.h) and explains where the
+// time goes.
+//
+// Breakdown: every instant of the step is charged to one category, the first of compute >
+// optimizer > other GPU work (casts, copies, norms) > communication > offload that is running
+// on any stream; instants with nothing running are host time (launches, syncs, Python), also
+// "other". So the parts sum to the step time, and "exposed" communication is communication
+// that no compute hides. Throughput: samples/s = global batch / step time; model FLOPs are 3x
+// the forward FLOPs (backward counted as twice forward, recomputation not counted) per
+// micro-step, and MFU divides them by the dense peak of the activation dtype.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "configs/hardware/cluster.h"
+#include "plan/build_plan.h"
+#include "sim/cost_model.h"
+#include "sim/cost_profile.h"
+#include "sim/engine.h"
+
+namespace zs::sim {
+
+struct TimeBreakdown {
+  double compute_s = 0;
+  double optimizer_s = 0;
+  double exposed_comm_s = 0;
+  double exposed_offload_s = 0;
+  double other_s = 0;  // other GPU work and host time
+};
+
+struct StepTime {
+  double step_s = 0;
+  TimeBreakdown breakdown;
+  // Busy time per kind of work, overlapped or not (for the explanation).
+  double comm_busy_s = 0;
+  double offload_busy_s = 0;
+  double cpu_optimizer_s = 0;
+  bool overflow_possible = false;  // fp16: a skipped step is simulated too
+  double overflow_step_s = 0;
+  double samples_per_s = 0;
+  double tokens_per_s = 0;
+  double tflops_per_gpu = 0;
+  double mfu = 0;
+  double cpu_adam_bytes_per_s = 0;
+  int drained_repeats = 0;
+  std::string bottleneck;  // one paragraph
+  EngineResult timeline;   // the normal step, recorded (trace output)
+  PricedPlan priced;
+};
+
+struct StepTimeRequest {
+  const plan::BuiltPlan* built = nullptr;
+  const configs::Cluster* cluster = nullptr;
+  const CostProfile* profile = nullptr;
+  std::int64_t train_batch_size = 0;  // samples per optimizer step, all ranks
+  double collective_slowdown = 1.0;  // a straggler's factor on every collective (engine.h)
+};
+
+StepTime simulate_step_time(const StepTimeRequest& request);
+
+}  // namespace zs::sim

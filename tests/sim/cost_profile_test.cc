@@ -1,0 +1,86 @@
+// Default effective rates and calibration files.
+#include "sim/cost_profile.h"
+
+#include <unistd.h>
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+namespace zs::sim {
+namespace {
+
+CostProfile defaults(const char* gpu, int nodes = 1) {
+  auto c = configs::make_cluster(gpu, nodes, 8);
+  EXPECT_TRUE(c.ok());
+  return default_cost_profile(*c);
+}
+
+std::string write(const std::string& text) {
+  static int n = 0;
+  const std::string path = ::testing::TempDir() + "zs_profile_" + std::to_string(getpid()) +
+                           "_" + std::to_string(n++) + ".json";
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CostProfile, PresetsUseMeasuredBandwidthsNotLineRates) {
+  const CostProfile h = defaults("h100");
+  EXPECT_DOUBLE_EQ(h.nvlink_ring_busbw_bytes_per_s, 370e9);  // nccl-tests#212
+  EXPECT_DOUBLE_EQ(h.nic_busbw_bytes_per_s, 47e9);           // NDR, nccl-tests#290
+  EXPECT_DOUBLE_EQ(defaults("a100-80gb").nic_busbw_bytes_per_s, 24e9);  // HDR, nccl#412
+  EXPECT_LT(h.pcie_pinned_bytes_per_s, 64e9);
+  for (const char* g : {"v100", "a100-40gb", "a100-80gb", "h100", "h200"}) {
+    const CostProfile p = defaults(g);
+    EXPECT_GT(p.hbm_efficiency, 0.5) << g;
+    EXPECT_LT(p.hbm_efficiency, 1.0) << g;
+    EXPECT_FALSE(p.gemm_efficiency.empty()) << g;
+    EXPECT_GT(p.cpu_adam_bytes_per_s_per_core, 0) << g;
+  }
+}
+
+TEST(CostProfile, GemmEfficiencyInterpolatesInLogSizeAndClamps) {
+  CostProfile p;
+  p.gemm_efficiency = {{1024, 0.2}, {4096, 0.8}};
+  EXPECT_DOUBLE_EQ(gemm_efficiency(p, 100), 0.2);
+  EXPECT_DOUBLE_EQ(gemm_efficiency(p, 1e6), 0.8);
+  EXPECT_NEAR(gemm_efficiency(p, 2048), 0.5, 1e-12);
+}
+
+TEST(CostProfile, CalibrationFileReplacesFields) {
+  const std::string path =
+      write(R"({"hbm_efficiency": 0.5, "gemm_efficiency": [[512, 0.1], [8192, 0.9]],
+               "cpu_cores_per_rank": 4})");
+  auto p = load_cost_profile(path, defaults("h100"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_DOUBLE_EQ(p->hbm_efficiency, 0.5);
+  EXPECT_EQ(p->gemm_efficiency.size(), 2u);
+  EXPECT_EQ(p->cpu_cores_per_rank, 4);
+  EXPECT_EQ(p->source, path);
+  EXPECT_DOUBLE_EQ(p->nvlink_ring_busbw_bytes_per_s, 370e9);  // untouched
+}
+
+TEST(CostProfile, BadCalibrationFilesNameTheKeyAndWhatIsAllowed) {
+  struct Case {
+    const char* text;
+    const char* needle;
+  } cases[] = {
+      {R"({"hbm_eficiency": 0.5})", "hbm_eficiency: unknown key"},
+      {R"({"hbm_efficiency": 1.5})", "hbm_efficiency: found 1.5"},
+      {R"({"kernel_launch_s": -1})", "a number > 0"},
+      {R"({"kernel_launch_s": "7us"})", "kernel_launch_s: found \"7us\""},
+      {R"({"gemm_efficiency": [[4096, 0.8], [1024, 0.2]]})", "increasing"},
+      {R"({"cpu_cores_per_rank": 2.5})", "an integer >= 1"},
+      {R"([1, 2])", "a JSON object"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = write(c.text);
+    auto p = load_cost_profile(path, defaults("h100"));
+    ASSERT_FALSE(p.ok()) << c.text;
+    EXPECT_NE(p.status().message().find(c.needle), std::string::npos) << p.status().message();
+    EXPECT_NE(p.status().message().find(path), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace zs::sim

@@ -1,0 +1,161 @@
+// The discrete-event engine against closed forms: hand-built plans with hand-set costs.
+#include "sim/engine.h"
+
+#include <gtest/gtest.h>
+
+namespace zs::sim {
+namespace {
+
+using plan::Plan;
+
+// A plan with the given streams; ops appended by add().
+struct PlanMaker {
+  Plan p;
+  PlanMaker() { p.segments.push_back(plan::Segment{"all", 0, 0, 1}); }
+  int stream(const char* name, plan::StreamKind k) { return p.add_stream(name, k); }
+  int add(const char* name, int stream, plan::Work w, std::vector<int> deps = {},
+          bool host_waits = false) {
+    plan::Op op;
+    op.name = p.add_name({name});
+    op.stream = stream;
+    op.work = std::move(w);
+    op.host_waits = host_waits;
+    const int id = p.add_op(std::move(op), deps);
+    p.segments.back().end_op = id + 1;
+    return id;
+  }
+};
+
+constexpr double kNs = 1e-9;
+
+TEST(Engine, LoneKernelTakesItsTimeAfterItsLaunch) {
+  PlanMaker m;
+  const int s = m.stream("compute", plan::StreamKind::kCompute);
+  m.add("k", s, plan::ComputeWork{});
+  std::vector<OpCost> c(1);
+  c[0].host_s = 5e-6;
+  c[0].fixed_s = 1e-3;
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  EXPECT_EQ(r.ops[0].start_ns, 0);
+  EXPECT_EQ(r.ops[0].end_ns, 1'000'000);
+  EXPECT_EQ(r.step_ns, 1'000'000);
+}
+
+TEST(Engine, HostBoundKernelsEndWhenTheHostHasIssuedThem) {
+  PlanMaker m;
+  const int s = m.stream("compute", plan::StreamKind::kCompute);
+  for (int i = 0; i < 10; ++i) m.add("k", s, plan::ComputeWork{});
+  std::vector<OpCost> c(10, OpCost{.host_s = 10e-6, .fixed_s = 2e-6});
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{});
+  // The host issues one every 10 us; each kernel ends 10 us after its issue at the earliest.
+  EXPECT_EQ(r.step_ns, 100'000);
+}
+
+TEST(Engine, TwoStreamsOverlapAndAJoinWaitsForBoth) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  const int b = m.stream("comm", plan::StreamKind::kCollective);
+  const int x = m.add("x", a, plan::ComputeWork{});
+  const int y = m.add("y", b, plan::MemoryWork{});
+  m.add("join", a, plan::MemoryWork{}, {x, y});
+  std::vector<OpCost> c(3);
+  c[0].fixed_s = 3e-3;
+  c[1].fixed_s = 5e-3;
+  c[2].fixed_s = 1e-3;
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  EXPECT_EQ(r.ops[1].start_ns, 0);  // overlaps x
+  EXPECT_EQ(r.ops[2].start_ns, 5'000'000);
+  EXPECT_EQ(r.step_ns, 6'000'000);  // max(3, 5) + 1 ms, not 3 + 5 + 1
+}
+
+TEST(Engine, HostWaitsStopIssuing) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  const int h = m.stream("host", plan::StreamKind::kCpu);
+  const int x = m.add("x", a, plan::ComputeWork{});
+  m.add("sync", h, plan::SyncWork{}, {x}, true);
+  m.add("y", a, plan::ComputeWork{});
+  std::vector<OpCost> c(3);
+  c[0].fixed_s = 2e-3;
+  c[1].host_s = 1e-6;
+  c[2].host_s = 1e-6;
+  c[2].fixed_s = 1e-3;
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  EXPECT_EQ(r.ops[2].issue_ns, 2'000'000);  // issued only after x finished
+  EXPECT_EQ(r.ops[2].start_ns, 2'000'000);  // its first kernel starts as it is launched
+  EXPECT_EQ(r.step_ns, 3'000'000);
+}
+
+TEST(Engine, PcieLinkSharedByH2dAndD2h) {
+  PlanMaker m;
+  const int up = m.stream("h2d", plan::StreamKind::kCopyH2D);
+  const int down = m.stream("d2h", plan::StreamKind::kCopyD2H);
+  m.add("up", up, plan::CopyWork{1'000'000'000, true, true});
+  m.add("down", down, plan::CopyWork{500'000'000, false, true});
+  const double duplex = 36e9, pinned = 25e9;
+  std::vector<OpCost> c(2, OpCost{.link = 0, .rate_cap = pinned});
+  c[0].link_amount = 1e9;
+  c[1].link_amount = 0.5e9;
+  const std::vector<Link> links{{"pcie", duplex}};
+  const EngineResult r = run_engine(m.p, c, links, EngineOptions{.record = true});
+  // Both run at 18 GB/s until the D2H copy ends (0.5 GB / 18 GB/s); the H2D copy then has the
+  // link to itself up to its 25 GB/s cap for the 0.5 GB it has left.
+  const double t_down = 0.5e9 / (duplex / 2);
+  const double t_up = t_down + (1e9 - t_down * duplex / 2) / pinned;
+  EXPECT_NEAR(r.ops[1].end_ns * kNs, t_down, 2e-9);
+  EXPECT_NEAR(r.ops[0].end_ns * kNs, t_up, 2e-9);
+  // Alone, the same H2D copy runs at the pinned rate.
+  PlanMaker alone;
+  alone.add("up", alone.stream("h2d", plan::StreamKind::kCopyH2D),
+            plan::CopyWork{1'000'000'000, true, true});
+  const EngineResult a = run_engine(alone.p, {c[0]}, links, EngineOptions{});
+  EXPECT_NEAR(a.step_ns * kNs, 1e9 / pinned, 2e-9);
+}
+
+TEST(Engine, RepeatedSegmentBetweenSyncsCostsRepeatTimesOne) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  const int h = m.stream("host", plan::StreamKind::kCpu);
+  const int x = m.add("x", a, plan::ComputeWork{});
+  m.add("sync", h, plan::SyncWork{}, {x}, true);
+  m.p.segments.back().repeat = 5;
+  m.p.segments.push_back(plan::Segment{"tail", 2, 2, 1});
+  m.add("y", a, plan::ComputeWork{});
+  std::vector<OpCost> c(3);
+  c[0].fixed_s = 1e-3;
+  c[2].fixed_s = 2e-3;
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{});
+  EXPECT_EQ(r.step_ns, 5 * 1'000'000 + 2'000'000);
+  EXPECT_EQ(r.drained_repeats, 0);
+}
+
+TEST(Engine, OverflowSkipsMarkedOps) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  m.add("check", a, plan::ComputeWork{});
+  const int opt = m.add("optimizer", a, plan::OptimizerWork{});
+  m.p.ops[opt].skipped_on_overflow = true;
+  std::vector<OpCost> c(2, OpCost{.fixed_s = 1e-3});
+  EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{}).step_ns, 2'000'000);
+  EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{.overflow = true}).step_ns, 1'000'000);
+}
+
+TEST(Engine, IdenticalInputsGiveIdenticalTimes) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  const int b = m.stream("comm", plan::StreamKind::kCollective);
+  std::vector<OpCost> c;
+  for (int i = 0; i < 50; ++i) {
+    m.add("k", i % 2 ? a : b, plan::CollectiveWork{});
+    c.push_back(OpCost{.host_s = 1e-6 * (i % 3), .fixed_s = 1e-6 * i, .link = 0,
+                       .link_amount = 1e-4 * (i % 7 + 1)});
+  }
+  const std::vector<Link> links{{"nccl", 1.0}};
+  const EngineResult x = run_engine(m.p, c, links, EngineOptions{.record = true});
+  const EngineResult y = run_engine(m.p, c, links, EngineOptions{.record = true});
+  ASSERT_EQ(x.ops.size(), y.ops.size());
+  for (std::size_t i = 0; i < x.ops.size(); ++i) EXPECT_EQ(x.ops[i].end_ns, y.ops[i].end_ns);
+}
+
+}  // namespace
+}  // namespace zs::sim

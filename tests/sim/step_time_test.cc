@@ -1,0 +1,150 @@
+// Step-time behaviour that DeepSpeed users rely on, through the whole simulate() path.
+#include "sim/step_time.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/plan/sim_test_util.h"
+
+namespace zs::sim {
+namespace {
+
+using plan::SimSetup;
+using plan::simulate_text;
+
+std::string zero(int stage, const std::string& extra, int micro_batch = 4, int accum = 1) {
+  return R"({"train_micro_batch_size_per_gpu": )" + std::to_string(micro_batch) +
+         R"(, "gradient_accumulation_steps": )" + std::to_string(accum) +
+         R"(, "bf16": {"enabled": true}, "zero_optimization": {"stage": )" +
+         std::to_string(stage) + (extra.empty() ? "" : ", " + extra) + "}}";
+}
+
+// Two DGX A100 nodes: enough NIC traffic for communication to matter.
+SimSetup two_nodes(const std::string& model = "gpt2-1.5b") {
+  SimSetup s;
+  s.model = model;
+  s.nodes = 2;
+  s.seq_len = 1024;
+  return s;
+}
+
+TEST(StepTime, PartsSumToTheStep) {
+  const auto r = simulate_text(zero(2, R"("overlap_comm": true)", 4, 2), two_nodes());
+  const TimeBreakdown& b = r.time.breakdown;
+  EXPECT_GT(r.time.step_s, 0);
+  EXPECT_NEAR(b.compute_s + b.optimizer_s + b.exposed_comm_s + b.exposed_offload_s + b.other_s,
+              r.time.step_s, 1e-6 * r.time.step_s);
+  EXPECT_GT(r.time.mfu, 0.05);
+  EXPECT_LT(r.time.mfu, 0.9);
+  EXPECT_NEAR(r.time.samples_per_s * r.time.step_s, static_cast<double>(r.train_batch_size),
+              1e-6);
+}
+
+TEST(StepTime, OverlapCommIsNeverSlowerAndStrictlyFasterWhenCommunicationMatters) {
+  for (int stage : {1, 2, 3}) {
+    for (int mb : {1, 4}) {
+      const auto on = simulate_text(zero(stage, R"("overlap_comm": true)", mb, 2), two_nodes());
+      const auto off = simulate_text(zero(stage, R"("overlap_comm": false)", mb, 2), two_nodes());
+      EXPECT_LE(on.time.step_s, off.time.step_s * (1 + 1e-9)) << "stage " << stage << " mb " << mb;
+    }
+  }
+  // Stage 2 at micro-batch 1 across two nodes is communication-heavy.
+  const auto on = simulate_text(zero(2, R"("overlap_comm": true)", 1, 2), two_nodes());
+  const auto off = simulate_text(zero(2, R"("overlap_comm": false)", 1, 2), two_nodes());
+  EXPECT_GT(off.time.breakdown.exposed_comm_s, 0.1 * off.time.step_s);
+  EXPECT_LT(on.time.step_s, 0.95 * off.time.step_s);
+  EXPECT_LT(on.time.breakdown.exposed_comm_s, off.time.breakdown.exposed_comm_s);
+}
+
+TEST(StepTime, ReduceBucketSizeHasAnInteriorMinimumWhenCommunicationBound) {
+  // GPT-2 124M on two nodes, micro-batch 1: reductions dominate. Tiny buckets pay NCCL's
+  // latency per bucket; a bucket as large as the model reduces everything after backward.
+  const double sizes[] = {2e4, 2e5, 2e6, 2e7, 2e8, 2e9};
+  std::vector<double> t;
+  for (double b : sizes) {
+    char extra[160];
+    std::snprintf(extra, sizeof extra,
+                  R"("overlap_comm": true, "reduce_bucket_size": %.0f, "allgather_bucket_size": %.0f)",
+                  b, b);
+    t.push_back(simulate_text(zero(2, extra, 1, 1), two_nodes("gpt2")).time.step_s);
+  }
+  const auto best = std::min_element(t.begin(), t.end()) - t.begin();
+  EXPECT_GT(best, 0) << "tiny buckets should be latency bound";
+  EXPECT_LT(best, static_cast<long>(t.size()) - 1) << "huge buckets should expose the reduction";
+  EXPECT_GT(t.front(), 1.2 * t[best]);
+  EXPECT_GT(t.back(), 1.05 * t[best]);
+}
+
+// Bus bytes (what each rank sends) of the collectives in the segment named `segment`.
+double bus_bytes(const sim::SimulationResult& r, const std::string& segment) {
+  const plan::Plan& p = r.built.plan;
+  for (const plan::Segment& s : p.segments) {
+    if (s.name != segment) continue;
+    double sum = 0;
+    for (int i = s.first_op; i < s.end_op; ++i) {
+      if (const auto* c = std::get_if<plan::CollectiveWork>(&p.ops[i].work)) {
+        sum += kernels::bus_factor(c->kind, c->group_size) * static_cast<double>(c->bytes);
+      }
+    }
+    return sum;
+  }
+  ADD_FAILURE() << "no segment " << segment;
+  return 0;
+}
+
+TEST(StepTime, StageThreeMovesOneAndAHalfTimesTheBytesOfStageTwoPerMicroStep) {
+  // Llama: untied embeddings, so no parameter is gathered twice per pass (GPT-2's tied wte is:
+  // at the embedding and again at the LM head).
+  SimSetup s = two_nodes("llama-2-7b");
+  s.seq_len = 512;
+  const auto z2 = simulate_text(zero(2, R"("overlap_comm": true)", 2, 3), s);
+  const auto z3 = simulate_text(
+      zero(3, R"("stage3_param_persistence_threshold": 0, "stage3_max_reuse_distance": 0)", 2, 3),
+      s);
+  // Stage 2: one all-reduce of the gradients (2(n-1)/n Psi). Stage 3: parameters all-gathered
+  // in forward and again in backward, gradients reduce-scattered (3 x (n-1)/n Psi).
+  const double b2 = bus_bytes(z2, "micro_step.1");
+  const double b3 = bus_bytes(z3, "micro_step.0-2");
+  EXPECT_NEAR(b3 / b2, 1.5, 0.015);
+  EXPECT_GT(z3.time.comm_busy_s, z2.time.comm_busy_s);
+}
+
+TEST(StepTime, CpuOffloadStepGrowsWithModelSizeAtTheCpuAdamRate) {
+  const std::string cfg = zero(2, R"("offload_optimizer": {"device": "cpu", "pin_memory": true})",
+                               2, 1);
+  SimSetup s;
+  s.seq_len = 1024;
+  std::vector<double> step, adam, expected;
+  for (const char* m : {"gpt2-350m", "gpt2-774m", "gpt2-1.5b"}) {
+    s.model = m;
+    const auto r = simulate_text(cfg, s);
+    step.push_back(r.time.step_s);
+    adam.push_back(r.time.cpu_optimizer_s);
+    const double part = static_cast<double>(r.built.layout.partition);
+    expected.push_back(part * (28 + 4 + 2) / r.time.cpu_adam_bytes_per_s);
+  }
+  for (std::size_t i = 0; i < step.size(); ++i) EXPECT_NEAR(adam[i], expected[i], 1e-6 * adam[i]);
+  for (std::size_t i = 1; i < step.size(); ++i) {
+    EXPECT_GT(step[i], step[i - 1]);
+    // The CPU step is on the critical path: the step grows at least by its growth.
+    EXPECT_GE(step[i] - step[i - 1], 0.95 * (adam[i] - adam[i - 1]));
+  }
+}
+
+TEST(StepTime, Fp16SimulatesTheSkippedStepToo) {
+  const auto r = simulate_text(
+      R"({"train_micro_batch_size_per_gpu": 2, "fp16": {"enabled": true},
+          "zero_optimization": {"stage": 2}})");
+  EXPECT_TRUE(r.time.overflow_possible);
+  EXPECT_LT(r.time.overflow_step_s, r.time.step_s);
+  EXPECT_GT(r.time.overflow_step_s, 0);
+}
+
+TEST(StepTime, IdenticalInputsGiveIdenticalResults) {
+  const auto a = simulate_text(zero(3, "", 2, 4), two_nodes("gpt2"));
+  const auto b = simulate_text(zero(3, "", 2, 4), two_nodes("gpt2"));
+  EXPECT_EQ(a.time.timeline.step_ns, b.time.timeline.step_ns);
+  EXPECT_EQ(a.time.bottleneck, b.time.bottleneck);
+}
+
+}  // namespace
+}  // namespace zs::sim
