@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/run_zerosim.h"
@@ -105,6 +107,12 @@ TEST(SimulateCli, BadInputExitsOneWithAClearMessage) {
        "seq_len"},  // GPT-2's learned positions stop at 1024
       {"simulate " + ok + " --model gpt2 --gpu a100-80gb --attention fast", "--attention"},
       {"simulate " + ok + " --model gpt2 --gpu a100-80gb --fragmentation 2", "--fragmentation"},
+      {"simulate " + ok + " --model gpt2 --gpu a100-80gb --straggler 0.5", "--straggler"},
+      {"simulate " + ok + " --model gpt2 --gpu a100-80gb --profile " +
+           write_temp("bad_profile.json", R"({"hbm_efficiency": 2})"),
+       "hbm_efficiency: found 2"},
+      {"simulate " + ok + " --model gpt2 --gpu a100-80gb --trace /nonexistent-dir/t.json",
+       "cannot write the trace"},
       {"simulate " + ok + " --model gpt2 --gpu a100-80gb --gpus-per-node 4",
        "train_batch_size 256 != micro_batch_per_gpu 8"},
       {"simulate " + source("configs/examples/seed000_zero3_offload_auto.json") +
@@ -119,6 +127,33 @@ TEST(SimulateCli, BadInputExitsOneWithAClearMessage) {
     EXPECT_EQ(r.exit_code, 1) << c.args << "\n" << r.output;
     EXPECT_NE(r.output.find(c.expect), std::string::npos) << c.args << "\n" << r.output;
   }
+}
+
+TEST(SimulateCli, TimeKeysAndATraceFile) {
+  const std::string trace = write_temp("trace.json", "");
+  const auto r = run_zerosim("simulate " + source("configs/examples/seed004_review_original.json") +
+                             " --model gpt2-xl --gpu a100-80gb --seq-len 1024 --json --trace " +
+                             trace);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  for (const char* k : {"step_s", "compute_s", "exposed_comm_s", "exposed_offload_s",
+                        "optimizer_s", "bottleneck"}) {
+    EXPECT_TRUE(j["time"].contains(k)) << k;
+  }
+  for (const char* k : {"samples_per_s", "tokens_per_s", "tflops_per_gpu", "mfu"}) {
+    EXPECT_GT(j["throughput"][k].get<double>(), 0) << k;
+  }
+  std::ifstream in(trace);
+  const auto t = nlohmann::json::parse(in);
+  std::set<std::string> phases, tracks;
+  for (const auto& e : t["traceEvents"]) {
+    phases.insert(e["ph"].get<std::string>());
+    if (e["ph"] == "M" && e["name"] == "thread_name") tracks.insert(e["args"]["name"]);
+  }
+  EXPECT_TRUE(phases.count("X") && phases.count("C") && phases.count("M"));
+  EXPECT_TRUE(tracks.count("stream compute"));
+  EXPECT_TRUE(tracks.count("link nccl"));
+  EXPECT_TRUE(tracks.count("link pcie"));
 }
 
 }  // namespace
