@@ -46,4 +46,24 @@ void end_of_step_sync(PlanBuilder& b) {
   if (b.layout().timer_sync) b.device_sync({"step.timer_sync"}, Phase::kPostStep);
 }
 
+int overflow_check(PlanBuilder& b, int after) {
+  const int flag = b.op({"step.overflow_allreduce"}, b.compute_stream(), Phase::kStep,
+                        CollectiveWork{CollectiveKind::kAllReduce, 4, b.layout().world}, {after});
+  return b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
+}
+
+int grad_norm(PlanBuilder& b, Bytes bytes_read, int after, int rounds) {
+  const int norm = b.op({"step.grad_norm"}, b.compute_stream(), Phase::kStep,
+                        MemoryWork{bytes_read, 0}, {after});
+  const int sum = b.op({"step.grad_norm_allreduce"}, b.compute_stream(), Phase::kStep,
+                       CollectiveWork{CollectiveKind::kAllReduce, 4, b.layout().world}, {norm});
+  return b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {sum}, rounds);
+}
+
+void mark_skipped_on_overflow(PlanBuilder& b, int first_op) {
+  for (int i = first_op; i < static_cast<int>(b.plan().ops.size()); ++i) {
+    b.at(i).skipped_on_overflow = true;
+  }
+}
+
 }  // namespace zs::plan

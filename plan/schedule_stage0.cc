@@ -80,7 +80,7 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
     const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep, MemoryWork{psi * e, 0});
     b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {norm}, 3);
   }
-  const std::size_t first_skipped = b.plan().ops.size();
+  const int first_skipped = static_cast<int>(b.plan().ops.size());
   if (mixed) {
     // FP16_Optimizer: a list of fp32 copies of the gradients, then their flattened copy; the
     // 16-bit gradients are dropped once flattened (fp16/fused_optimizer.py step).
@@ -104,11 +104,7 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
   } else {
     for (int g : grads) b.free(step, g);
   }
-  if (l.precision == configs::Precision::kFp16) {
-    for (std::size_t i = first_skipped; i < b.plan().ops.size(); ++i) {
-      b.at(static_cast<int>(i)).skipped_on_overflow = true;
-    }
-  }
+  if (l.precision == configs::Precision::kFp16) mark_skipped_on_overflow(b, first_skipped);
   end_of_step_sync(b);
   b.end_segment();
 }

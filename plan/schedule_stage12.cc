@@ -286,22 +286,13 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   // step(): the overflow check (an all_reduce of one flag and its .item()), skipped on
   // overflow from here on: the norm, the optimizer, the 16-bit update and the all-gather.
   int last = b.last_op();
-  if (l.check_overflow) {
-    const int flag = b.op({"step.overflow_allreduce"}, compute, Phase::kStep,
-                          CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {last});
-    last = b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
-  }
-  const std::size_t first_skipped = b.plan().ops.size();
+  if (l.check_overflow) last = overflow_check(b, last);
+  const int first_skipped = static_cast<int>(b.plan().ops.size());
   if (offload) {
     // complete_grad_norm_calculation_for_cpu_offload: a norm and an .item() per parameter.
     int owned = 0;
     for (int p : l.real_params()) owned += l.owned_by_rank(p) ? 1 : 0;
-    const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep,
-                          MemoryWork{l.owned_full * e, 0}, {last});
-    const int norm_sum = b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
-                              CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {norm});
-    const int synced = b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {norm_sum},
-                                   std::max(owned, 1) + 1);
+    const int synced = grad_norm(b, l.owned_full * e, last, std::max(owned, 1) + 1);
     // DeepSpeedCPUAdam on the host thread (28 bytes per element: fp32 param, grad, m, v read,
     // param, m, v written), then the fp32 partition is cast into the 16-bit CPU buffer and
     // copied up without blocking the host (stage_1_and_2.py step, cpu_offload branch).
@@ -315,11 +306,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     // scaled_global_norm over the owned gradients; mask_nan_or_inf_with_val_inplace builds a
     // device scalar with torch.tensor(-1.0, device=...), which synchronizes the stream
     // (runtime/utils.py get_global_norm_of_tensors).
-    const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep,
-                          MemoryWork{part * e, 0}, {last});
-    const int norm_sum = b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
-                              CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {norm});
-    b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {norm_sum});
+    grad_norm(b, part * e, last, 1);
     const int grads32 = b.buffer({"step.grads.fp32"}, part * 4, Device::kGpu, Category::kGrads);
     const int cast = b.op({"step.cast_grads"}, compute, Phase::kStep,
                           MemoryWork{part * e, part * (e + 4)});
@@ -333,11 +320,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     b.op({"step.allgather_params"}, compute, Phase::kPostStep,
          CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world});
   }
-  if (l.check_overflow) {
-    for (std::size_t i = first_skipped; i < b.plan().ops.size(); ++i) {
-      b.at(static_cast<int>(i)).skipped_on_overflow = true;
-    }
-  }
+  if (l.check_overflow) mark_skipped_on_overflow(b, first_skipped);
   end_of_step_sync(b);
   b.end_segment();
 }

@@ -330,22 +330,12 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   // an overflow skips everything after it, _post_step included.
   const bool fp16 = l.precision == configs::Precision::kFp16;
   int last = b.last_op();
-  if (fp16) {
-    const int flag = b.op({"step.overflow_allreduce"}, compute, Phase::kStep,
-                          CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {last});
-    last = b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
-  }
-  const std::size_t first_skipped = b.plan().ops.size();
+  if (fp16) last = overflow_check(b, last);
+  const int first_skipped = static_cast<int>(b.plan().ops.size());
   // _get_norm_groups: a norm per sub-group, each ending in a device scalar built on the host
   // (torch.tensor(-1.0, device=...)), about 4 host round trips per sub-group with offload.
-  {
-    const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep,
-                          MemoryWork{l.offload_optimizer ? 0 : l.psi3 * l.accum_bytes, 0}, {last});
-    const int sum = b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
-                         CollectiveWork{CollectiveKind::kAllReduce, 4, l.world}, {norm});
-    last = b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {sum},
-                       (l.offload_optimizer ? 4 : 1) * std::max(groups, 1));
-  }
+  last = grad_norm(b, l.offload_optimizer ? 0 : l.psi3 * l.accum_bytes, last,
+                   (l.offload_optimizer ? 4 : 1) * std::max(groups, 1));
   for (int j = 0; j < groups; ++j) {
     const std::int64_t s = l.sub_groups[j];
     const std::string name = "step.sub_group." + std::to_string(j);
@@ -394,11 +384,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
          CollectiveWork{CollectiveKind::kAllGather, persistent_full * e, l.world}, {b.last_op()});
     b.device_sync({"step.post_step_sync"}, Phase::kPostStep);
   }
-  if (fp16) {
-    for (std::size_t i = first_skipped; i < b.plan().ops.size(); ++i) {
-      b.at(static_cast<int>(i)).skipped_on_overflow = true;
-    }
-  }
+  if (fp16) mark_skipped_on_overflow(b, first_skipped);
   end_of_step_sync(b);
   b.end_segment();
 }

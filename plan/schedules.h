@@ -23,6 +23,17 @@ void for_each_micro_step(PlanBuilder& b, bool uniform,
 // The ThroughputTimer's sync at the end of the step segment.
 void end_of_step_sync(PlanBuilder& b);
 
+// The loss scaler's overflow check of stages 1-3: an all_reduce of one flag over the data-
+// parallel group after op `after`, and its .item(). Returns the host sync.
+int overflow_check(PlanBuilder& b, int after);
+
+// The global gradient norm of stages 1-3: a pass over `bytes_read` of gradients after op
+// `after`, an all_reduce of the partial norm, and `rounds` host round trips. Returns the sync.
+int grad_norm(PlanBuilder& b, Bytes bytes_read, int after, int rounds);
+
+// Marks every op from `first_op` on as skipped when the fp16 loss scaler finds an overflow.
+void mark_skipped_on_overflow(PlanBuilder& b, int first_op);
+
 void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c);
 void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c);
 void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c);
