@@ -104,7 +104,7 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
 }
 
 PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs::Cluster& cluster,
-                    const CostProfile& p) {
+                    const CostProfile& p, double collective_slowdown) {
   const configs::GpuSpec& gpu = cluster.gpu;
   const double hbm = gpu.hbm_bw_bytes_per_s * p.hbm_efficiency;
   const int ranks_per_node = cluster.gpus_per_node;
@@ -142,9 +142,9 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
                                   ? world
                                   : group_topology(cw->group_size, cluster.gpus_per_node);
       const CollectiveEstimate e = estimate_collective(cw->kind, cw->bytes, t, p);
-      c.fixed_s = e.latency_s;
+      c.fixed_s = e.latency_s * collective_slowdown;
       c.link = kNcclLink;
-      c.link_amount = e.transfer_s;
+      c.link_amount = e.transfer_s * collective_slowdown;
     } else if (const auto* mw = std::get_if<plan::MemoryWork>(&op.work)) {
       c.fixed_s = memory_s(static_cast<double>(mw->bytes_read + mw->bytes_written), hbm, p);
     } else if (const auto* pw = std::get_if<plan::CopyWork>(&op.work)) {

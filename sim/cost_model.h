@@ -18,6 +18,8 @@
 //   ranks per node), on the host thread.
 // - NVMe: a flow on the node's NVMe volume share for this rank.
 // - Host syncs: one launch per round trip.
+// - A straggler: every collective (latency and transfer) stretched by `collective_slowdown`,
+//   since the whole group waits for its slowest rank.
 #pragma once
 
 #include <memory>
@@ -57,6 +59,7 @@ struct PricedPlan {
 };
 
 PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& model_ops,
-                    const configs::Cluster& cluster, const CostProfile& profile);
+                    const configs::Cluster& cluster, const CostProfile& profile,
+                    double collective_slowdown = 1.0);
 
 }  // namespace zs::sim

@@ -46,7 +46,7 @@ class Engine {
   Engine(const Plan& plan, const std::vector<OpCost>& costs, const std::vector<Link>& links,
          const EngineOptions& options)
       : plan_(plan), costs_(costs), options_(options), n_(static_cast<int>(plan.ops.size())),
-        state_(n_, OpState::kPending), not_before_(n_, 0), end_(n_, 0), dep_cursor_(n_, 0),
+        state_(n_, OpState::kPending), not_before_(n_, 0), dep_cursor_(n_, 0),
         queues_(plan.streams.size()), running_(plan.streams.size(), -1) {
     ZS_CHECK(costs.size() == plan.ops.size());
     for (const Link& l : links) links_.push_back(LinkState{l.capacity, {}, 0, 0});
@@ -55,7 +55,10 @@ class Engine {
 
   EngineResult run() {
     for (const plan::Segment& seg : plan_.segments) {
-      if (seg.end_op == seg.first_op) continue;
+      if (seg.end_op == seg.first_op) {
+        result_.segments.push_back(SegmentTime{host_t_, 0, seg.repeat});
+        continue;
+      }
       if (seg.repeat > 1 && in_flight_ > 0) drain();
       const std::int64_t start = host_t_;
       issue_range(seg.first_op, seg.end_op);
@@ -164,12 +167,10 @@ class Engine {
     const plan::Op& op = plan_.ops[i];
     const OpCost& c = costs_[i];
     const bool skipped = options_.overflow && op.skipped_on_overflow;
-    const double stretch =
-        std::holds_alternative<plan::CollectiveWork>(op.work) ? options_.collective_slowdown : 1.0;
     if (!skipped && c.link >= 0 && c.link_amount > 0) {
-      push(t + to_ns(c.fixed_s * stretch), EventKind::kFlowStart, i);
+      push(t + to_ns(c.fixed_s), EventKind::kFlowStart, i);
     } else {
-      const std::int64_t dur = skipped ? 0 : to_ns(c.fixed_s * stretch);
+      const std::int64_t dur = skipped ? 0 : to_ns(c.fixed_s);
       push(std::max(t + dur, skipped ? t : not_before_[i]), EventKind::kOpEnd, i);
     }
   }
@@ -177,7 +178,6 @@ class Engine {
   void finish(int i, std::int64_t t) {
     const plan::Op& op = plan_.ops[i];
     state_[i] = OpState::kDone;
-    end_[i] = t;
     --in_flight_;
     if (options_.record) result_.ops[i].end_ns = t;
     running_[op.stream] = -1;
@@ -229,10 +229,7 @@ class Engine {
     const OpCost& c = costs_[i];
     LinkState& l = links_[c.link];
     advance(l, t);
-    const double stretch = std::holds_alternative<plan::CollectiveWork>(plan_.ops[i].work)
-                               ? options_.collective_slowdown
-                               : 1.0;
-    l.flows.push_back(Flow{i, c.link_amount * stretch, c.rate_cap > 0 ? c.rate_cap : l.capacity, 0});
+    l.flows.push_back(Flow{i, c.link_amount, c.rate_cap > 0 ? c.rate_cap : l.capacity, 0});
     if (options_.record) result_.ops[i].flow_start_ns = t;
     rebalance(c.link, t);
   }
@@ -262,7 +259,6 @@ class Engine {
   int n_;
   std::vector<OpState> state_;
   std::vector<std::int64_t> not_before_;
-  std::vector<std::int64_t> end_;
   std::vector<int> dep_cursor_;
   std::vector<std::deque<int>> queues_;
   std::vector<int> running_;

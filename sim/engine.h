@@ -22,8 +22,9 @@
 // - Ops marked skipped_on_overflow take no time when `overflow` is set (an fp16 step whose loss
 //   scaler found inf/NaN).
 // - One representative rank is simulated: the data-parallel ranks are symmetric, and a
-//   collective's cost already holds the other ranks' part (sim/collective_cost.h). A straggler
-//   makes everyone wait at each collective: `collective_slowdown` stretches every collective.
+//   collective's cost already holds the other ranks' part (sim/collective_cost.h). A straggler,
+//   which makes everyone wait at each collective, is a cost (sim/cost_model.h), not an engine
+//   matter.
 #pragma once
 
 #include <cstdint>
@@ -50,7 +51,6 @@ struct Link {
 struct EngineOptions {
   bool overflow = false;
   bool record = false;  // keep per-op times and flows (for traces and breakdowns)
-  double collective_slowdown = 1.0;
 };
 
 struct OpTime {
@@ -70,7 +70,7 @@ struct SegmentTime {
 struct EngineResult {
   std::int64_t step_ns = 0;
   std::vector<OpTime> ops;  // when EngineOptions::record: the first repetition's times
-  std::vector<SegmentTime> segments;
+  std::vector<SegmentTime> segments;  // one per plan segment, in order
   int drained_repeats = 0;  // repetitions that needed an implicit drain
 };
 

@@ -74,14 +74,6 @@ std::vector<double> sweep(const plan::Plan& plan, const EngineResult& r) {
   return out;
 }
 
-// Busy seconds of the ops in repeated segments count `repeat` times.
-double repeat_weight(const plan::Plan& plan, int op) {
-  for (const plan::Segment& s : plan.segments) {
-    if (op >= s.first_op && op < s.end_op) return s.repeat;
-  }
-  return 1;
-}
-
 std::string pct(double part, double whole) {
   char b[32];
   std::snprintf(b, sizeof b, "%.0f%%", whole > 0 ? 100.0 * part / whole : 0.0);
@@ -151,11 +143,10 @@ StepTime simulate_step_time(const StepTimeRequest& req) {
   const plan::ModelGraph& graph = *l.graph;
   StepTime st;
   const ModelOpTimes model_ops = time_model_ops(graph, req.cluster->gpu, *req.profile);
-  st.priced = cost_ops(plan, model_ops, *req.cluster, *req.profile);
+  st.priced = cost_ops(plan, model_ops, *req.cluster, *req.profile, req.collective_slowdown);
   st.cpu_adam_bytes_per_s = st.priced.cpu_adam_bytes_per_s;
   EngineOptions eo;
   eo.record = true;
-  eo.collective_slowdown = req.collective_slowdown;
   st.timeline = run_engine(plan, st.priced.costs, st.priced.links, eo);
   st.step_s = static_cast<double>(st.timeline.step_ns) * 1e-9;
   st.drained_repeats = st.timeline.drained_repeats;
@@ -166,15 +157,17 @@ StepTime simulate_step_time(const StepTimeRequest& req) {
   st.breakdown.exposed_comm_s = cats[kComm];
   st.breakdown.exposed_offload_s = cats[kOffload];
   st.breakdown.other_s = cats[kOtherGpu] + cats[kIdle];
-  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
-    const OpTime& t = st.timeline.ops[i];
-    const double d = static_cast<double>(t.end_ns - t.start_ns) * 1e-9 *
-                     repeat_weight(plan, static_cast<int>(i));
-    const plan::Work& w = plan.ops[i].work;
-    if (std::holds_alternative<plan::CollectiveWork>(w)) st.comm_busy_s += d;
-    if (category_of(w) == kOffload) st.offload_busy_s += d;
-    if (const auto* o = std::get_if<plan::OptimizerWork>(&w); o != nullptr && o->on_cpu) {
-      st.cpu_optimizer_s += d;
+  // Busy time: the ops of a repeated segment count once per repetition.
+  for (const plan::Segment& seg : plan.segments) {
+    for (int i = seg.first_op; i < seg.end_op; ++i) {
+      const OpTime& t = st.timeline.ops[i];
+      const double d = static_cast<double>(t.end_ns - t.start_ns) * 1e-9 * seg.repeat;
+      const plan::Work& w = plan.ops[i].work;
+      if (std::holds_alternative<plan::CollectiveWork>(w)) st.comm_busy_s += d;
+      if (category_of(w) == kOffload) st.offload_busy_s += d;
+      if (const auto* o = std::get_if<plan::OptimizerWork>(&w); o != nullptr && o->on_cpu) {
+        st.cpu_optimizer_s += d;
+      }
     }
   }
 
@@ -182,7 +175,6 @@ StepTime simulate_step_time(const StepTimeRequest& req) {
   if (st.overflow_possible) {
     EngineOptions ov;
     ov.overflow = true;
-    ov.collective_slowdown = req.collective_slowdown;
     st.overflow_step_s =
         static_cast<double>(run_engine(plan, st.priced.costs, st.priced.links, ov).step_ns) * 1e-9;
   }

@@ -55,7 +55,7 @@ struct StepTimeRequest {
   const configs::Cluster* cluster = nullptr;
   const CostProfile* profile = nullptr;
   std::int64_t train_batch_size = 0;  // samples per optimizer step, all ranks
-  double collective_slowdown = 1.0;  // a straggler's factor on every collective (engine.h)
+  double collective_slowdown = 1.0;  // a straggler's factor on every collective (cost_model.h)
 };
 
 StepTime simulate_step_time(const StepTimeRequest& request);

@@ -40,56 +40,52 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
   for (std::size_t k = 0; k < time.priced.links.size(); ++k) {
     meta(link_tid0 + static_cast<int>(k), "link " + time.priced.links[k].name);
   }
-  // Ops, once per repetition.
-  std::vector<int> seg_of(plan.ops.size(), 0);
-  for (std::size_t s = 0; s < plan.segments.size(); ++s) {
-    for (int i = plan.segments[s].first_op; i < plan.segments[s].end_op; ++i) {
-      seg_of[i] = static_cast<int>(s);
-    }
-  }
   // GPU memory: persistent buffers, then each op's allocations at its issue time.
   const plan::BufferEvents ev = plan::buffer_events(plan);
   std::int64_t allocated = 0;
   for (const plan::Buffer& b : plan.buffers) {
     if (b.persistent && b.device == plan::Device::kGpu) allocated += b.bytes;
   }
-  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+  // One op's events, its segment's repetition shifted by `shift`.
+  auto emit_op = [&](int i, std::int64_t shift, Bytes memory_delta) {
     const OpTime& t = r.ops[i];
     const plan::Op& op = plan.ops[i];
-    const std::size_t si = static_cast<std::size_t>(seg_of[i]);
-    const SegmentTime st = si < r.segments.size() ? r.segments[si] : SegmentTime{};
-    for (int k = 0; k < st.repeat; ++k) {
-      const std::int64_t shift = k * st.period_ns;
-      if (t.end_ns > t.start_ns || std::holds_alternative<plan::SyncWork>(op.work)) {
-        out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(op.stream) +
-               ",\"ts\":" + us(t.start_ns + shift) + ",\"dur\":" + us(t.end_ns - t.start_ns) +
-               ",\"name\":\"";
-        append_escaped(&out, plan.op_name(static_cast<int>(i)));
-        out += "\",\"args\":{\"op\":" + std::to_string(i) + ",\"work\":\"";
-        append_escaped(&out, plan::describe_work(op.work));
-        out += "\",\"issued_us\":" + us(t.issue_ns + shift) + "}},\n";
-      }
-      if (t.flow_start_ns >= 0) {
-        const int link = time.priced.costs[i].link;
-        out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(link_tid0 + link) +
-               ",\"ts\":" + us(t.flow_start_ns + shift) +
-               ",\"dur\":" + us(t.end_ns - t.flow_start_ns) + ",\"name\":\"";
-        append_escaped(&out, plan.op_name(static_cast<int>(i)));
-        out += "\"},\n";
-      }
+    if (t.end_ns > t.start_ns || std::holds_alternative<plan::SyncWork>(op.work)) {
+      out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(op.stream) +
+             ",\"ts\":" + us(t.start_ns + shift) + ",\"dur\":" + us(t.end_ns - t.start_ns) +
+             ",\"name\":\"";
+      append_escaped(&out, plan.op_name(i));
+      out += "\",\"args\":{\"op\":" + std::to_string(i) + ",\"work\":\"";
+      append_escaped(&out, plan::describe_work(op.work));
+      out += "\",\"issued_us\":" + us(t.issue_ns + shift) + "}},\n";
+    }
+    if (t.flow_start_ns >= 0) {
+      const int link = time.priced.costs[i].link;
+      out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(link_tid0 + link) +
+             ",\"ts\":" + us(t.flow_start_ns + shift) +
+             ",\"dur\":" + us(t.end_ns - t.flow_start_ns) + ",\"name\":\"";
+      append_escaped(&out, plan.op_name(i));
+      out += "\"},\n";
+    }
+    if (memory_delta != 0 || i == 0) {
+      allocated += memory_delta;
+      out += "{\"ph\":\"C\",\"pid\":0,\"name\":\"gpu memory allocated\",\"ts\":" +
+             us(t.issue_ns + shift) + ",\"args\":{\"bytes\":" + std::to_string(allocated) +
+             "}},\n";
+    }
+  };
+  // Ops, once per repetition of their segment (segments tile the ops in order).
+  for (std::size_t si = 0; si < plan.segments.size(); ++si) {
+    const SegmentTime& st = r.segments[si];
+    for (int i = plan.segments[si].first_op; i < plan.segments[si].end_op; ++i) {
       Bytes delta = 0;
-      for (int b : ev.allocs(static_cast<int>(i))) {
+      for (int b : ev.allocs(i)) {
         if (plan.buffers[b].device == plan::Device::kGpu) delta += plan.buffers[b].bytes;
       }
-      for (int b : ev.frees(static_cast<int>(i))) {
+      for (int b : ev.frees(i)) {
         if (plan.buffers[b].device == plan::Device::kGpu) delta -= plan.buffers[b].bytes;
       }
-      if (delta != 0 || i == 0) {
-        allocated += delta;
-        out += "{\"ph\":\"C\",\"pid\":0,\"name\":\"gpu memory allocated\",\"ts\":" +
-               us(t.issue_ns + shift) + ",\"args\":{\"bytes\":" + std::to_string(allocated) +
-               "}},\n";
-      }
+      for (int k = 0; k < st.repeat; ++k) emit_op(i, k * st.period_ns, delta);
     }
   }
   out += "{\"ph\":\"i\",\"pid\":0,\"tid\":0,\"s\":\"g\",\"name\":\"step end\",\"ts\":" +

@@ -139,6 +139,23 @@ TEST(StepTime, Fp16SimulatesTheSkippedStepToo) {
   EXPECT_GT(r.time.overflow_step_s, 0);
 }
 
+TEST(StepTime, AStragglerStretchesEveryCollective) {
+  const std::string path = ::testing::TempDir() + "zs_straggler.json";
+  std::ofstream(path) << zero(2, R"("overlap_comm": true)", 1, 2);
+  sim::SimulationRequest r;
+  r.config_path = path;
+  r.model = *models::resolve_model("gpt2");
+  r.cluster = *configs::make_cluster("a100-80gb", 2, 8);
+  r.seq_len = 1024;
+  const auto normal = sim::simulate(r);
+  r.collective_slowdown = 2.0;
+  const auto slow = sim::simulate(r);
+  ASSERT_TRUE(normal.ok() && slow.ok());
+  EXPECT_NEAR(slow->time.comm_busy_s, 2 * normal->time.comm_busy_s,
+              1e-6 * normal->time.comm_busy_s);
+  EXPECT_GT(slow->time.step_s, normal->time.step_s);
+}
+
 TEST(StepTime, IdenticalInputsGiveIdenticalResults) {
   const auto a = simulate_text(zero(3, "", 2, 4), two_nodes("gpt2"));
   const auto b = simulate_text(zero(3, "", 2, 4), two_nodes("gpt2"));
