@@ -1,17 +1,25 @@
 // Benchmark: full simulations per second on one core: read and check the config, build the
 // Plan, replay it for memory and for time (the discrete-event engine). Two rates per case:
 //  - cold: every simulation starts from the model spec (what one `zerosim simulate` does);
-//  - sweep: the model graph of the first simulation is shared, as a sweep over ZeRO settings
-//    for one model and workload shares it (SimulationRequest::graph).
+//  - sweep: as `zerosim sweep` runs each variant: the model graph of a first simulation is
+//    shared, as a sweep over ZeRO settings for one model and workload shares it
+//    (SimulationRequest::graph) with its kernels priced once (SimulationRequest::priced_model),
+//    and the plan carries no op names, which a sweep never prints (SimulationRequest::op_names).
+//    The predicted numbers are the same in both modes.
+// Rates are per second of this process's CPU time (CLOCK_PROCESS_CPUTIME_ID), which is what "on
+// one core" means and what other processes on a shared machine disturb least.
 // A benchmark, not a test: it asserts nothing.
 //
-// Usage: simulate_speed [SOURCE_DIR] [SECONDS_PER_CASE=1]
-#include <chrono>
+// Usage: simulate_speed [SOURCE_DIR] [SECONDS_PER_CASE=1] [CASE_INDEX [RUNS]]
+// CASE_INDEX (0-based) runs one case only, in sweep mode, for profiling; RUNS fixes the number
+// of timed simulations instead (for instruction counts under a profiler).
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "common/process.h"
 #include "configs/hardware/cluster.h"
 #include "models/hf_config.h"
 #include "sim/simulate.h"
@@ -45,14 +53,25 @@ const Case kCases[] = {
      "llama2-70b", "h100", 8, 1, 8, 4096, true},
 };
 
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  zs::keep_freed_memory();
   const std::string root = argc > 1 ? argv[1] : ".";
   const double seconds = argc > 2 ? std::atof(argv[2]) : 1.0;
+  const int only = argc > 3 ? std::atoi(argv[3]) : -1;
+  const int fixed_runs = argc > 4 ? std::atoi(argv[4]) : 0;
   std::printf("%-52s %6s %10s %10s %9s %10s\n", "case", "mode", "sims/s", "ms each",
               "plan ops", "step s");
+  int index = -1;
   for (const Case& c : kCases) {
+    if (++index != only && only >= 0) continue;
     zs::sim::SimulationRequest r;
     r.config_path = root + "/" + c.config;
     auto model = zs::models::resolve_model(c.model);
@@ -69,13 +88,24 @@ int main(int argc, char** argv) {
     if (c.grad_accum > 0) r.check.grad_accum = c.grad_accum;
     r.check.precision = zs::configs::Precision::kBf16;
     for (const bool sweep : {false, true}) {
+      if (only >= 0 && !sweep) continue;
       r.graph = nullptr;
+      r.priced_model = nullptr;
+      r.op_names = !sweep;
+      if (sweep) {
+        // The sweep's shared model graph is built once, outside the timed loop.
+        auto first = zs::sim::simulate(r);
+        if (first.ok()) {
+          r.graph = first->built.layout.graph;
+          r.priced_model = first->time.priced_model;
+        }
+      }
       int runs = 0;
       std::size_t ops = 0;
       double step_s = 0;
-      const auto start = std::chrono::steady_clock::now();
+      const double start = cpu_seconds();
       double elapsed = 0;
-      while (elapsed < seconds || runs < 3) {
+      while (fixed_runs > 0 ? runs < fixed_runs : (elapsed < seconds || runs < 3)) {
         auto result = zs::sim::simulate(r);
         if (!result.ok()) {
           std::fprintf(stderr, "%s: %s\n", c.name, result.status().message().c_str());
@@ -83,9 +113,8 @@ int main(int argc, char** argv) {
         }
         ops = result->built.plan.ops.size();
         step_s = result->time.step_s;
-        if (sweep) r.graph = result->built.layout.graph;
         ++runs;
-        elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        elapsed = cpu_seconds() - start;
       }
       std::printf("%-52s %6s %10.1f %10.3f %9zu %10.3f\n", c.name, sweep ? "sweep" : "cold",
                   runs / elapsed, 1e3 * elapsed / runs, ops, step_s);

@@ -8,8 +8,10 @@
 
 #include "cli/check_command.h"
 #include "cli/simulate_command.h"
+#include "common/process.h"
 
 int main(int argc, char** argv) {
+  zs::keep_freed_memory();
   CLI::App app{"zerosim: predict what a DeepSpeed config does to a model on a cluster"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "zerosim 0.1.0");

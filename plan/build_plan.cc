@@ -10,7 +10,7 @@ Result<BuiltPlan> build_plan(const PlanRequest& request) {
   ZS_ASSIGN_OR_RETURN(Layout layout, make_layout(request));
   BuiltPlan out;
   out.layout = std::move(layout);
-  PlanBuilder b(out.layout);
+  PlanBuilder b(out.layout, request.names);
   switch (out.layout.stage) {
     case 0:
       schedule_stage0(b, *request.config);

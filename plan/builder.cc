@@ -4,14 +4,14 @@
 
 namespace zs::plan {
 
-PlanBuilder::PlanBuilder(const Layout& layout) : l_(layout) {
+PlanBuilder::PlanBuilder(const Layout& layout, bool names) : l_(layout), names_(names) {
   const std::size_t distinct = static_cast<std::size_t>(std::min(layout.micro_steps, 3));
   const std::size_t per_block = layout.stage == 3 ? 3 : 2;
   const std::size_t ops = layout.trace.size() * distinct * per_block + 64;
   plan_.ops.reserve(ops);
   plan_.buffers.reserve(ops);
   plan_.dep_ids.reserve(2 * ops);
-  plan_.names.reserve(48 * ops);
+  if (names_) plan_.names.reserve(48 * ops);
 }
 
 int PlanBuilder::stream(int* slot, const char* name, StreamKind kind) {
@@ -37,23 +37,25 @@ int PlanBuilder::nvme_stream() { return stream(&nvme_, "nvme", StreamKind::kNvme
 
 int PlanBuilder::persistent(Name name, Bytes bytes, Device device, Category category,
                             bool model_state) {
-  return plan_.add_buffer(Buffer{plan_.add_name(name), bytes, device, category,
+  return plan_.add_buffer(Buffer{make_name(name), bytes, device, category,
                                  model_state ? bytes : 0, true});
 }
 
 int PlanBuilder::buffer(Name name, Bytes bytes, Device device, Category category,
                         bool model_state) {
-  return plan_.add_buffer(Buffer{plan_.add_name(name), bytes, device, category,
+  return plan_.add_buffer(Buffer{make_name(name), bytes, device, category,
                                  model_state ? bytes : 0, false});
 }
 
 int PlanBuilder::op(Name name, int stream_id, Phase phase, Work work,
                     std::span<const int> deps) {
   Op o;
-  o.name = plan_.add_name(name);
+  o.name = make_name(name);
   o.stream = stream_id;
   o.phase = phase;
   o.work = std::move(work);
+  o.host_wait_for = pending_wait_;
+  pending_wait_ = -1;
   const int id = plan_.add_op(std::move(o), deps);
   last_on_[stream_id] = id;
   return id;
@@ -63,6 +65,11 @@ int PlanBuilder::host_sync(Name name, Phase phase, std::span<const int> deps, in
   const int id = op(name, host_stream(), phase, SyncWork{rounds}, deps);
   plan_.ops[id].host_waits = true;
   return id;
+}
+
+void PlanBuilder::host_wait_before_next(int op_id) {
+  ZS_CHECK(pending_wait_ < 0 && op_id >= 0 && op_id <= last_op());
+  pending_wait_ = op_id;
 }
 
 int PlanBuilder::device_sync(Name name, Phase phase) {
@@ -107,7 +114,7 @@ void PlanBuilder::end_segment() {
 }
 
 Plan PlanBuilder::finish(std::string summary) {
-  ZS_CHECK(!open_.has_value());
+  ZS_CHECK(!open_.has_value() && pending_wait_ < 0);
   plan_.summary = std::move(summary);
   plan_.world_size = l_.world;
   plan_.micro_steps = l_.micro_steps;

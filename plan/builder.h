@@ -20,7 +20,8 @@ namespace zs::plan {
 class PlanBuilder {
  public:
   // Reserves room for the plan's ops, buffers and names (a guess from the trace length).
-  explicit PlanBuilder(const Layout& layout);
+  // Without `names` every op and buffer gets an empty name (PlanRequest::names).
+  explicit PlanBuilder(const Layout& layout, bool names = true);
 
   const Layout& layout() const { return l_; }
   Plan& plan() { return plan_; }
@@ -56,6 +57,9 @@ class PlanBuilder {
   int host_sync(Name name, Phase phase, std::initializer_list<int> deps, int rounds = 1) {
     return host_sync(name, phase, std::span<const int>(deps.begin(), deps.size()), rounds);
   }
+  // The host synchronizes on op `op_id` (event.synchronize()) before it issues the next op
+  // appended: Op::host_wait_for of that op. REQUIRES: no such wait is pending already.
+  void host_wait_before_next(int op_id);
   // torch.cuda.synchronize(): the host waits for the last op issued on every stream.
   int device_sync(Name name, Phase phase);
   // Work the host thread does itself (CPU Adam): runs on the host stream, the host waits.
@@ -77,12 +81,15 @@ class PlanBuilder {
 
  private:
   int stream(int* slot, const char* name, StreamKind kind);
+  NameRef make_name(Name parts) { return names_ ? plan_.add_name(parts) : NameRef{}; }
 
   const Layout& l_;
+  bool names_;
   Plan plan_;
   std::vector<int> last_on_;  // per stream
   int compute_ = -1, reduce_ = -1, gather_ = -1, h2d_ = -1, d2h_ = -1, host_ = -1, nvme_ = -1;
   std::optional<Segment> open_;
+  int pending_wait_ = -1;  // host_wait_before_next's op, for the next op appended
 };
 
 // What the stage adds around the model's blocks in one micro-step.

@@ -175,11 +175,12 @@ Result<Layout> make_layout(const PlanRequest& r) {
     }
   }
   if (group > 0) l.sub_groups.push_back(group);
-  l.gathered_params.resize(g.blocks.size());
+  l.gathered_begin.assign(g.blocks.size() + 1, 0);
   for (std::size_t b = 0; b < g.blocks.size(); ++b) {
     for (int p : g.blocks[b].params) {
-      if (!l.persistent[p]) l.gathered_params[b].push_back(p);
+      if (!l.persistent[p]) l.gathered_ids.push_back(p);
     }
+    l.gathered_begin[b + 1] = static_cast<int>(l.gathered_ids.size());
   }
   return l;
 }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,9 @@ struct PlanRequest {
   // The model's graph for this workload when the caller already has it (a sweep shares one);
   // built here when null or built for another workload.
   std::shared_ptr<const ModelGraph> graph;
+  // Op and buffer names (Plan::names). Off, every name is empty and nothing else changes: a
+  // sweep, which prints no plan, trace or peak op, skips building thousands of strings.
+  bool names = true;
 };
 
 // One step of a micro-step's compute: block `block` run in `pass`.
@@ -99,8 +103,14 @@ struct Layout {
   std::vector<bool> persistent;         // per param id: not partitioned (numel <= threshold)
   std::int64_t psi3 = 0;                // sum of ceil(n / N): the flat partition buffers
   std::vector<std::int64_t> sub_groups;  // S_j, optimizer tiling (sub_group_size)
-  // Per block: its parameters that stage 3 gathers (the non-persistent ones).
-  std::vector<std::vector<int>> gathered_params;
+  // Per block: its parameters that stage 3 gathers (the non-persistent ones), as ranges of one
+  // array (gathered_begin has blocks + 1 offsets into gathered_ids).
+  std::vector<int> gathered_begin;
+  std::vector<int> gathered_ids;
+  std::span<const int> gathered_params(int block) const {
+    return {gathered_ids.data() + gathered_begin[block],
+            static_cast<std::size_t>(gathered_begin[block + 1] - gathered_begin[block])};
+  }
 
   std::int64_t partition_numel(std::int64_t numel) const { return (numel + world - 1) / world; }
   // True when parameter `id`'s slice of the flat group lies in ranks spanning `ranks` > 1.

@@ -20,14 +20,18 @@ bool on_host(Device d) { return d == Device::kHostPinned || d == Device::kHostPa
 struct Live {
   Breakdown gpu;
   Breakdown host;
+  Bytes gpu_total = 0;  // gpu.total() and host.total(), kept as buffers come and go
+  Bytes host_total = 0;
   Bytes pinned = 0;
   Bytes nvme = 0;
 
   void add(const Buffer& b, Bytes sign) {
     if (b.device == Device::kGpu) {
       gpu[b.category] += sign * b.bytes;
+      gpu_total += sign * b.bytes;
     } else if (on_host(b.device)) {
       host[b.category] += sign * b.bytes;
+      host_total += sign * b.bytes;
       if (b.device == Device::kHostPinned) pinned += sign * b.bytes;
     } else {
       nvme += sign * b.bytes;
@@ -36,6 +40,7 @@ struct Live {
 };
 
 Bytes with_fragmentation(Bytes allocated, double fragmentation) {
+  if (fragmentation == 0) return allocated;
   return allocated +
          static_cast<Bytes>(std::llround(static_cast<double>(allocated) * fragmentation));
 }
@@ -53,18 +58,17 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   Bytes host_peak = -1;
   Bytes nvme_peak = live.nvme;
   auto consider = [&](int op_id, Bytes transient) {
-    const Bytes allocated = live.gpu.total() + transient;
-    const Bytes gpu = with_fragmentation(allocated, o.fragmentation) + fixed;
-    r.timeline.push_back(TimelinePoint{op_id, gpu});
+    const Bytes allocated = live.gpu_total + transient;
+    const Bytes reserved = with_fragmentation(allocated, o.fragmentation);
+    const Bytes gpu = reserved + fixed;
     if (gpu > r.gpu_peak_bytes) {
       r.gpu_peak_bytes = gpu;
       r.gpu_at_peak = live.gpu;
       r.gpu_at_peak[Category::kActivations] += transient;
-      r.gpu_at_peak[Category::kOther] +=
-          fixed + (with_fragmentation(allocated, o.fragmentation) - allocated);
+      r.gpu_at_peak[Category::kOther] += fixed + (reserved - allocated);
       r.peak_op = op_id;
     }
-    const Bytes host = live.host.total();
+    const Bytes host = live.host_total;
     if (host > host_peak) {
       host_peak = host;
       r.host_at_peak = live.host;
@@ -73,7 +77,6 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
     nvme_peak = std::max(nvme_peak, live.nvme);
   };
   const BufferEvents events = buffer_events(plan);
-  r.timeline.reserve(plan.ops.size() + 1);
   consider(-1, 0);  // before the step: persistent state only
   for (const Segment& s : plan.segments) {
     for (int i = s.first_op; i < s.end_op; ++i) {

@@ -40,11 +40,6 @@ struct Breakdown {
   Bytes total() const;
 };
 
-struct TimelinePoint {
-  int op = 0;           // the op just issued
-  Bytes gpu_bytes = 0;  // allocated after its allocations, with its working memory
-};
-
 struct MemoryReport {
   // GPU, per rank: allocated tensors + fragmentation + CUDA context + NCCL ("other").
   Bytes gpu_peak_bytes = 0;
@@ -66,7 +61,6 @@ struct MemoryReport {
   bool host_oom = false;
   Bytes host_pinned_bytes = 0;  // of host_peak_bytes, page-locked (cannot be swapped)
   Bytes nvme_bytes = 0;         // per node, on the NVMe drives
-  std::vector<TimelinePoint> timeline;
 };
 
 // Replays `plan` (each segment once: repeated segments leave memory as they found it).

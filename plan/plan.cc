@@ -1,6 +1,7 @@
 #include "plan/plan.h"
 
 #include <cstdio>
+#include <cstring>
 
 #include "common/units.h"
 
@@ -85,10 +86,16 @@ std::string_view phase_name(Phase p) {
 }
 
 NameRef Plan::add_name(std::initializer_list<std::string_view> parts) {
-  NameRef r;
-  r.begin = static_cast<std::uint32_t>(names.size());
-  for (std::string_view p : parts) names.append(p);
-  r.size = static_cast<std::uint32_t>(names.size() - r.begin);
+  std::size_t size = 0;
+  for (std::string_view p : parts) size += p.size();
+  NameRef r{static_cast<std::uint32_t>(names.size()), static_cast<std::uint32_t>(size)};
+  // One resize and plain copies: names are built once per op and buffer of every plan.
+  names.resize(names.size() + size);
+  char* out = names.data() + r.begin;
+  for (std::string_view p : parts) {
+    std::memcpy(out, p.data(), p.size());
+    out += p.size();
+  }
   return r;
 }
 
@@ -205,6 +212,9 @@ Status validate(const Plan& plan) {
     for (int d : plan.deps(op)) {
       if (d < 0 || d >= i) return bad(op_where(i) + " depends on op " + std::to_string(d));
     }
+    if (op.host_wait_for < -1 || op.host_wait_for >= i) {
+      return bad(op_where(i) + " makes the host wait for op " + std::to_string(op.host_wait_for));
+    }
     const bool on_host = plan.streams[op.stream].kind == StreamKind::kCpu;
     if (on_host && !op.host_waits) {
       return bad(op_where(i) + " runs on the host thread but the host does not wait for it");
@@ -215,16 +225,16 @@ Status validate(const Plan& plan) {
   }
   for (int b = 0; b < n_buf; ++b) {
     const Buffer& buf = plan.buffers[b];
-    const std::string where = "buffer \"" + std::string(plan.buffer_name(b)) + "\"";
+    auto where = [&] { return "buffer \"" + std::string(plan.buffer_name(b)) + "\""; };
     if (buf.persistent) {
       if (buf.alloc_op >= 0 || buf.free_op >= 0) {
-        return bad(where + " is persistent but allocated or freed by an op");
+        return bad(where() + " is persistent but allocated or freed by an op");
       }
       continue;
     }
-    if (buf.alloc_op < 0 || buf.alloc_op >= n_ops) return bad(where + " is never allocated");
-    if (buf.free_op < 0 || buf.free_op >= n_ops) return bad(where + " is never freed");
-    if (buf.free_op < buf.alloc_op) return bad(where + " is freed before it is allocated");
+    if (buf.alloc_op < 0 || buf.alloc_op >= n_ops) return bad(where() + " is never allocated");
+    if (buf.free_op < 0 || buf.free_op >= n_ops) return bad(where() + " is never freed");
+    if (buf.free_op < buf.alloc_op) return bad(where() + " is freed before it is allocated");
   }
   int next = 0;
   for (const Segment& s : plan.segments) {
@@ -263,6 +273,7 @@ std::string to_text(const Plan& plan) {
            ids(events.allocs(i)) + " free " + ids(events.frees(i));
     if (op.transient_bytes > 0) out += " temp " + std::to_string(op.transient_bytes);
     if (op.host_waits) out += " host_waits";
+    if (op.host_wait_for >= 0) out += " after_host_waits_for " + std::to_string(op.host_wait_for);
     if (op.skipped_on_overflow) out += " skipped_on_overflow";
     out += "\n";
   }

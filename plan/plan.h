@@ -7,7 +7,11 @@
 //   depend only on earlier ops, so the graph is acyclic by construction; it runs on one stream,
 //   after the op issued before it on that stream (streams are FIFO).
 // - The host issues ops one after another without waiting for them, except after an op marked
-//   `host_waits`: a synchronize, a `.item()`, or work the host thread does itself (CPU Adam).
+//   `host_waits`: a synchronize, a `.item()`, or work the host thread does itself (CPU Adam);
+//   and before an op with `host_wait_for` >= 0: the host first synchronizes on that earlier op's
+//   event (one host-device round trip), as DeepSpeed's stage-3 throttles do before a fetch or a
+//   reduction. Such a wait is an attribute of the op it precedes rather than an op of its own:
+//   a 70B stage-3 step has thousands.
 // - A buffer is allocated when its `alloc_op` is issued and released right after its `free_op`
 //   is issued, which is what PyTorch's caching allocator counts in
 //   torch.cuda.memory_allocated(). Persistent buffers (model states) live throughout.
@@ -152,6 +156,7 @@ struct Op {
   IdRange deps;               // ids of earlier ops that must finish first (Plan::deps)
   Bytes transient_bytes = 0;  // GPU working memory while it runs (activation gradients, temps)
   bool host_waits = false;    // the host blocks until it has finished
+  int host_wait_for = -1;     // an earlier op the host synchronizes on before issuing this one
   bool skipped_on_overflow = false;  // not run when the fp16 loss scaler finds an overflow
 };
 

@@ -36,7 +36,9 @@ class Fetcher {
       : b_(b), l_(b.layout()), label_(label), max_live_(c.zero.max_live_parameters.value),
         prefetch_(c.zero.prefetch_bucket_size.value), reuse_(c.zero.max_reuse_distance.value),
         buffer_(l_.params().size(), -1), fetched_by_(l_.params().size(), -1),
-        coalesced_(l_.params().size(), false), chosen_at_(l_.params().size(), -1) {}
+        coalesced_(l_.params().size(), false), chosen_at_(l_.params().size(), -1) {
+    index_reuse();
+  }
 
   // Fetches the parameters of the block at trace position `t` and prefetches ahead. Appends to
   // *deps the ops its compute waits for; *coalesced_bytes gets the working memory of coalesced
@@ -51,7 +53,9 @@ class Fetcher {
     const std::int64_t budget = std::min(max_live_ - available_, prefetch_);
     std::int64_t chosen = 0;
     const int n = static_cast<int>(l_.trace.size());
-    for (int u = t + 1; u < n && chosen < budget; ++u) {
+    // Positions before frontier_ hold only gathered parameters, which the scan would skip.
+    int u = std::max(t + 1, frontier_);
+    for (; u < n && chosen < budget; ++u) {
       for (int p : params_of(u)) {
         if (chosen >= budget) break;
         if (buffer_[p] >= 0 || chosen_at_[p] == t) continue;
@@ -60,6 +64,8 @@ class Fetcher {
         chosen += l_.params()[p].numel;
       }
     }
+    // Every position the scan finished is gathered now; the last one it looked at may not be.
+    frontier_ = u < n ? std::max(t + 1, u - 1) : n;
     if (!scratch_.empty()) gather(scratch_, "prefetch");
     const std::size_t first = deps->size();
     *coalesced_bytes = 0;
@@ -75,20 +81,22 @@ class Fetcher {
     // fetch_sub_module records an event on the all-gather stream after each wait and, with
     // more than __max_ongoing_fetch_events (2) of them pending, synchronizes the oldest on the
     // host (partitioned_param_coordinator.py). Which are still pending is only known when the
-    // plan runs, so the host waits for the fetch three back, finished or not.
+    // plan runs, so the host waits for the fetch three back, finished or not, before it
+    // launches the module.
     events_.push_back(newest);
-    if (events_.size() > 3) {
-      b_.host_sync({label_, ".fetch_throttle.", std::to_string(b_.plan().ops.size())},
-                   Phase::kForward, {events_[events_.size() - 4]});
-    }
+    if (events_.size() > 3) b_.host_wait_before_next(events_[events_.size() - 4]);
   }
 
   // Releases the parameters of the block at trace position t after op `op`, unless reused soon.
   void release(int t, int op) {
-    for (int p : params_of(t)) {
-      if (buffer_[p] < 0 || reused_soon(t, p)) continue;
+    const std::span<const int> own = params_of(t);
+    for (int k = 0; k < static_cast<int>(own.size()); ++k) {
+      const int p = own[k];
+      if (buffer_[p] < 0 || reused_soon(t, k)) continue;
       b_.free(op, buffer_[p]);
       buffer_[p] = -1;
+      const int next = next_use_[use_begin_[t] + k];
+      if (next >= 0) frontier_ = std::min(frontier_, next);
       available_ -= l_.params()[p].numel;
     }
   }
@@ -105,8 +113,8 @@ class Fetcher {
 
  private:
   // Non-persistent parameters of the block at trace position t.
-  const std::vector<int>& params_of(int t) const {
-    return l_.gathered_params[l_.trace[t].block];
+  std::span<const int> params_of(int t) const {
+    return l_.gathered_params(l_.trace[t].block);
   }
 
   void gather(const std::vector<int>& params, const char* what) {
@@ -137,17 +145,36 @@ class Fetcher {
   }
 
   // True when p is used again within max_reuse_distance elements of the trace after t
-  // (partitioned_param_coordinator.py: the scan counts every parameter of the coming modules).
-  bool reused_soon(int t, int p) const {
-    std::int64_t distance = 0;
-    for (std::size_t u = t + 1; u < l_.trace.size(); ++u) {
-      for (int q : l_.blocks()[l_.trace[u].block].params) {
-        if (q == p) return true;
-        distance += l_.params()[q].numel;
-      }
-      if (distance > reuse_) return false;
+  // (partitioned_param_coordinator.py: the scan counts every parameter of the coming modules,
+  // block by block, and gives up once the count passes the distance). `k` is p's index in
+  // params_of(t).
+  bool reused_soon(int t, int k) const {
+    const int next = next_use_[use_begin_[t] + k];
+    if (next < 0) return false;
+    return next == t + 1 || elems_before_[next] - elems_before_[t + 1] <= reuse_;
+  }
+
+  // For every trace position t and gathered parameter of its block, the next position that
+  // reads it (-1: none); and the parameter elements of the trace before each position.
+  void index_reuse() {
+    const int n = static_cast<int>(l_.trace.size());
+    use_begin_.assign(n + 1, 0);
+    for (int t = 0; t < n; ++t) {
+      use_begin_[t + 1] = use_begin_[t] + static_cast<int>(params_of(t).size());
     }
-    return false;
+    next_use_.assign(use_begin_[n], -1);
+    elems_before_.assign(n + 1, 0);
+    for (int t = 0; t < n; ++t) {
+      std::int64_t elems = 0;
+      for (int q : l_.blocks()[l_.trace[t].block].params) elems += l_.params()[q].numel;
+      elems_before_[t + 1] = elems_before_[t] + elems;
+    }
+    std::vector<int> seen(l_.params().size(), -1);  // the nearest later position reading p
+    for (int t = n - 1; t >= 0; --t) {
+      const std::span<const int> own = params_of(t);
+      for (std::size_t k = 0; k < own.size(); ++k) next_use_[use_begin_[t] + k] = seen[own[k]];
+      for (int q : l_.blocks()[l_.trace[t].block].params) seen[q] = t;
+    }
   }
 
   PlanBuilder& b_;
@@ -161,6 +188,10 @@ class Fetcher {
   std::vector<int> chosen_at_;   // per param: the trace position that last chose to prefetch it
   std::vector<int> scratch_;
   std::vector<int> events_;  // the newest gather each fetch waited for, in order
+  int frontier_ = 0;         // no trace position before it holds a parameter not gathered
+  std::vector<int> use_begin_;              // per trace position: offset into next_use_
+  std::vector<int> next_use_;               // see index_reuse()
+  std::vector<std::int64_t> elems_before_;  // per trace position
 };
 
 // The IPG bucket and its reduce-scatters for one backward.
@@ -180,10 +211,7 @@ class Scatterer {
     // oldest before issuing the next (stage3.py __reduce_and_partition_ipg_grads); as for
     // fetches, the plan cannot know which have finished, so it waits for the third back.
     const std::size_t k = flushes_.size();
-    if (k >= 3) {
-      b_.host_sync({label_, ".reduce_throttle.", std::to_string(k)}, Phase::kBackward,
-                   {flushes_[k - 3]});
-    }
+    if (k >= 3) b_.host_wait_before_next(flushes_[k - 3]);
     std::int64_t padded = 0, shard = 0;
     for (int p : bucket_.params()) {
       padded += l_.world * l_.partition_numel(l_.params()[p].numel);

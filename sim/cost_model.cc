@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 namespace zs::sim {
 namespace {
@@ -103,6 +104,19 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
   return t;
 }
 
+std::shared_ptr<const PricedModel> price_model(const std::shared_ptr<const plan::ModelGraph>& graph,
+                                               const configs::GpuSpec& gpu,
+                                               const CostProfile& profile,
+                                               const std::shared_ptr<const PricedModel>& reuse) {
+  if (reuse != nullptr && reuse->priced_for(graph.get(), gpu, profile)) return reuse;
+  auto priced = std::make_shared<PricedModel>();
+  priced->graph = graph;
+  priced->gpu = gpu;
+  priced->profile = profile;
+  priced->times = time_model_ops(*graph, gpu, profile);
+  return priced;
+}
+
 PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs::Cluster& cluster,
                     const CostProfile& p, double collective_slowdown) {
   const configs::GpuSpec& gpu = cluster.gpu;
@@ -125,11 +139,21 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
   out.cpu_adam_bytes_per_s = cpu_rate;
   const GroupTopology world = group_topology(plan.world_size, cluster.gpus_per_node);
 
+  // The same few collectives recur once per layer: a small direct-mapped cache of estimates.
+  struct Memo {
+    Bytes bytes = -1;
+    int group = 0;
+    kernels::Collective kind = kernels::Collective::kAllReduce;
+    CollectiveEstimate e;
+  };
+  constexpr std::size_t kMemoSlots = 64;
+  Memo memo[kMemoSlots];
   out.costs.resize(plan.ops.size());
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const plan::Op& op = plan.ops[i];
     OpCost& c = out.costs[i];
     c.host_s = p.kernel_launch_s;
+    if (op.host_wait_for >= 0) c.host_wait_s = p.kernel_launch_s;
     if (const auto* w = std::get_if<plan::ComputeWork>(&op.work)) {
       const int a = w->first_model_op, b = w->last_model_op + 1;
       const bool bwd = w->pass == plan::Pass::kBackward;
@@ -138,10 +162,18 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
       c.fixed_s = ps[b] - ps[a];
       c.host_s = p.kernel_launch_s * (pk[b] - pk[a]);
     } else if (const auto* cw = std::get_if<plan::CollectiveWork>(&op.work)) {
-      const GroupTopology t = cw->group_size == plan.world_size
-                                  ? world
-                                  : group_topology(cw->group_size, cluster.gpus_per_node);
-      const CollectiveEstimate e = estimate_collective(cw->kind, cw->bytes, t, p);
+      const auto key = static_cast<std::uint64_t>(cw->bytes) * 0x9E3779B97F4A7C15ull +
+                       static_cast<std::uint64_t>(cw->kind) * 31u +
+                       static_cast<std::uint64_t>(cw->group_size);
+      Memo& mm = memo[(key >> 32) % kMemoSlots];
+      if (mm.bytes != cw->bytes || mm.group != cw->group_size || mm.kind != cw->kind) {
+        const GroupTopology t = cw->group_size == plan.world_size
+                                    ? world
+                                    : group_topology(cw->group_size, cluster.gpus_per_node);
+        mm = Memo{cw->bytes, cw->group_size, cw->kind,
+                  estimate_collective(cw->kind, cw->bytes, t, p)};
+      }
+      const CollectiveEstimate& e = mm.e;
       c.fixed_s = e.latency_s * collective_slowdown;
       c.link = kNcclLink;
       c.link_amount = e.transfer_s * collective_slowdown;

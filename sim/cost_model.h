@@ -17,7 +17,7 @@
 // - CPU Adam: bytes over min(cores per rank x per-core rate, host DRAM peak x efficiency /
 //   ranks per node), on the host thread.
 // - NVMe: a flow on the node's NVMe volume share for this rank.
-// - Host syncs: one launch per round trip.
+// - Host syncs: one launch per round trip (a sync op's rounds; an op's host_wait_for wait).
 // - A straggler: every collective (latency and transfer) stretched by `collective_slowdown`,
 //   since the whole group waits for its slowest rank.
 #pragma once
@@ -48,6 +48,26 @@ struct ModelOpTimes {
 
 ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpec& gpu,
                             const CostProfile& profile);
+
+// A graph's ModelOpTimes with what they were priced for, so that a sweep over ZeRO settings
+// of one model, workload and cluster prices the model's kernels once.
+struct PricedModel {
+  std::shared_ptr<const plan::ModelGraph> graph;
+  configs::GpuSpec gpu;
+  CostProfile profile;
+  ModelOpTimes times;
+
+  bool priced_for(const plan::ModelGraph* g, const configs::GpuSpec& gpu_spec,
+                  const CostProfile& p) const {
+    return graph.get() == g && gpu == gpu_spec && profile == p;
+  }
+};
+
+// `reuse` when it was priced for this graph, GPU and profile; else a new pricing.
+std::shared_ptr<const PricedModel> price_model(const std::shared_ptr<const plan::ModelGraph>& graph,
+                                               const configs::GpuSpec& gpu,
+                                               const CostProfile& profile,
+                                               const std::shared_ptr<const PricedModel>& reuse);
 
 // Peak FLOP/s for the activation dtype (bytes per element 2 or 4).
 double peak_flops(const configs::GpuSpec& gpu, std::int64_t act_bytes);

@@ -24,6 +24,7 @@ namespace zs::sim {
 struct CurvePoint {
   double size = 0;
   double efficiency = 0;
+  bool operator==(const CurvePoint&) const = default;
 };
 
 struct CostProfile {
@@ -60,6 +61,8 @@ struct CostProfile {
   // NVMe (node totals are divided among the node's GPUs).
   double nvme_read_bytes_per_s = 0;
   double nvme_write_bytes_per_s = 0;
+
+  bool operator==(const CostProfile&) const = default;
 };
 
 // The defaults for the cluster's GPU and node (cost_profile.cc cites each figure).

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
-#include <queue>
 
 #include "common/check.h"
 
@@ -12,17 +10,91 @@ namespace {
 
 using plan::Plan;
 
-std::int64_t to_ns(double seconds) { return static_cast<std::int64_t>(std::llround(seconds * 1e9)); }
+// Costs are non-negative: rounding half up is llround's half-away-from-zero, without the call.
+std::int64_t to_ns(double seconds) { return static_cast<std::int64_t>(seconds * 1e9 + 0.5); }
+
+// A stream's FIFO of issued ops: appended in issue order, consumed from the front.
+struct Fifo {
+  std::vector<int> ids;
+  std::size_t head = 0;
+
+  bool empty() const { return head == ids.size(); }
+  int front() const { return ids[head]; }
+  void push(int i) {
+    if (empty()) {
+      ids.clear();
+      head = 0;
+    }
+    ids.push_back(i);
+  }
+  void pop() { ++head; }
+};
 
 enum class EventKind : std::uint8_t { kHostIssue, kOpEnd, kFlowStart, kLinkCheck };
 
 struct Event {
   std::int64_t t = 0;
-  std::uint64_t seq = 0;
+  std::uint64_t seq = 0;  // ties at equal t go in the order events were scheduled
+  int id = 0;             // an op, or a link for kLinkCheck
   EventKind kind = EventKind::kHostIssue;
-  int id = 0;
-  std::uint64_t version = 0;
-  bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  bool before(const Event& o) const { return t != o.t ? t < o.t : seq < o.seq; }
+};
+
+// The pending events. There is at most one per stream (its running op's flow start or end), one
+// per link (its next completion check, replaced whenever the link re-divides) and one for the
+// host (its next issue), so a fixed slot each and a linear scan for the earliest do the work of
+// a heap without moving events around or leaving stale checks behind.
+class EventSlots {
+ public:
+  EventSlots(int streams, int links)
+      : events_(streams + links + 1), where_(streams + links + 1, -1), streams_(streams) {
+    pending_.reserve(events_.size());
+  }
+
+  int stream_slot(int stream) const { return stream; }
+  int link_slot(int link) const { return streams_ + link; }
+  int host_slot() const { return static_cast<int>(events_.size()) - 1; }
+  bool active(int slot) const { return where_[slot] >= 0; }
+  bool empty() const { return pending_.empty(); }
+
+  void set(int slot, const Event& e) {
+    if (!active(slot)) {
+      where_[slot] = static_cast<int>(pending_.size());
+      pending_.push_back(slot);
+    }
+    events_[slot] = e;
+    if (earliest_ == slot) {
+      rescan();
+    } else if (earliest_ < 0 || e.before(events_[earliest_])) {
+      earliest_ = slot;
+    }
+  }
+  void clear(int slot) {
+    const int at = where_[slot];
+    if (at < 0) return;
+    where_[pending_.back()] = at;
+    pending_[at] = pending_.back();
+    pending_.pop_back();
+    where_[slot] = -1;
+    if (earliest_ == slot) rescan();
+  }
+  // REQUIRES: !empty(). The slot of the earliest event.
+  int earliest() const { return earliest_; }
+  const Event& at(int slot) const { return events_[slot]; }
+
+ private:
+  void rescan() {
+    earliest_ = -1;
+    for (int slot : pending_) {
+      if (earliest_ < 0 || events_[slot].before(events_[earliest_])) earliest_ = slot;
+    }
+  }
+
+  std::vector<Event> events_;
+  std::vector<int> where_;    // per slot: its index in pending_, or -1
+  std::vector<int> pending_;  // the slots holding an event
+  int streams_;
+  int earliest_ = -1;
 };
 
 struct Flow {
@@ -36,10 +108,22 @@ struct LinkState {
   double capacity = 0;
   std::vector<Flow> flows;
   std::int64_t updated_ns = 0;
-  std::uint64_t version = 0;
 };
 
 enum class OpState : std::uint8_t { kPending, kQueued, kRunning, kDone };
+
+// What the event loop reads about an op, gathered once: the Plan's ops carry names and
+// variants the loop does not need.
+struct HotOp {
+  std::int64_t host_ns = 0;
+  std::int64_t wait_ns = 0;   // the round trip of the wait before it
+  std::int64_t fixed_ns = 0;  // 0 when skipped
+  int wait_for = -1;          // Op::host_wait_for
+  int stream = 0;
+  int link = -1;              // -1: no flow (or skipped)
+  bool waits = false;         // the host blocks until it finishes
+  bool skipped = false;       // an overflow step skips it
+};
 
 class Engine {
  public:
@@ -47,10 +131,29 @@ class Engine {
          const EngineOptions& options)
       : plan_(plan), costs_(costs), options_(options), n_(static_cast<int>(plan.ops.size())),
         state_(n_, OpState::kPending), not_before_(n_, 0), dep_cursor_(n_, 0),
-        queues_(plan.streams.size()), running_(plan.streams.size(), -1) {
+        queues_(plan.streams.size()), running_(plan.streams.size(), -1),
+        waiting_on_(plan.streams.size(), -1),
+        events_(static_cast<int>(plan.streams.size()), static_cast<int>(links.size())) {
     ZS_CHECK(costs.size() == plan.ops.size());
-    for (const Link& l : links) links_.push_back(LinkState{l.capacity, {}, 0, 0});
-    if (options.record) result_.ops.assign(n_, OpTime{});
+    hot_.resize(n_);
+    for (int i = 0; i < n_; ++i) {
+      const plan::Op& op = plan.ops[i];
+      const OpCost& c = costs[i];
+      HotOp& h = hot_[i];
+      h.skipped = options.overflow && op.skipped_on_overflow;
+      h.host_ns = to_ns(c.host_s);
+      h.wait_ns = to_ns(c.host_wait_s);
+      h.wait_for = op.host_wait_for;
+      h.fixed_ns = h.skipped ? 0 : to_ns(c.fixed_s);
+      h.stream = op.stream;
+      h.link = !h.skipped && c.link >= 0 && c.link_amount > 0 ? c.link : -1;
+      h.waits = op.host_waits || plan.streams[op.stream].kind == plan::StreamKind::kCpu;
+    }
+    for (const Link& l : links) links_.push_back(LinkState{l.capacity, {}, 0});
+    if (options.record) {
+      result_.ops.assign(n_, OpTime{});
+      result_.transitions.reserve(2 * static_cast<std::size_t>(n_));
+    }
   }
 
   EngineResult run() {
@@ -89,8 +192,23 @@ class Engine {
   }
 
  private:
-  void push(std::int64_t t, EventKind kind, int id, std::uint64_t version = 0) {
-    heap_.push(Event{t, seq_++, kind, id, version});
+  void push(std::int64_t t, EventKind kind, int id) {
+    int slot = 0;
+    switch (kind) {
+      case EventKind::kHostIssue:
+        slot = events_.host_slot();
+        break;
+      case EventKind::kOpEnd:
+      case EventKind::kFlowStart:
+        slot = events_.stream_slot(hot_[id].stream);
+        break;
+      case EventKind::kLinkCheck:
+        slot = events_.link_slot(id);
+        break;
+    }
+    // Only a link's check is ever replaced: a stream runs one op, the host issues one at a time.
+    ZS_CHECK(kind == EventKind::kLinkCheck || !events_.active(slot));
+    events_.set(slot, Event{t, seq_++, id, kind});
   }
 
   // Issues ops [first, end) and runs events until the host has issued them all.
@@ -99,21 +217,22 @@ class Engine {
     end_issue_ = end;
     if (host_blocked_on_ < 0) push(host_t_, EventKind::kHostIssue, 0);
     while (next_ < end_issue_ || host_blocked_on_ >= 0) {
-      ZS_CHECK(!heap_.empty());
+      ZS_CHECK(!events_.empty());
       step();
     }
   }
 
   // Runs until nothing is in flight; the host resumes when the last op finishes.
   void drain() {
-    while (!heap_.empty()) step();
+    while (!events_.empty()) step();
     ZS_CHECK(in_flight_ == 0);
     host_t_ = std::max(host_t_, now_);
   }
 
   void step() {
-    const Event e = heap_.top();
-    heap_.pop();
+    const int slot = events_.earliest();
+    const Event e = events_.at(slot);
+    events_.clear(slot);
     now_ = std::max(now_, e.t);
     switch (e.kind) {
       case EventKind::kHostIssue:
@@ -126,62 +245,94 @@ class Engine {
         flow_start(e.id, e.t);
         break;
       case EventKind::kLinkCheck:
-        link_check(e.id, e.version, e.t);
+        link_check(e.id, e.t);
         break;
     }
   }
 
+  // Issues ops from the host clock t. The host issues back to back without a round trip
+  // through the event slots while no other event is due first (an event due at the same time was
+  // scheduled earlier and goes first, as its sequence number says).
   void host_issue(std::int64_t t) {
-    if (next_ >= end_issue_) return;
-    const int i = next_++;
-    const plan::Op& op = plan_.ops[i];
-    const std::int64_t host_s = to_ns(costs_[i].host_s);
-    state_[i] = OpState::kQueued;
-    ++in_flight_;
-    not_before_[i] = t + host_s;
-    if (options_.record) result_.ops[i].issue_ns = t;
-    queues_[op.stream].push_back(i);
-    host_t_ = t + host_s;
-    const bool waits = op.host_waits || plan_.streams[op.stream].kind == plan::StreamKind::kCpu;
-    if (waits) host_blocked_on_ = i;
-    try_start(op.stream, t);
-    if (!waits && next_ < end_issue_) push(host_t_, EventKind::kHostIssue, 0);
+    while (next_ < end_issue_) {
+      const int i = next_;
+      const HotOp& h = hot_[i];
+      if (h.wait_for >= 0 && waited_ != i) {
+        // event.synchronize() before the launch: a round trip, then the host sleeps until the
+        // op it waits for has finished (finish() wakes it and this op is issued then).
+        waited_ = i;
+        if (options_.record) result_.ops[i].wait_ns = t;
+        t += h.wait_ns;
+        host_t_ = t;
+        if (state_[h.wait_for] != OpState::kDone) {
+          host_blocked_on_ = h.wait_for;
+          return;
+        }
+        now_ = std::max(now_, t);
+      }
+      ++next_;
+      state_[i] = OpState::kQueued;
+      ++in_flight_;
+      not_before_[i] = t + h.host_ns;
+      if (options_.record) result_.ops[i].issue_ns = t;
+      queues_[h.stream].push(i);
+      host_t_ = t + h.host_ns;
+      if (h.waits) host_blocked_on_ = i;
+      try_start(h.stream, t);
+      if (h.waits || next_ >= end_issue_) return;
+      if (!events_.empty() && events_.at(events_.earliest()).t <= host_t_) {
+        push(host_t_, EventKind::kHostIssue, 0);
+        return;
+      }
+      t = host_t_;
+      now_ = std::max(now_, t);
+    }
   }
 
-  bool deps_done(int i) {
+  // True when op i's dependencies have finished; otherwise records the one it waits for.
+  bool deps_done(int i, int stream) {
     const plan::Op& op = plan_.ops[i];
     const auto deps = plan_.deps(op);
     int& c = dep_cursor_[i];
     while (c < static_cast<int>(deps.size()) && state_[deps[c]] == OpState::kDone) ++c;
-    return c == static_cast<int>(deps.size());
+    if (c == static_cast<int>(deps.size())) return true;
+    waiting_on_[stream] = deps[c];
+    return false;
   }
 
   void try_start(int stream, std::int64_t t) {
     if (running_[stream] >= 0 || queues_[stream].empty()) return;
     const int i = queues_[stream].front();
-    if (!deps_done(i)) return;
-    queues_[stream].pop_front();
+    if (!deps_done(i, stream)) return;
+    waiting_on_[stream] = -1;
+    queues_[stream].pop();
     running_[stream] = i;
     state_[i] = OpState::kRunning;
-    if (options_.record) result_.ops[i].start_ns = t;
-    const plan::Op& op = plan_.ops[i];
-    const OpCost& c = costs_[i];
-    const bool skipped = options_.overflow && op.skipped_on_overflow;
-    if (!skipped && c.link >= 0 && c.link_amount > 0) {
-      push(t + to_ns(c.fixed_s), EventKind::kFlowStart, i);
+    if (options_.record) {
+      result_.ops[i].start_ns = t;
+      result_.transitions.push_back(Transition{t, i, +1});
+    }
+    const HotOp& h = hot_[i];
+    if (h.link >= 0) {
+      push(t + h.fixed_ns, EventKind::kFlowStart, i);
     } else {
-      const std::int64_t dur = skipped ? 0 : to_ns(c.fixed_s);
-      push(std::max(t + dur, skipped ? t : not_before_[i]), EventKind::kOpEnd, i);
+      push(h.skipped ? t : std::max(t + h.fixed_ns, not_before_[i]), EventKind::kOpEnd, i);
     }
   }
 
   void finish(int i, std::int64_t t) {
-    const plan::Op& op = plan_.ops[i];
+    const int stream = hot_[i].stream;
     state_[i] = OpState::kDone;
     --in_flight_;
-    if (options_.record) result_.ops[i].end_ns = t;
-    running_[op.stream] = -1;
-    for (int s = 0; s < static_cast<int>(queues_.size()); ++s) try_start(s, t);
+    if (options_.record) {
+      result_.ops[i].end_ns = t;
+      result_.transitions.push_back(Transition{t, i, -1});
+    }
+    running_[stream] = -1;
+    // Only the op's own stream and streams whose head waits for it can start something now.
+    for (int s = 0; s < static_cast<int>(queues_.size()); ++s) {
+      if (s == stream || waiting_on_[s] == i) try_start(s, t);
+    }
     if (host_blocked_on_ == i) {
       host_blocked_on_ = -1;
       host_t_ = std::max(host_t_, t);
@@ -201,8 +352,10 @@ class Engine {
   // Max-min fair rates, then the next completion check.
   void rebalance(int link, std::int64_t t) {
     LinkState& l = links_[link];
-    ++l.version;
-    if (l.flows.empty()) return;
+    if (l.flows.empty()) {
+      events_.clear(events_.link_slot(link));
+      return;
+    }
     order_.resize(l.flows.size());
     for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = static_cast<int>(k);
     std::sort(order_.begin(), order_.end(), [&](int a, int b) {
@@ -222,7 +375,7 @@ class Engine {
       if (soonest < 0 || s < soonest) soonest = s;
     }
     push(t + std::max<std::int64_t>(static_cast<std::int64_t>(std::ceil(soonest * 1e9)), 0),
-         EventKind::kLinkCheck, link, l.version);
+         EventKind::kLinkCheck, link);
   }
 
   void flow_start(int i, std::int64_t t) {
@@ -234,9 +387,8 @@ class Engine {
     rebalance(c.link, t);
   }
 
-  void link_check(int link, std::uint64_t version, std::int64_t t) {
+  void link_check(int link, std::int64_t t) {
     LinkState& l = links_[link];
-    if (version != l.version) return;
     advance(l, t);
     done_.clear();
     for (std::size_t k = 0; k < l.flows.size();) {
@@ -257,17 +409,20 @@ class Engine {
   const std::vector<OpCost>& costs_;
   EngineOptions options_;
   int n_;
+  std::vector<HotOp> hot_;
   std::vector<OpState> state_;
   std::vector<std::int64_t> not_before_;
   std::vector<int> dep_cursor_;
-  std::vector<std::deque<int>> queues_;
+  std::vector<Fifo> queues_;
   std::vector<int> running_;
+  std::vector<int> waiting_on_;  // per stream: the op its head waits for, or -1
   std::vector<LinkState> links_;
-  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> heap_;
+  EventSlots events_;
   std::uint64_t seq_ = 0;
   std::int64_t now_ = 0;
   std::int64_t host_t_ = 0;
   int host_blocked_on_ = -1;
+  int waited_ = -1;  // the op whose host_wait_for wait the host has done
   int next_ = 0;
   int end_issue_ = 0;
   int in_flight_ = 0;

@@ -1,11 +1,14 @@
 // The discrete-event engine: replays a Plan over time, given what each op costs.
 //
-// It is a plain interpreter of the Plan (plan/plan.h): it knows nothing of ZeRO. Events sit in a
-// binary heap keyed (time in integer nanoseconds, sequence number), so equal times resolve in
-// the order events were scheduled and a run is deterministic.
+// It is a plain interpreter of the Plan (plan/plan.h): it knows nothing of ZeRO. Events are
+// ordered by (time in integer nanoseconds, sequence number), so equal times resolve in the order
+// events were scheduled and a run is deterministic. At most one event is pending per stream, per
+// link and for the host, so they sit in one slot each rather than in a heap (engine.cc).
 //
 // - The host issues ops in plan order; issuing op i takes OpCost::host_s of host time. After an
 //   op marked host_waits (and every op on the host stream) the host stops until it finishes.
+//   Before an op with Op::host_wait_for >= 0 the host spends OpCost::host_wait_s on the
+//   round trip and stops until that op has finished.
 // - Each stream is a FIFO serial resource: an issued op starts when the op before it on its
 //   stream has finished and its dependencies have; it cannot finish before the host has
 //   finished issuing it (a compute op launches its kernels one by one).
@@ -37,6 +40,7 @@ namespace zs::sim {
 
 struct OpCost {
   double host_s = 0;       // host time to issue the op
+  double host_wait_s = 0;  // host time of the synchronize before it (Op::host_wait_for)
   double fixed_s = 0;      // time on its stream before (or without) a flow
   int link = -1;           // the shared link its flow uses, or -1
   double link_amount = 0;  // units of the link's capacity (bytes, or seconds for NCCL)
@@ -54,10 +58,19 @@ struct EngineOptions {
 };
 
 struct OpTime {
+  std::int64_t wait_ns = -1;  // when the host began its Op::host_wait_for wait; -1: none
   std::int64_t issue_ns = -1;
   std::int64_t start_ns = -1;
   std::int64_t flow_start_ns = -1;  // -1: no flow
   std::int64_t end_ns = -1;
+};
+
+// An op starting (+1) or ending (-1) on its stream. With EngineOptions::record the engine logs
+// them as they happen, so the log is in nondecreasing time order: a sweep over it needs no sort.
+struct Transition {
+  std::int64_t t_ns = 0;
+  int op = 0;
+  int delta = 0;
 };
 
 // One segment's first repetition as simulated; the others are copies shifted by period_ns.
@@ -70,6 +83,7 @@ struct SegmentTime {
 struct EngineResult {
   std::int64_t step_ns = 0;
   std::vector<OpTime> ops;  // when EngineOptions::record: the first repetition's times
+  std::vector<Transition> transitions;  // when EngineOptions::record, in time order
   std::vector<SegmentTime> segments;  // one per plan segment, in order
   int drained_repeats = 0;  // repetitions that needed an implicit drain
 };

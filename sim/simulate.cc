@@ -67,6 +67,7 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
   pr.activation_checkpointing = request.activation_checkpointing;
   pr.flash_attention = request.flash_attention;
   pr.graph = request.graph;
+  pr.names = request.op_names;
   ZS_ASSIGN_OR_RETURN(r.built, plan::build_plan(pr));
   plan::MemoryOptions mo;
   mo.gpu_capacity_bytes = request.cluster.gpu_memory_bytes();
@@ -82,6 +83,7 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
   tr.profile = &r.profile;
   tr.train_batch_size = r.train_batch_size;
   tr.collective_slowdown = request.collective_slowdown;
+  tr.priced_model = request.priced_model;
   r.time = simulate_step_time(tr);
   r.config = std::move(lc);
   return r;

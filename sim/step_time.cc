@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "common/check.h"
+
 namespace zs::sim {
 namespace {
 
@@ -20,57 +22,50 @@ Cat category_of(const plan::Work& w) {
   return kIdle;  // syncs take no device time
 }
 
-struct Point {
-  std::int64_t t;
-  int delta;  // +1 start, -1 end, 0 boundary
-  int cat;
-};
-
 // Seconds per category over the step; a repeated segment's first repetition counts `repeat`
-// times and the time its other repetitions were skipped over counts not at all.
+// times and the time its other repetitions were skipped over counts not at all. Walks the
+// engine's transition log, which is already in time order.
 std::vector<double> sweep(const plan::Plan& plan, const EngineResult& r) {
-  std::vector<Point> pts;
-  pts.reserve(2 * plan.ops.size() + 2 * r.segments.size() + 2);
-  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
-    const OpTime& t = r.ops[i];
-    const Cat c = category_of(plan.ops[i].work);
-    if (c == kIdle || t.end_ns <= t.start_ns) continue;
-    pts.push_back({t.start_ns, +1, c});
-    pts.push_back({t.end_ns, -1, c});
-  }
-  for (const SegmentTime& s : r.segments) {
-    pts.push_back({s.start_ns, 0, 0});
-    pts.push_back({s.start_ns + s.period_ns, 0, 0});
-  }
-  pts.push_back({r.step_ns, 0, 0});
-  std::sort(pts.begin(), pts.end(), [](const Point& a, const Point& b) {
-    return a.t != b.t ? a.t < b.t : a.delta < b.delta;
-  });
-  auto weight = [&](std::int64_t t) {
-    for (const SegmentTime& s : r.segments) {
-      if (s.repeat == 1) continue;
-      if (t >= s.start_ns && t < s.start_ns + s.period_ns) return static_cast<double>(s.repeat);
-      if (t >= s.start_ns + s.period_ns && t < s.start_ns + s.repeat * s.period_ns) return 0.0;
-    }
-    return 1.0;
+  // The weight of time before each end_ns (and after the previous one).
+  struct Span {
+    std::int64_t end_ns;
+    double weight;
   };
+  std::vector<Span> spans;
+  for (const SegmentTime& s : r.segments) {
+    if (s.repeat == 1) continue;
+    spans.push_back({s.start_ns, 1.0});
+    spans.push_back({s.start_ns + s.period_ns, static_cast<double>(s.repeat)});
+    spans.push_back({s.start_ns + s.repeat * s.period_ns, 0.0});
+  }
+  spans.push_back({r.step_ns, 1.0});
   std::vector<double> out(kCats, 0.0);
   int active[kCats] = {0, 0, 0, 0, 0, 0};
+  std::size_t span = 0;
   std::int64_t prev = 0;
-  for (const Point& p : pts) {
-    if (p.t > prev) {
-      int c = kIdle;
-      for (int k = 0; k < kIdle; ++k) {
-        if (active[k] > 0) {
-          c = k;
-          break;
-        }
+  // Adds [prev, t) to the highest-priority active category, split at weight boundaries.
+  auto advance_to = [&](std::int64_t t) {
+    int c = kIdle;
+    for (int k = 0; k < kIdle; ++k) {
+      if (active[k] > 0) {
+        c = k;
+        break;
       }
-      out[c] += static_cast<double>(p.t - prev) * 1e-9 * weight(prev);
-      prev = p.t;
     }
-    if (p.delta != 0) active[p.cat] += p.delta;
+    while (prev < t) {
+      while (span + 1 < spans.size() && spans[span].end_ns <= prev) ++span;
+      const std::int64_t until = spans[span].end_ns > prev ? std::min(t, spans[span].end_ns) : t;
+      out[c] += static_cast<double>(until - prev) * 1e-9 * spans[span].weight;
+      prev = until;
+    }
+  };
+  for (const Transition& tr : r.transitions) {
+    ZS_CHECK(tr.t_ns >= prev);
+    advance_to(tr.t_ns);
+    const Cat c = category_of(plan.ops[tr.op].work);
+    if (c != kIdle) active[c] += tr.delta;
   }
+  advance_to(r.step_ns);
   return out;
 }
 
@@ -142,8 +137,9 @@ StepTime simulate_step_time(const StepTimeRequest& req) {
   const plan::Layout& l = req.built->layout;
   const plan::ModelGraph& graph = *l.graph;
   StepTime st;
-  const ModelOpTimes model_ops = time_model_ops(graph, req.cluster->gpu, *req.profile);
-  st.priced = cost_ops(plan, model_ops, *req.cluster, *req.profile, req.collective_slowdown);
+  st.priced_model = price_model(l.graph, req.cluster->gpu, *req.profile, req.priced_model);
+  st.priced = cost_ops(plan, st.priced_model->times, *req.cluster, *req.profile,
+                       req.collective_slowdown);
   st.cpu_adam_bytes_per_s = st.priced.cpu_adam_bytes_per_s;
   EngineOptions eo;
   eo.record = true;

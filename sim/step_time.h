@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,7 @@ struct StepTime {
   std::string bottleneck;  // one paragraph
   EngineResult timeline;   // the normal step, recorded (trace output)
   PricedPlan priced;
+  std::shared_ptr<const PricedModel> priced_model;  // the model's kernels, for reuse
 };
 
 struct StepTimeRequest {
@@ -56,6 +58,9 @@ struct StepTimeRequest {
   const CostProfile* profile = nullptr;
   std::int64_t train_batch_size = 0;  // samples per optimizer step, all ranks
   double collective_slowdown = 1.0;  // a straggler's factor on every collective (cost_model.h)
+  // A pricing of the model's kernels from an earlier simulation; used when it was priced for
+  // this graph, GPU and profile (price_model).
+  std::shared_ptr<const PricedModel> priced_model;
 };
 
 StepTime simulate_step_time(const StepTimeRequest& request);

@@ -40,6 +40,9 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
   for (std::size_t k = 0; k < time.priced.links.size(); ++k) {
     meta(link_tid0 + static_cast<int>(k), "link " + time.priced.links[k].name);
   }
+  // The host's waits before launches (Op::host_wait_for) get a track of their own.
+  const int wait_tid = link_tid0 + static_cast<int>(time.priced.links.size());
+  meta(wait_tid, "host waits");
   // GPU memory: persistent buffers, then each op's allocations at its issue time.
   const plan::BufferEvents ev = plan::buffer_events(plan);
   std::int64_t allocated = 0;
@@ -58,6 +61,13 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
       out += "\",\"args\":{\"op\":" + std::to_string(i) + ",\"work\":\"";
       append_escaped(&out, plan::describe_work(op.work));
       out += "\",\"issued_us\":" + us(t.issue_ns + shift) + "}},\n";
+    }
+    if (t.wait_ns >= 0 && t.issue_ns > t.wait_ns) {
+      out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(wait_tid) +
+             ",\"ts\":" + us(t.wait_ns + shift) + ",\"dur\":" + us(t.issue_ns - t.wait_ns) +
+             ",\"name\":\"wait for op " + std::to_string(op.host_wait_for) + " before ";
+      append_escaped(&out, plan.op_name(i));
+      out += "\"},\n";
     }
     if (t.flow_start_ns >= 0) {
       const int link = time.priced.costs[i].link;

@@ -62,6 +62,8 @@ struct GpuSpec {
   int pcie_gen = 0;
   double pcie_bw_bytes_per_s = 0;  // host link, x16, one direction
   std::optional<double> pcie_latency_s;
+
+  bool operator==(const GpuSpec&) const = default;
 };
 
 struct NodeSpec {

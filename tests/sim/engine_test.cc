@@ -86,6 +86,32 @@ TEST(Engine, HostWaitsStopIssuing) {
   EXPECT_EQ(r.step_ns, 3'000'000);
 }
 
+TEST(Engine, WaitBeforeAnOpIsARoundTripThenSleepUntilItsTarget) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  const int g = m.stream("allgather", plan::StreamKind::kCollective);
+  const int x = m.add("gather", g, plan::MemoryWork{});
+  const int y = m.add("layer", a, plan::ComputeWork{});
+  m.p.ops[y].host_wait_for = x;
+  const int z = m.add("next", a, plan::ComputeWork{});
+  m.p.ops[z].host_wait_for = x;  // already finished by then: only the round trip
+  std::vector<OpCost> c(3, OpCost{.host_s = 1e-6});
+  c[0].fixed_s = 2e-3;
+  c[1].fixed_s = 1e-3;
+  c[1].host_wait_s = 7e-6;
+  c[2].host_wait_s = 7e-6;
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  EXPECT_EQ(r.ops[1].wait_ns, 1'000);             // after issuing the gather
+  EXPECT_EQ(r.ops[1].issue_ns, 2'000'000);        // the gather ends at 2 ms
+  EXPECT_EQ(r.ops[2].wait_ns, 2'001'000);         // right after issuing `layer`
+  EXPECT_EQ(r.ops[2].issue_ns, 2'008'000);        // 7 us round trip, no sleep
+  EXPECT_EQ(r.step_ns, 2'000'000 + 1'000'000);    // the layer runs 2..3 ms; next takes 0
+  // A wait for an op that ends before the round trip does costs the round trip alone.
+  c[0].fixed_s = 1e-6;
+  const EngineResult quick = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  EXPECT_EQ(quick.ops[1].issue_ns, 1'000 + 7'000);
+}
+
 TEST(Engine, PcieLinkSharedByH2dAndD2h) {
   PlanMaker m;
   const int up = m.stream("h2d", plan::StreamKind::kCopyH2D);

@@ -163,5 +163,38 @@ TEST(StepTime, IdenticalInputsGiveIdenticalResults) {
   EXPECT_EQ(a.time.bottleneck, b.time.bottleneck);
 }
 
+// What a sweep shares and skips (a shared model graph and kernel pricing, no op names) must not
+// change a single predicted number.
+TEST(StepTime, SweepModeGivesTheSameNumbers) {
+  for (const std::string& config :
+       {zero(3, R"("stage3_prefetch_bucket_size": 2e7, "reduce_bucket_size": 3e7)", 2, 4),
+        zero(2, R"("overlap_comm": true)", 1, 2),
+        zero(3, R"("offload_optimizer": {"device": "cpu"})", 1, 2)}) {
+    const std::string path = ::testing::TempDir() + "zs_sweep_mode.json";
+    std::ofstream(path) << config;
+    sim::SimulationRequest r;
+    r.config_path = path;
+    r.model = *models::resolve_model("gpt2");
+    r.cluster = *configs::make_cluster("a100-80gb", 2, 8);
+    r.seq_len = 1024;
+    const auto full = sim::simulate(r);
+    ASSERT_TRUE(full.ok()) << full.status().message();
+    r.graph = full->built.layout.graph;
+    r.priced_model = full->time.priced_model;
+    r.op_names = false;
+    const auto sweep = sim::simulate(r);
+    ASSERT_TRUE(sweep.ok()) << sweep.status().message();
+    EXPECT_EQ(sweep->time.priced_model, full->time.priced_model);  // priced once
+    EXPECT_TRUE(sweep->built.plan.names.empty());
+    EXPECT_EQ(sweep->built.plan.ops.size(), full->built.plan.ops.size());
+    EXPECT_EQ(sweep->time.timeline.step_ns, full->time.timeline.step_ns) << config;
+    EXPECT_EQ(sweep->time.breakdown.exposed_comm_s, full->time.breakdown.exposed_comm_s);
+    EXPECT_EQ(sweep->time.breakdown.compute_s, full->time.breakdown.compute_s);
+    EXPECT_EQ(sweep->memory.gpu_peak_bytes, full->memory.gpu_peak_bytes);
+    EXPECT_EQ(sweep->memory.host_peak_bytes, full->memory.host_peak_bytes);
+    EXPECT_EQ(sweep->memory.peak_op, full->memory.peak_op);
+  }
+}
+
 }  // namespace
 }  // namespace zs::sim
