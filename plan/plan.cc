@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <utility>
 
 #include "common/units.h"
 
@@ -113,7 +114,7 @@ int Plan::add_op(Op op, std::span<const int> deps) {
   op.deps.begin = static_cast<std::uint32_t>(dep_ids.size());
   dep_ids.insert(dep_ids.end(), deps.begin(), deps.end());
   op.deps.end = static_cast<std::uint32_t>(dep_ids.size());
-  ops.push_back(op);
+  ops.push_back(std::move(op));
   return static_cast<int>(ops.size()) - 1;
 }
 

@@ -150,10 +150,9 @@ class Engine {
       h.waits = op.host_waits || plan.streams[op.stream].kind == plan::StreamKind::kCpu;
     }
     for (const Link& l : links) links_.push_back(LinkState{l.capacity, {}, 0});
-    if (options.record) {
-      result_.ops.assign(n_, OpTime{});
-      result_.transitions.reserve(2 * static_cast<std::size_t>(n_));
-    }
+    if (options.record) result_.ops.assign(n_, OpTime{});
+    log_transitions_ = options.record || options.record_transitions;
+    if (log_transitions_) result_.transitions.reserve(2 * static_cast<std::size_t>(n_));
   }
 
   EngineResult run() {
@@ -308,10 +307,8 @@ class Engine {
     queues_[stream].pop();
     running_[stream] = i;
     state_[i] = OpState::kRunning;
-    if (options_.record) {
-      result_.ops[i].start_ns = t;
-      result_.transitions.push_back(Transition{t, i, +1});
-    }
+    if (options_.record) result_.ops[i].start_ns = t;
+    if (log_transitions_) result_.transitions.push_back(Transition{t, i, +1});
     const HotOp& h = hot_[i];
     if (h.link >= 0) {
       push(t + h.fixed_ns, EventKind::kFlowStart, i);
@@ -324,10 +321,8 @@ class Engine {
     const int stream = hot_[i].stream;
     state_[i] = OpState::kDone;
     --in_flight_;
-    if (options_.record) {
-      result_.ops[i].end_ns = t;
-      result_.transitions.push_back(Transition{t, i, -1});
-    }
+    if (options_.record) result_.ops[i].end_ns = t;
+    if (log_transitions_) result_.transitions.push_back(Transition{t, i, -1});
     running_[stream] = -1;
     // Only the op's own stream and streams whose head waits for it can start something now.
     for (int s = 0; s < static_cast<int>(queues_.size()); ++s) {
@@ -356,18 +351,23 @@ class Engine {
       events_.clear(events_.link_slot(link));
       return;
     }
-    order_.resize(l.flows.size());
-    for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = static_cast<int>(k);
-    std::sort(order_.begin(), order_.end(), [&](int a, int b) {
-      return l.flows[a].cap != l.flows[b].cap ? l.flows[a].cap < l.flows[b].cap : a < b;
-    });
-    double left = l.capacity;
-    std::size_t n = order_.size();
-    for (int k : order_) {
-      Flow& f = l.flows[k];
-      f.rate = std::min(f.cap, left / static_cast<double>(n));
-      left -= f.rate;
-      --n;
+    if (l.flows.size() == 1) {
+      l.flows[0].rate = std::min(l.flows[0].cap, l.capacity);  // the usual case, no sort
+    } else {
+      // Max-min fairness: the most capped flows take their cap, the rest share what is left.
+      order_.resize(l.flows.size());
+      for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = static_cast<int>(k);
+      std::sort(order_.begin(), order_.end(), [&](int a, int b) {
+        return l.flows[a].cap != l.flows[b].cap ? l.flows[a].cap < l.flows[b].cap : a < b;
+      });
+      double left = l.capacity;
+      std::size_t n = order_.size();
+      for (int k : order_) {
+        Flow& f = l.flows[k];
+        f.rate = std::min(f.cap, left / static_cast<double>(n));
+        left -= f.rate;
+        --n;
+      }
     }
     double soonest = -1;
     for (const Flow& f : l.flows) {
@@ -423,6 +423,7 @@ class Engine {
   std::int64_t host_t_ = 0;
   int host_blocked_on_ = -1;
   int waited_ = -1;  // the op whose host_wait_for wait the host has done
+  bool log_transitions_ = false;
   int next_ = 0;
   int end_issue_ = 0;
   int in_flight_ = 0;

@@ -54,7 +54,8 @@ struct Link {
 
 struct EngineOptions {
   bool overflow = false;
-  bool record = false;  // keep per-op times and flows (for traces and breakdowns)
+  bool record = false;              // keep per-op times and flows (traces), and transitions
+  bool record_transitions = false;  // keep the transition log (breakdowns) without op times
 };
 
 struct OpTime {
@@ -65,7 +66,8 @@ struct OpTime {
   std::int64_t end_ns = -1;
 };
 
-// An op starting (+1) or ending (-1) on its stream. With EngineOptions::record the engine logs
+// An op starting (+1) or ending (-1) on its stream. With EngineOptions::record or
+// record_transitions the engine logs
 // them as they happen, so the log is in nondecreasing time order: a sweep over it needs no sort.
 struct Transition {
   std::int64_t t_ns = 0;
@@ -83,7 +85,7 @@ struct SegmentTime {
 struct EngineResult {
   std::int64_t step_ns = 0;
   std::vector<OpTime> ops;  // when EngineOptions::record: the first repetition's times
-  std::vector<Transition> transitions;  // when EngineOptions::record, in time order
+  std::vector<Transition> transitions;  // with record or record_transitions, in time order
   std::vector<SegmentTime> segments;  // one per plan segment, in order
   int drained_repeats = 0;  // repetitions that needed an implicit drain
 };

@@ -84,6 +84,7 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
   tr.train_batch_size = r.train_batch_size;
   tr.collective_slowdown = request.collective_slowdown;
   tr.priced_model = request.priced_model;
+  tr.record_ops = request.op_names;  // a trace needs both
   r.time = simulate_step_time(tr);
   r.config = std::move(lc);
   return r;

@@ -35,8 +35,9 @@ struct SimulationRequest {
   // The effective rates; unset: default_cost_profile(cluster).
   std::optional<CostProfile> profile;
   double collective_slowdown = 1.0;  // a straggler's factor on every collective
-  // Op and buffer names in the plan (plan::PlanRequest::names). A sweep turns them off: its
-  // results hold the same numbers, but no plan listing, trace or peak op name can be printed.
+  // Op and buffer names in the plan (plan::PlanRequest::names) and per-op simulated times
+  // (StepTimeRequest::record_ops). A sweep turns them off: its results hold the same numbers,
+  // but no plan listing, trace or peak op name can be printed.
   bool op_names = true;
   // The model's kernels as priced by an earlier simulation (SimulationResult::time.
   // priced_model); reused when priced for the same graph, GPU and profile.

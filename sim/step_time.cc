@@ -22,10 +22,18 @@ Cat category_of(const plan::Work& w) {
   return kIdle;  // syncs take no device time
 }
 
-// Seconds per category over the step; a repeated segment's first repetition counts `repeat`
-// times and the time its other repetitions were skipped over counts not at all. Walks the
-// engine's transition log, which is already in time order.
-std::vector<double> sweep(const plan::Plan& plan, const EngineResult& r) {
+struct Swept {
+  double exposed[kCats] = {0, 0, 0, 0, 0, 0};  // seconds charged to each category
+  // Busy seconds, overlapped or not (the sum of the ops' durations).
+  double comm_busy_s = 0;
+  double offload_busy_s = 0;
+  double cpu_optimizer_s = 0;
+};
+
+// One pass over the engine's transition log, which is in time order. Every instant goes to the
+// first category with a running op; a repeated segment's first repetition counts `repeat` times
+// and the time its other repetitions were skipped over counts not at all.
+Swept sweep(const plan::Plan& plan, const EngineResult& r) {
   // The weight of time before each end_ns (and after the previous one).
   struct Span {
     std::int64_t end_ns;
@@ -39,8 +47,9 @@ std::vector<double> sweep(const plan::Plan& plan, const EngineResult& r) {
     spans.push_back({s.start_ns + s.repeat * s.period_ns, 0.0});
   }
   spans.push_back({r.step_ns, 1.0});
-  std::vector<double> out(kCats, 0.0);
+  Swept out;
   int active[kCats] = {0, 0, 0, 0, 0, 0};
+  int cpu_optimizers = 0;
   std::size_t span = 0;
   std::int64_t prev = 0;
   // Adds [prev, t) to the highest-priority active category, split at weight boundaries.
@@ -55,15 +64,23 @@ std::vector<double> sweep(const plan::Plan& plan, const EngineResult& r) {
     while (prev < t) {
       while (span + 1 < spans.size() && spans[span].end_ns <= prev) ++span;
       const std::int64_t until = spans[span].end_ns > prev ? std::min(t, spans[span].end_ns) : t;
-      out[c] += static_cast<double>(until - prev) * 1e-9 * spans[span].weight;
+      const double s = static_cast<double>(until - prev) * 1e-9 * spans[span].weight;
+      out.exposed[c] += s;
+      out.comm_busy_s += s * active[kComm];
+      out.offload_busy_s += s * active[kOffload];
+      out.cpu_optimizer_s += s * cpu_optimizers;
       prev = until;
     }
   };
   for (const Transition& tr : r.transitions) {
     ZS_CHECK(tr.t_ns >= prev);
     advance_to(tr.t_ns);
-    const Cat c = category_of(plan.ops[tr.op].work);
+    const plan::Work& w = plan.ops[tr.op].work;
+    const Cat c = category_of(w);
     if (c != kIdle) active[c] += tr.delta;
+    if (const auto* o = std::get_if<plan::OptimizerWork>(&w); o != nullptr && o->on_cpu) {
+      cpu_optimizers += tr.delta;
+    }
   }
   advance_to(r.step_ns);
   return out;
@@ -142,30 +159,21 @@ StepTime simulate_step_time(const StepTimeRequest& req) {
                        req.collective_slowdown);
   st.cpu_adam_bytes_per_s = st.priced.cpu_adam_bytes_per_s;
   EngineOptions eo;
-  eo.record = true;
+  eo.record = req.record_ops;
+  eo.record_transitions = true;
   st.timeline = run_engine(plan, st.priced.costs, st.priced.links, eo);
   st.step_s = static_cast<double>(st.timeline.step_ns) * 1e-9;
   st.drained_repeats = st.timeline.drained_repeats;
 
-  const std::vector<double> cats = sweep(plan, st.timeline);
-  st.breakdown.compute_s = cats[kCompute];
-  st.breakdown.optimizer_s = cats[kOptimizer];
-  st.breakdown.exposed_comm_s = cats[kComm];
-  st.breakdown.exposed_offload_s = cats[kOffload];
-  st.breakdown.other_s = cats[kOtherGpu] + cats[kIdle];
-  // Busy time: the ops of a repeated segment count once per repetition.
-  for (const plan::Segment& seg : plan.segments) {
-    for (int i = seg.first_op; i < seg.end_op; ++i) {
-      const OpTime& t = st.timeline.ops[i];
-      const double d = static_cast<double>(t.end_ns - t.start_ns) * 1e-9 * seg.repeat;
-      const plan::Work& w = plan.ops[i].work;
-      if (std::holds_alternative<plan::CollectiveWork>(w)) st.comm_busy_s += d;
-      if (category_of(w) == kOffload) st.offload_busy_s += d;
-      if (const auto* o = std::get_if<plan::OptimizerWork>(&w); o != nullptr && o->on_cpu) {
-        st.cpu_optimizer_s += d;
-      }
-    }
-  }
+  const Swept swept = sweep(plan, st.timeline);
+  st.breakdown.compute_s = swept.exposed[kCompute];
+  st.breakdown.optimizer_s = swept.exposed[kOptimizer];
+  st.breakdown.exposed_comm_s = swept.exposed[kComm];
+  st.breakdown.exposed_offload_s = swept.exposed[kOffload];
+  st.breakdown.other_s = swept.exposed[kOtherGpu] + swept.exposed[kIdle];
+  st.comm_busy_s = swept.comm_busy_s;
+  st.offload_busy_s = swept.offload_busy_s;
+  st.cpu_optimizer_s = swept.cpu_optimizer_s;
 
   st.overflow_possible = l.precision == configs::Precision::kFp16;
   if (st.overflow_possible) {

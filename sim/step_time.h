@@ -47,7 +47,7 @@ struct StepTime {
   double cpu_adam_bytes_per_s = 0;
   int drained_repeats = 0;
   std::string bottleneck;  // one paragraph
-  EngineResult timeline;   // the normal step, recorded (trace output)
+  EngineResult timeline;   // the normal step (per-op times with StepTimeRequest::record_ops)
   PricedPlan priced;
   std::shared_ptr<const PricedModel> priced_model;  // the model's kernels, for reuse
 };
@@ -61,6 +61,9 @@ struct StepTimeRequest {
   // A pricing of the model's kernels from an earlier simulation; used when it was priced for
   // this graph, GPU and profile (price_model).
   std::shared_ptr<const PricedModel> priced_model;
+  // Per-op times in StepTime::timeline.ops (what a trace draws); the breakdown needs only the
+  // transition log.
+  bool record_ops = true;
 };
 
 StepTime simulate_step_time(const StepTimeRequest& request);
