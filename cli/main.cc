@@ -7,6 +7,7 @@
 #include <functional>
 
 #include "cli/check_command.h"
+#include "cli/run_command.h"
 #include "cli/simulate_command.h"
 #include "common/process.h"
 
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "zerosim 0.1.0");
   std::function<int()> check = zs::cli::add_check_command(app);
   std::function<int()> simulate = zs::cli::add_simulate_command(app);
+  std::function<int()> run = zs::cli::add_run_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -27,5 +29,6 @@ int main(int argc, char** argv) {
   }
   if (app.got_subcommand("check")) return check();
   if (app.got_subcommand("simulate")) return simulate();
+  if (app.got_subcommand("run")) return run();
   return 2;
 }

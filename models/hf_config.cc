@@ -139,6 +139,7 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   spec->activation = activation(r, "hidden_act", "silu");
   spec->dropout = {.attn = probability(r, "attention_dropout", 0)};
   spec->norm_eps = optional_number(r, "rms_norm_eps", 1e-6, {.min = 0, .min_exclusive = true});
+  spec->rope_theta = optional_number(r, "rope_theta", 10000.0, {.min = 0, .min_exclusive = true});
   spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", false);
   spec->sliding_window = sliding_window(r, type);
   if (type == ModelType::kLlama) {
@@ -214,7 +215,6 @@ void warn_relaxations(const json::Document& doc, Diagnostics* warnings) {
                  "transformers reads config.json with json.load, which rejects them",
                  ""});
 }
-
 
 }  // namespace
 

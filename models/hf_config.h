@@ -7,9 +7,9 @@
 //   llama, mistral, qwen2: vocab_size, hidden_size, num_hidden_layers, num_attention_heads,
 //     intermediate_size (required); num_key_value_heads, head_dim (null or absent =
 //     hidden_size / num_attention_heads), max_position_embeddings, rms_norm_eps (1e-6),
-//     tie_word_embeddings (false), hidden_act ("silu"), attention_dropout (0); llama:
-//     attention_bias, mlp_bias (false); mistral: sliding_window (4096, null = none); qwen2:
-//     use_sliding_window (false) gating sliding_window.
+//     rope_theta (10000), tie_word_embeddings (false), hidden_act ("silu"), attention_dropout
+//     (0); llama: attention_bias, mlp_bias (false); mistral: sliding_window (4096, null = none);
+//     qwen2: use_sliding_window (false) gating sliding_window.
 // Defaults are those of the HF config classes (configuration_<type>.py), so a file means what
 // from_pretrained makes of it. Two of them surprise: an absent num_key_value_heads is 8 for
 // mistral and 32 for qwen2 (their __init__ defaults), and num_attention_heads for llama; an

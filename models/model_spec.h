@@ -81,6 +81,10 @@ struct ModelSpec {
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
   DropoutProbs dropout;
   double norm_eps = 1e-5;
+  // RoPE base theta: inv_freq_j = theta^(-2j/d) (kernels/cpu/rotary.h). HF's rope_theta, whose
+  // LlamaConfig/MistralConfig/Qwen2Config default is 10000 (Llama-2, Mistral-7B-v0.1); Llama-3
+  // sets 500000, Qwen2 1000000. Read only with rotary positions.
+  double rope_theta = 10000.0;
 
   // Query width a * head_dim (= h for every zoo model).
   std::int64_t q_dim() const { return num_heads * head_dim; }

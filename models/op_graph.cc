@@ -28,16 +28,17 @@ class OpListBuilder {
   }
 
   std::vector<Op> build() && {
-    add_embedding();
+    resid_ = add_embedding();
     for (int i = 0; i < spec_.num_layers; ++i) add_layer(i);
     const int top = static_cast<int>(spec_.num_layers);
     const std::int64_t h = spec_.hidden_size, V = spec_.vocab_size;
     const bool gpt2 = spec_.model_type == ModelType::kGpt2;
-    add("final_norm", OpKind::kNorm, top, {gpt2 ? "transformer.ln_f" : "model.norm"},
-        NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
-    add("lm_head", OpKind::kLinear, top, {"lm_head"}, GemmShape{t_, V, h, false},
-        {act("input", t_ * h)});
-    add("loss", OpKind::kCrossEntropy, top, {}, CrossEntropyShape{t_, V},
+    const int norm =
+        add("final_norm", OpKind::kNorm, top, {gpt2 ? "transformer.ln_f" : "model.norm"}, {resid_},
+            NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    const int head = add("lm_head", OpKind::kLinear, top, {"lm_head"}, {norm},
+                         GemmShape{t_, V, h, false}, {act("input", t_ * h)});
+    add("loss", OpKind::kCrossEntropy, top, {}, {head, kTargetsInput}, CrossEntropyShape{t_, V},
         {{"log_probs (fp32)", kFp32Bytes * t_ * V}, {"labels (int64)", kInt64Bytes * t_}});
     return std::move(ops_);
   }
@@ -48,12 +49,14 @@ class OpListBuilder {
   }
   static SavedTensor mask(std::int64_t numel) { return {"dropout_mask", kMaskBytes * numel}; }
 
-  void add(std::string name, OpKind kind, int layer, std::vector<std::string> modules,
-           OpShape shape, std::vector<SavedTensor> saved) {
+  // Appends an op reading the outputs of ops `inputs` (Op::inputs); returns its index.
+  int add(std::string name, OpKind kind, int layer, std::vector<std::string> modules,
+          std::vector<int> inputs, OpShape shape, std::vector<SavedTensor> saved) {
     Op op;
     op.name = std::move(name);
     op.kind = kind;
     op.layer = layer;
+    op.inputs = std::move(inputs);
     for (const std::string& m : modules) {
       const auto it = modules_.find(m);
       ZS_CHECK_MSG(it != modules_.end(), m.c_str());
@@ -63,17 +66,19 @@ class OpListBuilder {
     op.cost = op_costs(kind, op.shape, w_.act_bytes);
     op.saved = std::move(saved);
     ops_.push_back(std::move(op));
+    return static_cast<int>(ops_.size()) - 1;
   }
 
-  void add_embedding() {
+  int add_embedding() {
     const std::int64_t h = spec_.hidden_size;
     const bool learned = spec_.position == PositionKind::kLearned;
     std::vector<SavedTensor> saved = {{"input_ids (int64)", kInt64Bytes * t_}};
     if (spec_.dropout.embd > 0) saved.push_back(mask(t_ * h));
     std::vector<std::string> modules = {"model.embed_tokens"};
     if (spec_.model_type == ModelType::kGpt2) modules = {"transformer.wte", "transformer.wpe"};
-    add("embed", OpKind::kEmbedding, kEmbeddingLayer, modules,
-        EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd}, std::move(saved));
+    return add("embed", OpKind::kEmbedding, kEmbeddingLayer, modules, {kTokenIdsInput},
+               EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd},
+               std::move(saved));
   }
 
   LayerModules layer_modules(int i) const {
@@ -102,30 +107,35 @@ class OpListBuilder {
     const LayerModules m = layer_modules(i);
     const std::string p = "layers." + std::to_string(i) + ".";
     const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), kv = spec_.kv_dim();
-    add(p + "attn_norm", OpKind::kNorm, i, {m.attn_norm}, NormShape{t_, h, spec_.norm},
-        {act("input", t_ * h)});
+    const int norm = add(p + "attn_norm", OpKind::kNorm, i, {m.attn_norm}, {resid_},
+                         NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    std::vector<int> core_inputs;
     if (spec_.model_type == ModelType::kGpt2) {
-      add(p + "attn.qkv", OpKind::kLinear, i, {m.qkv}, GemmShape{t_, q + 2 * kv, h, spec_.bias.qkv},
-          {act("input", t_ * h)});
+      core_inputs = {add(p + "attn.qkv", OpKind::kLinear, i, {m.qkv}, {norm},
+                         GemmShape{t_, q + 2 * kv, h, spec_.bias.qkv}, {act("input", t_ * h)})};
     } else {
-      add(p + "attn.q_proj", OpKind::kLinear, i, {m.q}, GemmShape{t_, q, h, spec_.bias.qkv},
-          {act("input", t_ * h)});
+      const int q_proj = add(p + "attn.q_proj", OpKind::kLinear, i, {m.q}, {norm},
+                             GemmShape{t_, q, h, spec_.bias.qkv}, {act("input", t_ * h)});
       // k_proj and v_proj read the tensor q_proj saved: nothing new to keep.
-      add(p + "attn.k_proj", OpKind::kLinear, i, {m.k}, GemmShape{t_, kv, h, spec_.bias.qkv}, {});
-      add(p + "attn.v_proj", OpKind::kLinear, i, {m.v}, GemmShape{t_, kv, h, spec_.bias.qkv}, {});
-      add(p + "attn.rotary", OpKind::kRotary, i, {}, ElementwiseShape{t_ * (q + kv)}, {});
+      const int k_proj = add(p + "attn.k_proj", OpKind::kLinear, i, {m.k}, {norm},
+                             GemmShape{t_, kv, h, spec_.bias.qkv}, {});
+      const int v_proj = add(p + "attn.v_proj", OpKind::kLinear, i, {m.v}, {norm},
+                             GemmShape{t_, kv, h, spec_.bias.qkv}, {});
+      const int rotary = add(p + "attn.rotary", OpKind::kRotary, i, {}, {q_proj, k_proj},
+                             ElementwiseShape{t_ * (q + kv)}, {});
+      core_inputs = {rotary, v_proj};
     }
-    add_attention_core(p, i);
-    add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, GemmShape{t_, h, q, spec_.bias.attn_out},
-        {act("input", t_ * q)});
-    add_residual(p + "attn.residual", i);
-    add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, NormShape{t_, h, spec_.norm},
-        {act("input", t_ * h)});
-    add_mlp(p, i, m);
-    add_residual(p + "mlp.residual", i);
+    const int core = add_attention_core(p, i, std::move(core_inputs));
+    const int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, {core},
+                        GemmShape{t_, h, q, spec_.bias.attn_out}, {act("input", t_ * q)});
+    resid_ = add_residual(p + "attn.residual", i, out);
+    const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
+                             NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    const int down = add_mlp(p, i, m, mlp_norm);
+    resid_ = add_residual(p + "mlp.residual", i, down);
   }
 
-  void add_attention_core(const std::string& p, int i) {
+  int add_attention_core(const std::string& p, int i, std::vector<int> inputs) {
     const std::int64_t q = spec_.q_dim(), kv = spec_.kv_dim();
     const AttentionShape shape{.batch = w_.micro_batch,
                                .seq = w_.seq_len,
@@ -136,12 +146,11 @@ class OpListBuilder {
                                .causal = true};
     if (w_.flash_attention) {
       const std::int64_t rows = w_.micro_batch * spec_.num_heads * w_.seq_len;
-      add(p + "attn.core", OpKind::kFlashAttention, i, {}, shape,
-          {act("q", t_ * q),
-           act("k", t_ * kv),
-           act("v", t_ * kv),
-           {"softmax_lse (fp32)", kFp32Bytes * rows}});
-      return;
+      return add(p + "attn.core", OpKind::kFlashAttention, i, {}, std::move(inputs), shape,
+                 {act("q", t_ * q),
+                  act("k", t_ * kv),
+                  act("v", t_ * kv),
+                  {"softmax_lse (fp32)", kFp32Bytes * rows}});
     }
     const std::int64_t scores = w_.micro_batch * spec_.num_heads * w_.seq_len * w_.seq_len;
     std::vector<SavedTensor> saved = {act("q", t_ * q), act("k", t_ * q),
@@ -151,34 +160,39 @@ class OpListBuilder {
       saved.push_back(act("dropout_out", scores));
     }
     saved.push_back(act("v", t_ * q));
-    add(p + "attn.core", OpKind::kAttention, i, {}, shape, std::move(saved));
+    return add(p + "attn.core", OpKind::kAttention, i, {}, std::move(inputs), shape,
+               std::move(saved));
   }
 
-  void add_mlp(const std::string& p, int i, const LayerModules& m) {
+  // Adds the MLP reading op `norm`'s output; returns the index of its down projection.
+  int add_mlp(const std::string& p, int i, const LayerModules& m, int norm) {
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    int act_op = 0;
     if (spec_.mlp == MlpKind::kGelu) {
-      add(p + "mlp.up", OpKind::kLinear, i, {m.up}, GemmShape{t_, I, h, spec_.bias.mlp},
-          {act("input", t_ * h)});
-      add(p + "mlp.act", OpKind::kActivation, i, {}, ElementwiseShape{t_ * I},
-          {act("input", t_ * I)});
+      const int up = add(p + "mlp.up", OpKind::kLinear, i, {m.up}, {norm},
+                         GemmShape{t_, I, h, spec_.bias.mlp}, {act("input", t_ * h)});
+      act_op = add(p + "mlp.act", OpKind::kActivation, i, {}, {up}, ElementwiseShape{t_ * I},
+                   {act("input", t_ * I)});
     } else {
-      add(p + "mlp.gate", OpKind::kLinear, i, {m.gate}, GemmShape{t_, I, h, spec_.bias.mlp},
-          {act("input", t_ * h)});
+      const int gate = add(p + "mlp.gate", OpKind::kLinear, i, {m.gate}, {norm},
+                           GemmShape{t_, I, h, spec_.bias.mlp}, {act("input", t_ * h)});
       // up_proj reads the tensor gate_proj saved.
-      add(p + "mlp.up", OpKind::kLinear, i, {m.up}, GemmShape{t_, I, h, spec_.bias.mlp}, {});
-      add(p + "mlp.act", OpKind::kSwiGlu, i, {}, ElementwiseShape{t_ * I},
-          {act("gate", t_ * I), act("silu_out", t_ * I), act("up", t_ * I)});
+      const int up = add(p + "mlp.up", OpKind::kLinear, i, {m.up}, {norm},
+                         GemmShape{t_, I, h, spec_.bias.mlp}, {});
+      act_op = add(p + "mlp.act", OpKind::kSwiGlu, i, {}, {gate, up}, ElementwiseShape{t_ * I},
+                   {act("gate", t_ * I), act("silu_out", t_ * I), act("up", t_ * I)});
     }
-    add(p + "mlp.down", OpKind::kLinear, i, {m.down}, GemmShape{t_, h, I, spec_.bias.mlp},
-        {act("input", t_ * I)});
+    return add(p + "mlp.down", OpKind::kLinear, i, {m.down}, {act_op},
+               GemmShape{t_, h, I, spec_.bias.mlp}, {act("input", t_ * I)});
   }
 
-  void add_residual(std::string name, int i) {
+  // Adds resid_ + op `branch`'s output; returns its index (the new residual stream).
+  int add_residual(std::string name, int i, int branch) {
     const std::int64_t n = t_ * spec_.hidden_size;
     std::vector<SavedTensor> saved;
     if (spec_.dropout.resid > 0) saved.push_back(mask(n));
-    add(std::move(name), OpKind::kResidualAdd, i, {}, ElementwiseShape{n, spec_.dropout.resid},
-        std::move(saved));
+    return add(std::move(name), OpKind::kResidualAdd, i, {}, {resid_, branch},
+               ElementwiseShape{n, spec_.dropout.resid}, std::move(saved));
   }
 
   const ModelSpec& spec_;
@@ -187,6 +201,7 @@ class OpListBuilder {
   const Bytes e_;
   std::map<std::string, std::vector<int>, std::less<>> modules_;
   std::vector<Op> ops_;
+  int resid_ = 0;  // the op whose output is the residual stream at the current position
 };
 
 }  // namespace

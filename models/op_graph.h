@@ -32,6 +32,23 @@
 //   residual add: the 1-byte dropout mask when resid dropout > 0, else nothing.
 //   embed: the int64 input ids, and the embedding-dropout mask. loss: the fp32 log-probabilities
 //     (4·t·V) and the int64 labels. Loss over all t tokens (HF shifts to s-1 per row; ignored).
+//
+// Dataflow (Op::inputs, indices into the same list; "resid" is the residual stream entering the
+// layer: the previous layer's mlp.residual, or embed for layer 0):
+//   embed {kTokenIdsInput}                 attn_norm {resid}
+//   attn.qkv {attn_norm}                   its output (t, q + 2·kv) is [q | k | v] per token, as
+//                                          GPT2Attention splits c_attn's output
+//   attn.q_proj, attn.k_proj, attn.v_proj {attn_norm} each
+//   attn.rotary {q_proj, k_proj}           its output is the rotated q (t, a·d) followed by the
+//                                          rotated k (t, kv·d), one tensor of t·(q + kv)
+//                                          elements; v does not pass through it
+//   attn.core {attn.qkv} (gpt2), or {attn.rotary, attn.v_proj} (llama family)
+//   attn.out_proj {attn.core}              attn.residual {resid, attn.out_proj}
+//   mlp_norm {attn.residual}
+//   mlp.up {mlp_norm}, mlp.act {mlp.up}    gpt2 (GELU)
+//   mlp.gate, mlp.up {mlp_norm} each; mlp.act {mlp.gate, mlp.up}   SwiGLU
+//   mlp.down {mlp.act}                     mlp.residual {attn.residual, mlp.down}
+//   final_norm {last layer's mlp.residual}; lm_head {final_norm}; loss {lm_head, kTargetsInput}
 #pragma once
 
 #include <vector>

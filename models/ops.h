@@ -100,11 +100,20 @@ struct SavedTensor {
   Bytes bytes = 0;
 };
 
+// Op::inputs entries that are not op indices: the micro-batch's data.
+inline constexpr int kTokenIdsInput = -1;  // the int32 token ids (t), read by the embedding
+inline constexpr int kTargetsInput = -2;   // the int32 next-token targets (t), read by the loss
+
 struct Op {
   std::string name;  // stable: "embed", "layers.3.attn.qkv", "lm_head", "loss" (op_graph.h)
   OpKind kind = OpKind::kLinear;
   int layer = 0;               // kEmbeddingLayer (-1), 0..L-1, or L for the final norm, head, loss
   std::vector<int> param_ids;  // ids in parameter_tensors(spec), in the order the op reads them
+  // Dataflow: the indices (in the forward op list) of the ops whose outputs this op reads, in
+  // argument order, each smaller than the op's own index; kTokenIdsInput / kTargetsInput for the
+  // batch's data. An executor runs the list generically from these (op_graph.h lists them per
+  // op); backward sends the gradient of each input back to the op that produced it.
+  std::vector<int> inputs;
   OpShape shape;
   OpCosts cost;
   std::vector<SavedTensor> saved;

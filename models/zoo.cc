@@ -118,6 +118,13 @@ ModelSpec spec_from_row(const ZooRow& row) {
   spec.tie_word_embeddings = row.tied;
   spec.norm_eps = row.eps;
   spec.sliding_window = row.sliding_window;
+  // rope_theta of the families' config.json files (models/hf_configs/): Llama-3 500000, Qwen2
+  // 1000000, the rest HF's default 10000.
+  if (row.name == std::string_view("llama3-8b") || row.name == std::string_view("llama3-70b")) {
+    spec.rope_theta = 500000.0;
+  } else if (row.name == std::string_view("qwen2-7b")) {
+    spec.rope_theta = 1000000.0;
+  }
   apply_family_defaults(row.type, &spec);
   return spec;
 }

@@ -61,6 +61,7 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
     EXPECT_EQ(a.max_position_embeddings, b.max_position_embeddings) << file;
     EXPECT_EQ(a.tie_word_embeddings, b.tie_word_embeddings) << file;
     EXPECT_EQ(a.sliding_window, b.sliding_window) << file;
+    EXPECT_EQ(a.rope_theta, b.rope_theta) << file;
     EXPECT_EQ(a.norm_eps, b.norm_eps) << file;
     EXPECT_EQ(a.activation, b.activation) << file;
     EXPECT_EQ(a.bias.qkv, b.bias.qkv) << file;
@@ -238,6 +239,25 @@ TEST(HfConfig, WarnsAboutWhatJsonLoadWouldReject) {
   EXPECT_EQ(r->num_heads, 12);
   EXPECT_NE(warnings.find("number-as-string"), nullptr);
   EXPECT_NE(warnings.find("not-strict-json"), nullptr);
+}
+
+TEST(HfConfig, ReadsRopeThetaWithTheHfDefault) {
+  const std::pair<std::string_view, double> files[] = {
+      {"Llama-2-7b-hf.json", 10000.0},  // no rope_theta key: LlamaConfig's default
+      {"Meta-Llama-3-8B.json", 500000.0},
+      {"Mistral-7B-v0.1.json", 10000.0},
+      {"Qwen2-7B.json", 1000000.0}};
+  for (const auto& [file, theta] : files) {
+    const Result<ModelSpec> spec = load_hf_config(shipped(file));
+    ASSERT_TRUE(spec.ok()) << spec.status().message();
+    EXPECT_EQ(spec->rope_theta, theta) << file;
+  }
+  const std::string msg =
+      load_error("theta.json", R"({"model_type": "llama", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128,
+          "rope_theta": 0})");
+  EXPECT_NE(msg.find(": rope_theta: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("0 is not allowed"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -157,6 +157,67 @@ TEST(OpGraph, GradientsAreReadyInReverseOfFirstUse) {
   EXPECT_EQ(lname(lo.back()), "model.embed_tokens.weight");
 }
 
+// The index of the op called `name`.
+int index_of(const std::vector<Op>& ops, std::string_view name) {
+  return static_cast<int>(&find_op(ops, name) - ops.data());
+}
+
+TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {
+  for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
+    const std::vector<Op> ops = forward_ops(spec, {.micro_batch = 2, .seq_len = 8});
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+      ASSERT_FALSE(ops[i].inputs.empty()) << ops[i].name;
+      for (int in : ops[i].inputs) {
+        EXPECT_LT(in, static_cast<int>(i)) << ops[i].name;
+        EXPECT_GE(in, kTargetsInput) << ops[i].name;
+      }
+    }
+    auto inputs = [&](std::string_view name) { return find_op(ops, name).inputs; };
+    auto at = [&](std::string_view name) { return index_of(ops, name); };
+    using V = std::vector<int>;
+    EXPECT_EQ(inputs("embed"), V{kTokenIdsInput});
+    // The residual stream: embed -> layer 0 -> layer 1 -> final_norm.
+    int resid = at("embed");
+    for (int layer = 0; layer < 2; ++layer) {
+      const std::string p = "layers." + std::to_string(layer) + ".";
+      EXPECT_EQ(inputs(p + "attn_norm"), V{resid}) << spec.name << " " << p;
+      EXPECT_EQ(inputs(p + "attn.out_proj"), V{at(p + "attn.core")});
+      EXPECT_EQ(inputs(p + "attn.residual"), (V{resid, at(p + "attn.out_proj")}));
+      EXPECT_EQ(inputs(p + "mlp_norm"), V{at(p + "attn.residual")});
+      EXPECT_EQ(inputs(p + "mlp.down"), V{at(p + "mlp.act")});
+      EXPECT_EQ(inputs(p + "mlp.residual"), (V{at(p + "attn.residual"), at(p + "mlp.down")}));
+      resid = at(p + "mlp.residual");
+    }
+    EXPECT_EQ(inputs("final_norm"), V{resid});
+    EXPECT_EQ(inputs("lm_head"), V{at("final_norm")});
+    EXPECT_EQ(inputs("loss"), (V{at("lm_head"), kTargetsInput}));
+  }
+
+  const std::vector<Op> gpt = forward_ops(zoo("tiny-gpt"), {.seq_len = 8});
+  EXPECT_EQ(find_op(gpt, "layers.1.attn.qkv").inputs,
+            std::vector<int>{index_of(gpt, "layers.1.attn_norm")});
+  EXPECT_EQ(find_op(gpt, "layers.1.attn.core").inputs,
+            std::vector<int>{index_of(gpt, "layers.1.attn.qkv")});
+  EXPECT_EQ(find_op(gpt, "layers.1.mlp.act").inputs,
+            std::vector<int>{index_of(gpt, "layers.1.mlp.up")});
+
+  const std::vector<Op> llama = forward_ops(tiny_llama(), {.seq_len = 8});
+  auto at = [&](std::string_view name) { return index_of(llama, name); };
+  const int norm = at("layers.0.attn_norm");
+  for (const char* proj :
+       {"layers.0.attn.q_proj", "layers.0.attn.k_proj", "layers.0.attn.v_proj"}) {
+    EXPECT_EQ(find_op(llama, proj).inputs, std::vector<int>{norm}) << proj;
+  }
+  EXPECT_EQ(find_op(llama, "layers.0.attn.rotary").inputs,
+            (std::vector<int>{at("layers.0.attn.q_proj"), at("layers.0.attn.k_proj")}));
+  EXPECT_EQ(find_op(llama, "layers.0.attn.core").inputs,
+            (std::vector<int>{at("layers.0.attn.rotary"), at("layers.0.attn.v_proj")}));
+  EXPECT_EQ(find_op(llama, "layers.0.mlp.gate").inputs, std::vector<int>{at("layers.0.mlp_norm")});
+  EXPECT_EQ(find_op(llama, "layers.0.mlp.up").inputs, std::vector<int>{at("layers.0.mlp_norm")});
+  EXPECT_EQ(find_op(llama, "layers.0.mlp.act").inputs,
+            (std::vector<int>{at("layers.0.mlp.gate"), at("layers.0.mlp.up")}));
+}
+
 TEST(Workload, RejectsWhatCannotRun) {
   const ModelSpec gpt2 = zoo("gpt2");
   EXPECT_TRUE(validate_workload(gpt2, {.micro_batch = 4, .seq_len = 1024}).is_ok());

@@ -1,0 +1,221 @@
+#include "cli/run_command.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <sstream>
+
+#include "cli/options.h"
+#include "exec/device.h"
+#include "exec/executor.h"
+#include "exec/model_runner.h"
+#include "reports/simulate_report.h"
+#include "sim/simulate.h"
+
+namespace zs::cli {
+namespace {
+
+struct RunFlags {
+  CommonFlags common;
+  std::string steps = "10";
+  std::string backend = "cpu";
+  std::string seq_len;
+  std::string data;
+  std::string seed = "0";
+  std::string inject_overflow;
+  bool checkpointing = false;
+};
+
+Result<std::string> read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) return Status::not_found("--data: cannot read \"" + path + "\"");
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// The process's peak resident memory (getrusage: KiB on Linux).
+std::int64_t peak_rss_bytes() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<std::int64_t>(u.ru_maxrss) * 1024;
+}
+
+// Mean step time over the steps after the first (which pays for first touches), or the only
+// step.
+double steady_step_s(const exec::ExecResult& r) {
+  double sum = 0;
+  int n = 0;
+  for (std::size_t i = r.steps.size() > 1 ? 1 : 0; i < r.steps.size(); ++i) {
+    sum += r.steps[i].seconds;
+    ++n;
+  }
+  return n > 0 ? sum / n : 0;
+}
+
+json::Json measured_json(const sim::SimulationResult& sim, const sim::SimulationRequest& request,
+                         const exec::ExecResult& r, const std::string& backend) {
+  json::Json j;
+  j["backend"] = backend;
+  j["model"]["name"] = request.model.name;
+  j["model"]["params"] = sim.params;
+  j["world_size"] = sim.built.plan.world_size;
+  j["seq_len"] = sim.seq_len;
+  j["batch"]["micro_batch_per_gpu"] = sim.built.layout.micro_batch;
+  j["batch"]["gradient_accumulation_steps"] = sim.built.layout.micro_steps;
+  j["batch"]["train_batch_size"] = sim.train_batch_size;
+  // The CPU backend has no device memory; its tensors live in the process's memory.
+  j["memory"]["gpu"]["peak_bytes"] = nullptr;
+  j["memory"]["cpu"]["peak_bytes"] = peak_rss_bytes();
+  const double step_s = steady_step_s(r);
+  j["time"]["step_s"] = step_s;
+  const double samples = static_cast<double>(sim.train_batch_size);
+  double fwd_flops = 0;
+  for (const models::Op& op : sim.built.layout.ops()) {
+    fwd_flops += static_cast<double>(op.cost.fwd_flops);
+  }
+  const double model_flops = 3.0 * fwd_flops * sim.built.layout.micro_steps;
+  j["throughput"]["samples_per_s"] = step_s > 0 ? samples / step_s : 0.0;
+  j["throughput"]["tokens_per_s"] =
+      step_s > 0 ? static_cast<double>(r.tokens_per_step) / step_s : 0.0;
+  j["throughput"]["tflops_per_gpu"] = step_s > 0 ? model_flops / step_s / 1e12 : 0.0;
+  j["throughput"]["mfu"] = nullptr;  // no peak FLOP/s is known for a CPU
+  j["skipped_steps"] = r.skipped_steps;
+  j["final_loss_scale"] = r.final_loss_scale;
+  json::Json steps = json::Json::array();
+  for (const exec::StepStats& s : r.steps) {
+    steps.push_back({{"step", s.step}, {"loss", s.loss}, {"seconds", s.seconds},
+                     {"skipped", s.skipped}, {"loss_scale", s.loss_scale}, {"lr", s.lr},
+                     {"grad_norm", s.grad_norm}});
+  }
+  j["steps"] = steps;
+  // The last step's ops, by the Plan's op ids: what the simulator's trace predicts.
+  json::Json timeline = json::Json::array();
+  for (const exec::OpTiming& t : r.timeline) {
+    timeline.push_back({{"op", t.op}, {"repetition", t.repetition},
+                        {"start_s", static_cast<double>(t.start_ns) * 1e-9},
+                        {"end_s", static_cast<double>(t.end_ns) * 1e-9}});
+  }
+  j["timeline"] = timeline;
+  j["prediction"] = reports::render_simulation_json(sim, request);
+  return j;
+}
+
+int run_run(const RunFlags& f) {
+  auto in = read_inputs(f.common);
+  if (!in.ok()) return fail(in.status());
+  if (!in->model) {
+    return fail(Status::invalid_argument("run needs --model (a zoo name or a config.json)"));
+  }
+  if (f.backend == "cuda") {
+    return fail(exec::cuda_backend_status());
+  }
+  if (f.backend != "cpu") {
+    return fail(Status::invalid_argument("--backend: \"" + f.backend +
+                                         "\" is not allowed; expected cpu or cuda"));
+  }
+  auto steps = parse_int_flag("--steps", f.steps, 1, 1'000'000);
+  if (!steps.ok()) return fail(steps.status());
+  auto seed = parse_int_flag("--seed", f.seed, 0, 1'000'000'000);
+  if (!seed.ok()) return fail(seed.status());
+  exec::ExecOptions options;
+  options.steps = static_cast<int>(*steps);
+  options.seed = static_cast<std::uint64_t>(*seed);
+  if (!f.inject_overflow.empty()) {
+    auto k = parse_int_flag("--inject-overflow-step", f.inject_overflow, 0, 1'000'000);
+    if (!k.ok()) return fail(k.status());
+    options.inject_overflow_step = static_cast<int>(*k);
+  }
+  if (!f.data.empty()) {
+    auto text = read_text(f.data);
+    if (!text.ok()) return fail(text.status());
+    options.text = std::move(text).value();
+  }
+
+  sim::SimulationRequest request;
+  request.config_path = f.common.config;
+  request.check = in->options;
+  // The executor trains without dropout (exec/model_runner.h); the plan is for that model.
+  request.model = exec::without_dropout(*in->model);
+  if (in->cluster) {
+    request.cluster = *in->cluster;
+  } else {
+    auto c = configs::make_cluster("h100-80gb-sxm", 1, 1);
+    if (!c.ok()) return fail(c.status());
+    request.cluster = *c;
+  }
+  if (request.cluster.world_size() != 1) {
+    return fail(Status::invalid_argument(
+        "run: the CPU backend runs one rank; the cluster has " +
+        std::to_string(request.cluster.world_size()) + " GPUs (use --gpus-per-node 1)"));
+  }
+  if (!f.seq_len.empty()) {
+    auto s = parse_int_flag("--seq-len", f.seq_len, 1, 1'000'000);
+    if (!s.ok()) return fail(s.status());
+    request.seq_len = *s;
+  }
+  request.activation_checkpointing = f.checkpointing;
+  auto sim = sim::simulate(request);
+  if (!sim.ok()) return fail(sim.status());
+  auto result = exec::execute(sim->built, sim->config.config, options);
+  if (!result.ok()) return fail(result.status().with_context(f.common.config));
+
+  if (f.common.json) {
+    print(measured_json(*sim, request, *result, f.backend)
+              .dump(2, ' ', false, json::Json::error_handler_t::replace));
+    return 0;
+  }
+  std::string out = "zerosim run: " + sim->built.plan.summary + ", backend " + f.backend + "\n";
+  char line[200];
+  for (const exec::StepStats& s : result->steps) {
+    std::snprintf(line, sizeof line,
+                  "step %3d  loss %8.4f  %8.3f s  %10.0f tokens/s  lr %.3g  scale %g%s\n",
+                  s.step, s.loss, s.seconds,
+                  s.seconds > 0 ? static_cast<double>(result->tokens_per_step) / s.seconds : 0.0,
+                  s.lr, s.loss_scale, s.skipped ? "  skipped (overflow)" : "");
+    out += line;
+  }
+  const double step_s = steady_step_s(*result);
+  std::snprintf(line, sizeof line,
+                "measured step %.3f s (mean after the first), %.0f tokens/s, peak host memory "
+                "%.1f MiB\n",
+                step_s, step_s > 0 ? static_cast<double>(result->tokens_per_step) / step_s : 0.0,
+                static_cast<double>(peak_rss_bytes()) / (1 << 20));
+  out += line;
+  std::snprintf(line, sizeof line,
+                "predicted on %s: step %.4f s, GPU peak %.1f MiB (the CPU backend checks values, "
+                "not GPU speed)\n",
+                request.cluster.gpu.name.c_str(), sim->time.step_s,
+                static_cast<double>(sim->memory.gpu_peak_bytes) / (1 << 20));
+  out += line;
+  print(out);
+  return 0;
+}
+
+}  // namespace
+
+std::function<int()> add_run_command(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "run", "Train with a DeepSpeed config for real on one rank (the CPU backend) and print "
+             "measured loss, step time and throughput next to the prediction");
+  add_common_flags(cmd, &flags->common);
+  cmd->add_option("--steps", flags->steps, "optimizer steps (default 10)");
+  cmd->add_option("--backend", flags->backend, "cpu (default) or cuda");
+  cmd->add_option("--seq-len", flags->seq_len,
+                  "tokens per sequence (default: the model's max_position_embeddings)");
+  cmd->add_option("--data", flags->data,
+                  "train on this file's bytes as tokens (default: seeded random tokens)");
+  cmd->add_option("--seed", flags->seed, "seed of the weights and random tokens (default 0)");
+  cmd->add_flag("--checkpointing", flags->checkpointing,
+                "full activation checkpointing (recompute each layer in backward)");
+  cmd->add_option("--inject-overflow-step", flags->inject_overflow,
+                  "put an inf into a gradient at this step (0-based), to see the fp16 loss "
+                  "scaler skip it");
+  return [flags] { return run_run(*flags); };
+}
+
+}  // namespace zs::cli

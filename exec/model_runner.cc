@@ -1,0 +1,237 @@
+#include "exec/model_runner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <string_view>
+
+#include "common/units.h"
+#include "exec/weight_init.h"
+#include "models/op_graph.h"
+
+namespace zs::exec {
+namespace {
+
+using models::ModelSpec;
+
+constexpr float kPoison = std::numeric_limits<float>::quiet_NaN();
+
+std::size_t idx(std::int64_t i) { return static_cast<std::size_t>(i); }
+
+Status unsupported(const ModelSpec& spec, std::string_view field, const std::string& value,
+                   std::string_view allowed) {
+  return Status::invalid_argument("model \"" + spec.name + "\": " + std::string(field) + " = " +
+                                  value + " is not supported by the executor; expected " +
+                                  std::string(allowed));
+}
+
+void check_range(int first, int last, int n) {
+  ZS_CHECK_MSG(0 <= first && first <= last && last < n, "op range outside the model");
+}
+
+}  // namespace
+
+models::ModelSpec without_dropout(models::ModelSpec spec) {
+  spec.dropout = {};
+  return spec;
+}
+
+Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
+  ZS_RETURN_IF_ERROR(models::validate(spec));
+  ZS_RETURN_IF_ERROR(models::validate_workload(spec, w));
+  const std::pair<std::string_view, double> dropouts[] = {{"dropout.embd", spec.dropout.embd},
+                                                          {"dropout.attn", spec.dropout.attn},
+                                                          {"dropout.resid", spec.dropout.resid}};
+  for (const auto& [field, p] : dropouts) {
+    if (p > 0) {
+      return unsupported(spec, field, format_double(p),
+                         "0 (the CPU kernels have no dropout; exec::without_dropout sets it)");
+    }
+  }
+  const bool gelu = spec.mlp == models::MlpKind::kGelu;
+  const bool tanh_gelu = spec.activation == "gelu_new" || spec.activation == "gelu_pytorch_tanh";
+  const bool silu = spec.activation == "silu" || spec.activation == "swish";
+  if (gelu ? !tanh_gelu : !silu) {
+    return unsupported(spec, "activation", "\"" + spec.activation + "\"",
+                       gelu ? "\"gelu_new\" or \"gelu_pytorch_tanh\" (kernels/cpu/activation.h)"
+                            : "\"silu\" or \"swish\" (kernels/cpu/activation.h)");
+  }
+  if (spec.position == models::PositionKind::kRotary) {
+    if (!(spec.rope_theta > 0) || !std::isfinite(spec.rope_theta)) {
+      return unsupported(spec, "rope_theta", format_double(spec.rope_theta), "a number > 0");
+    }
+    if (spec.head_dim % 2 != 0) {
+      return unsupported(spec, "head_dim", std::to_string(spec.head_dim),
+                         "an even number (RoPE rotates pairs)");
+    }
+  }
+  if (spec.sliding_window > 0 && w.seq_len > spec.sliding_window) {
+    return unsupported(spec, "sliding_window", std::to_string(spec.sliding_window),
+                       "no window, or one of at least seq_len = " + std::to_string(w.seq_len) +
+                           " tokens (the kernel attends to every earlier token)");
+  }
+  return Status::ok();
+}
+
+Result<ModelRunner> ModelRunner::create(const ModelSpec& spec, const models::Workload& w,
+                                        std::uint64_t seed) {
+  ZS_RETURN_IF_ERROR(check_runnable(spec, w));
+  ModelRunner r;
+  r.spec_ = spec;
+  r.workload_ = w;
+  r.ops_ = models::forward_ops(spec, w);
+  r.tensors_ = models::parameter_tensors(spec);
+  r.allocate();
+  init_gpt2_weights(r.ops_, r.tensors_, r.offsets_, spec.num_layers, seed, r.weights_);
+  return r;
+}
+
+void ModelRunner::allocate() {
+  std::int64_t numel = 0;
+  offsets_.assign(tensors_.size(), 0);
+  for (const models::ParamTensor& p : tensors_) {
+    if (p.tied) continue;  // aliases come after their targets: filled below
+    offsets_[idx(p.id)] = numel;
+    numel += p.numel;
+  }
+  for (const models::ParamTensor& p : tensors_) {
+    if (p.tied) offsets_[idx(p.id)] = offsets_[idx(p.tied_to)];
+  }
+  weights_.assign(idx(numel), 0.0f);
+  grads_.assign(idx(numel), 0.0f);
+
+  state_.assign(ops_.size(), OpState{});
+  for (std::size_t i = 0; i < ops_.size(); ++i) {
+    OpState& s = state_[i];
+    s.out.assign(idx(output_numel(ops_[i])), 0.0f);
+    s.dout.assign(s.out.size(), 0.0f);
+    s.saved.assign(idx(saved_numel(ops_[i])), 0.0f);
+    for (int in : ops_[i].inputs) {
+      if (in < 0) continue;  // the batch's tokens or targets
+      ++state_[idx(in)].readers;
+      state_[idx(in)].last_reader = static_cast<int>(i);
+    }
+  }
+  const std::int64_t t = workload_.tokens();
+  tokens_.assign(idx(t), -1);
+  targets_.assign(idx(t), -1);
+}
+
+Status ModelRunner::set_batch(std::span<const std::int32_t> tokens,
+                              std::span<const std::int32_t> targets) {
+  ZS_CHECK(tokens.size() == tokens_.size() && targets.size() == targets_.size());
+  const std::pair<const char*, std::span<const std::int32_t>> arrays[] = {{"tokens", tokens},
+                                                                          {"targets", targets}};
+  for (const auto& [name, ids] : arrays) {
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      if (ids[i] < 0 || ids[i] >= spec_.vocab_size) {
+        return Status::invalid_argument(
+            std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
+            " is not a token id of model \"" + spec_.name + "\"; expected [0, " +
+            std::to_string(spec_.vocab_size) + ")");
+      }
+    }
+  }
+  std::copy(tokens.begin(), tokens.end(), tokens_.begin());
+  std::copy(targets.begin(), targets.end(), targets_.begin());
+  return Status::ok();
+}
+
+void ModelRunner::set_loss_scale(float dloss) {
+  ZS_CHECK(std::isfinite(dloss));
+  loss_scale_ = dloss;
+}
+
+void ModelRunner::forward(int first, int last) { run_forward(first, last, false); }
+
+void ModelRunner::recompute(int first, int last) { run_forward(first, last, true); }
+
+void ModelRunner::run_forward(int first, int last, bool recompute) {
+  check_range(first, last, num_ops());
+  for (int i = first; i <= last; ++i) {
+    for (int in : ops_[idx(i)].inputs) {
+      if (in >= 0) ZS_CHECK_MSG(state_[idx(in)].out_live, ops_[idx(i)].name.c_str());
+    }
+    forward_op(i);
+    OpState& s = state_[idx(i)];
+    s.out_live = true;
+    s.saved_live = true;
+    if (!recompute) s.pending_readers = s.readers;
+  }
+}
+
+void ModelRunner::drop_activations(int first, int last) {
+  check_range(first, last, num_ops());
+  for (int i = first; i <= last; ++i) {
+    OpState& s = state_[idx(i)];
+    std::fill(s.saved.begin(), s.saved.end(), kPoison);
+    s.saved_live = false;
+    if (s.last_reader <= last) {
+      std::fill(s.out.begin(), s.out.end(), kPoison);
+      s.out_live = false;
+    }
+  }
+}
+
+void ModelRunner::backward(int first, int last) {
+  check_range(first, last, num_ops());
+  for (int i = last; i >= first; --i) {
+    const OpState& s = state_[idx(i)];
+    const char* name = ops_[idx(i)].name.c_str();
+    ZS_CHECK_MSG(s.out_live && s.saved_live, name);  // dropped and not recomputed
+    ZS_CHECK_MSG(s.pending_readers == 0, name);      // a reader's backward has not run yet
+    for (int in : ops_[idx(i)].inputs) {
+      if (in >= 0) ZS_CHECK_MSG(state_[idx(in)].out_live, name);
+    }
+    backward_op(i);
+  }
+}
+
+std::span<float> ModelRunner::param(int id) { return tensor_slice<float>(weights_, id); }
+std::span<const float> ModelRunner::param(int id) const {
+  return tensor_slice<const float>(weights_, id);
+}
+std::span<float> ModelRunner::grad(int id) { return tensor_slice<float>(grads_, id); }
+std::span<const float> ModelRunner::grad(int id) const {
+  return tensor_slice<const float>(grads_, id);
+}
+
+void ModelRunner::zero_grads() { std::fill(grads_.begin(), grads_.end(), 0.0f); }
+
+const float* ModelRunner::weight(const models::Op& op, std::size_t k) const {
+  return k < op.param_ids.size() ? param(op.param_ids[k]).data() : nullptr;
+}
+
+float* ModelRunner::weight_grad(const models::Op& op, std::size_t k) {
+  return k < op.param_ids.size() ? grad(op.param_ids[k]).data() : nullptr;
+}
+
+models::AttentionShape ModelRunner::attention_shape() const {
+  return {.batch = workload_.micro_batch,
+          .seq = workload_.seq_len,
+          .heads = spec_.num_heads,
+          .kv_heads = spec_.num_kv_heads,
+          .head_dim = spec_.head_dim,
+          .dropout = 0,
+          .causal = true};
+}
+
+float* ModelRunner::scratch(int slot, std::int64_t numel) {
+  ZS_CHECK(slot >= 0 && idx(slot) < scratch_.size());
+  std::vector<float>& buf = scratch_[idx(slot)];
+  if (buf.size() < idx(numel)) buf.resize(idx(numel));
+  return buf.data();
+}
+
+ModelRunner::InputGrad ModelRunner::input_grad(int input, int slot) {
+  OpState& s = state_[idx(input)];
+  ZS_CHECK_MSG(s.pending_readers > 0, "a reader ran backward twice for one forward");
+  const bool first = s.pending_readers == s.readers;
+  --s.pending_readers;
+  const auto numel = static_cast<std::int64_t>(s.dout.size());
+  float* target = s.dout.data();
+  return {first ? target : scratch(slot, numel), target, numel};
+}
+
+}  // namespace zs::exec

@@ -1,0 +1,65 @@
+// End-to-end behaviour of `zerosim run` on the CPU backend.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/run_zerosim.h"
+
+namespace zs {
+namespace {
+
+using testing::run_zerosim;
+using testing::write_temp;
+
+const char* kConfig = R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1,
+  "bf16": {"enabled": true}, "optimizer": {"type": "AdamW", "params": {"lr": 2e-3}},
+  "zero_optimization": {"stage": 2}})";
+
+TEST(RunCli, JsonHasSimulatesKeysMeasuredAndThePrediction) {
+  const std::string cfg = write_temp("run.json", kConfig);
+  const std::string data = write_temp("run.txt", std::string(400, 'a') + "bcdefgh");
+  const auto r = run_zerosim("run " + cfg + " --model tiny-gpt --seq-len 16 --steps 3 --data " +
+                             data + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(r.output);
+  EXPECT_EQ(j["backend"], "cpu");
+  EXPECT_EQ(j["world_size"], 1);
+  EXPECT_EQ(j["batch"]["train_batch_size"], 2);
+  EXPECT_GT(j["time"]["step_s"].get<double>(), 0);
+  EXPECT_GT(j["throughput"]["tokens_per_s"].get<double>(), 0);
+  EXPECT_GT(j["memory"]["cpu"]["peak_bytes"].get<double>(), 0);
+  EXPECT_TRUE(j["throughput"]["mfu"].is_null());
+  ASSERT_EQ(j["steps"].size(), 3u);
+  // The prediction is simulate's JSON, and the measured timeline uses its plan's op ids.
+  const auto& p = j["prediction"];
+  EXPECT_GT(p["time"]["step_s"].get<double>(), 0);
+  const int ops = p["plan"]["ops"].get<int>();
+  ASSERT_FALSE(j["timeline"].empty());
+  for (const auto& t : j["timeline"]) {
+    EXPECT_GE(t["op"].get<int>(), 0);
+    EXPECT_LT(t["op"].get<int>(), ops);
+  }
+}
+
+TEST(RunCli, BadBackendsAndInputsExitOne) {
+  const std::string cfg = write_temp("run_bad.json", kConfig);
+  auto r = run_zerosim("run " + cfg + " --model tiny-gpt --backend cuda");
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("--backend cuda"), std::string::npos) << r.output;
+  r = run_zerosim("run " + cfg + " --model tiny-gpt --backend tpu");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("expected cpu or cuda"), std::string::npos) << r.output;
+  r = run_zerosim("run " + cfg + " --model tiny-gpt --steps 0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--steps"), std::string::npos) << r.output;
+  r = run_zerosim("run " + cfg + " --model tiny-gpt --data /nonexistent/text");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("/nonexistent/text"), std::string::npos) << r.output;
+  r = run_zerosim("run " + cfg + " --model tiny-gpt --gpu h100 --gpus-per-node 8");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("one rank"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace zs
