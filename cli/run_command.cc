@@ -4,11 +4,10 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 
 #include "cli/options.h"
+#include "common/file.h"
 #include "exec/device.h"
 #include "exec/executor.h"
 #include "exec/model_runner.h"
@@ -28,14 +27,6 @@ struct RunFlags {
   std::string inject_overflow;
   bool checkpointing = false;
 };
-
-Result<std::string> read_text(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) return Status::not_found("--data: cannot read \"" + path + "\"");
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 // The process's peak resident memory (getrusage: KiB on Linux).
 std::int64_t peak_rss_bytes() {
@@ -73,11 +64,7 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
   const double step_s = steady_step_s(r);
   j["time"]["step_s"] = step_s;
   const double samples = static_cast<double>(sim.train_batch_size);
-  double fwd_flops = 0;
-  for (const models::Op& op : sim.built.layout.ops()) {
-    fwd_flops += static_cast<double>(op.cost.fwd_flops);
-  }
-  const double model_flops = 3.0 * fwd_flops * sim.built.layout.micro_steps;
+  const double model_flops = sim.time.model_flops;  // per step, as the prediction counts them
   j["throughput"]["samples_per_s"] = step_s > 0 ? samples / step_s : 0.0;
   j["throughput"]["tokens_per_s"] =
       step_s > 0 ? static_cast<double>(r.tokens_per_step) / step_s : 0.0;
@@ -130,8 +117,8 @@ int run_run(const RunFlags& f) {
     options.inject_overflow_step = static_cast<int>(*k);
   }
   if (!f.data.empty()) {
-    auto text = read_text(f.data);
-    if (!text.ok()) return fail(text.status());
+    auto text = read_file(f.data, "text file");
+    if (!text.ok()) return fail(text.status().with_context("--data"));
     options.text = std::move(text).value();
   }
 

@@ -1,12 +1,10 @@
 #include "common/json_reader.h"
 
 #include <charconv>
-#include <filesystem>
 #include <cmath>
-#include <fstream>
 #include <limits>
-#include <sstream>
 
+#include "common/file.h"
 #include "common/json_path.h"
 
 namespace zs::json {
@@ -555,18 +553,8 @@ Result<Document> parse_text(std::string_view text, std::string source_name) {
 }
 
 Result<Document> parse_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::invalid_argument(path + ": error[file]: is a directory, not a JSON file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::not_found(path + ": error[file]: cannot open the file (does it exist?)");
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Status::io_error(path + ": error[file]: reading the file failed");
-  return parse_text(buf.str(), path);
+  ZS_ASSIGN_OR_RETURN(const std::string text, read_file(path, "JSON file"));
+  return parse_text(text, path);
 }
 
 }  // namespace zs::json

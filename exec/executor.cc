@@ -53,7 +53,8 @@ Result<kernels::cpu::AdamConfig> adam_config(const configs::DsConfig& c) {
 }
 
 // Micro-batches of byte-level (or random) tokens: b windows of s + 1 consecutive tokens, inputs
-// the first s, targets the last s, windows taken one after another and wrapping around.
+// the first s, targets the last s; each window starts where the previous one's inputs ended,
+// wrapping around the text.
 class Batches {
  public:
   Batches(const models::Workload& w, std::int64_t vocab, const std::string& text,
@@ -82,23 +83,15 @@ class Batches {
     inputs->resize(static_cast<std::size_t>(w_.tokens()));
     targets->resize(inputs->size());
     std::uniform_int_distribution<std::int32_t> pick(0, static_cast<std::int32_t>(vocab_ - 1));
+    const auto n = static_cast<std::int64_t>(tokens_.size());
     for (std::int64_t b = 0; b < w_.micro_batch; ++b) {
       for (std::int64_t i = 0; i <= s; ++i) {
-        std::int32_t tok = 0;
-        if (tokens_.empty()) {
-          tok = pick(rng_);
-        } else {
-          tok = tokens_[static_cast<std::size_t>(cursor_)];
-          cursor_ = (cursor_ + 1) % static_cast<std::int64_t>(tokens_.size());
-        }
+        const std::int32_t tok =
+            n == 0 ? pick(rng_) : tokens_[static_cast<std::size_t>((cursor_ + i) % n)];
         if (i < s) (*inputs)[static_cast<std::size_t>(b * s + i)] = tok;
         if (i > 0) (*targets)[static_cast<std::size_t>(b * s + i - 1)] = tok;
       }
-      // The next window starts where this one's targets ended.
-      if (!tokens_.empty()) {
-        cursor_ = (cursor_ + static_cast<std::int64_t>(tokens_.size()) - 1) %
-                  static_cast<std::int64_t>(tokens_.size());
-      }
+      if (n > 0) cursor_ = (cursor_ + s) % n;
     }
   }
 

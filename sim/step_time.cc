@@ -185,12 +185,13 @@ StepTime simulate_step_time(const StepTimeRequest& req) {
 
   double fwd_flops = 0;
   for (const models::Op& op : graph.ops) fwd_flops += static_cast<double>(op.cost.fwd_flops);
-  const double model_flops = 3.0 * fwd_flops * l.micro_steps;
+  st.model_flops = 3.0 * fwd_flops * l.micro_steps;
   if (st.step_s > 0) {
     st.samples_per_s = static_cast<double>(req.train_batch_size) / st.step_s;
     st.tokens_per_s = st.samples_per_s * static_cast<double>(l.seq_len);
-    st.tflops_per_gpu = model_flops / st.step_s / 1e12;
-    st.mfu = model_flops / st.step_s / peak_flops(req.cluster->gpu, graph.workload.act_bytes);
+    st.tflops_per_gpu = st.model_flops / st.step_s / 1e12;
+    st.mfu =
+        st.model_flops / st.step_s / peak_flops(req.cluster->gpu, graph.workload.act_bytes);
   }
   st.bottleneck = explain(st, l);
   return st;

@@ -42,6 +42,7 @@ struct StepTime {
   double overflow_step_s = 0;
   double samples_per_s = 0;
   double tokens_per_s = 0;
+  double model_flops = 0;  // per step and GPU: 3x the forward FLOPs of every micro-step
   double tflops_per_gpu = 0;
   double mfu = 0;
   double cpu_adam_bytes_per_s = 0;

@@ -35,9 +35,8 @@ std::string config(int stage, const std::string& precision = R"("bf16": {"enable
          "sub_group_size": 5000}})";
 }
 
-// The plan of `cfg` for tiny-gpt without dropout on one GPU, then `steps` steps of training.
-ExecResult train(const std::string& cfg, int steps, bool checkpointing = false,
-                 int inject_overflow_step = -1) {
+// The simulation (and so the plan) of `cfg` for tiny-gpt without dropout on `gpus` GPUs.
+sim::SimulationResult plan_for(const std::string& cfg, int gpus = 1, bool checkpointing = false) {
   static int counter = 0;
   const std::string path = ::testing::TempDir() + "zs_exec_" + std::to_string(getpid()) + "_" +
                            std::to_string(counter++) + ".json";
@@ -45,17 +44,24 @@ ExecResult train(const std::string& cfg, int steps, bool checkpointing = false,
   sim::SimulationRequest r;
   r.config_path = path;
   r.model = without_dropout(*models::resolve_model("tiny-gpt"));
-  r.cluster = *configs::make_cluster("h100-80gb-sxm", 1, 1);
+  r.cluster = *configs::make_cluster("h100-80gb-sxm", 1, gpus);
   r.seq_len = 32;
   r.activation_checkpointing = checkpointing;
   auto sim = sim::simulate(r);
   EXPECT_TRUE(sim.ok()) << sim.status().message();
+  return sim.ok() ? std::move(sim).value() : sim::SimulationResult{};
+}
+
+// `steps` steps of training with the plan of `cfg` on one GPU.
+ExecResult train(const std::string& cfg, int steps, bool checkpointing = false,
+                 int inject_overflow_step = -1) {
+  const sim::SimulationResult sim = plan_for(cfg, 1, checkpointing);
   ExecOptions o;
   o.steps = steps;
   o.seed = 7;
   o.text = text();
   o.inject_overflow_step = inject_overflow_step;
-  auto out = execute(sim->built, sim->config.config, o);
+  auto out = execute(sim.built, sim.config.config, o);
   EXPECT_TRUE(out.ok()) << out.status().message();
   return out.ok() ? std::move(out).value() : ExecResult{};
 }
@@ -127,16 +133,9 @@ TEST(Executor, TheTimelineNamesEveryOpOfThePlanOnce) {
 }
 
 TEST(Executor, RejectsMoreThanOneRank) {
-  const std::string path = ::testing::TempDir() + "zs_exec_ranks.json";
-  std::ofstream(path) << config(2);
-  sim::SimulationRequest r;
-  r.config_path = path;
-  r.model = without_dropout(*models::resolve_model("tiny-gpt"));
-  r.cluster = *configs::make_cluster("h100-80gb-sxm", 1, 2);
-  r.seq_len = 32;
-  auto sim = sim::simulate(r);
-  ASSERT_TRUE(sim.ok());
-  auto out = execute(sim->built, sim->config.config, ExecOptions{});
+  const sim::SimulationResult sim = plan_for(config(2), 2);
+  ASSERT_EQ(sim.built.plan.world_size, 2);
+  auto out = execute(sim.built, sim.config.config, ExecOptions{});
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("one rank"), std::string::npos);
 }
