@@ -49,14 +49,15 @@ int PlanBuilder::buffer(Name name, Bytes bytes, Device device, Category category
 
 int PlanBuilder::op(Name name, int stream_id, Phase phase, Work work,
                     std::span<const int> deps) {
-  Op o;
-  o.name = make_name(name);
+  const NameRef name_ref = make_name(name);
+  Op& o = plan_.append_op(deps);
+  o.name = name_ref;
   o.stream = stream_id;
   o.phase = phase;
   o.work = std::move(work);
   o.host_wait_for = pending_wait_;
   pending_wait_ = -1;
-  const int id = plan_.add_op(std::move(o), deps);
+  const int id = last_op();
   last_on_[stream_id] = id;
   return id;
 }
@@ -149,6 +150,10 @@ int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHoo
   std::vector<int> act(n, -1);   // the saved (or recomputed) activations of each block
   std::vector<int> ckpt(n, -1);  // the checkpoint, held by the first block of each layer
   std::vector<int> deps;
+  int lm_head = -1;  // the block whose logits the training loop holds through backward
+  for (int i = 0; i < n; ++i) {
+    if (l.blocks()[i].name == "lm_head") lm_head = i;
+  }
   int logits = -1;
   int last = -1;
   for (const TraceEntry& t : l.trace) {
@@ -161,7 +166,7 @@ int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHoo
     const bool ckpt_block = l.is_checkpointed(t.block);
     if (t.pass == Pass::kForward) {
       if (ckpt_block && l.first_of_layer(t.block)) {
-        ckpt[t.block] = b.buffer({label, ".ckpt.layer", std::to_string(blk.layer)},
+        ckpt[t.block] = b.buffer({label, ".ckpt.layer", blk.layer},
                                  checkpoint_bytes, Device::kGpu, Category::kActivations);
         b.alloc(id, ckpt[t.block]);
       } else if (!ckpt_block && blk.saved_bytes > 0) {
@@ -169,7 +174,7 @@ int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHoo
                                 Category::kActivations);
         b.alloc(id, act[t.block]);
       }
-      if (blk.name == "lm_head") {
+      if (t.block == lm_head) {
         // The training loop holds the output's logits through backward (models/activations.h).
         const auto& shape = std::get<models::GemmShape>(l.ops()[blk.first_op].shape);
         logits = b.buffer({label, ".logits"}, shape.m * shape.n * l.param_bytes, Device::kGpu,

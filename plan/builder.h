@@ -36,8 +36,8 @@ class PlanBuilder {
   int host_stream();  // the host thread (StreamKind::kCpu); use host_op / host_sync
   int nvme_stream();
 
-  // Names are given as parts that are concatenated: {label, ".ipg.", std::to_string(i)}.
-  using Name = std::initializer_list<std::string_view>;
+  // Names are given as parts that are concatenated: {label, ".ipg.", i}.
+  using Name = std::initializer_list<NamePart>;
 
   int persistent(Name name, Bytes bytes, Device device, Category category,
                  bool model_state = false);

@@ -1,5 +1,6 @@
 #include "plan/plan.h"
 
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -86,18 +87,20 @@ std::string_view phase_name(Phase p) {
   return "?";
 }
 
-NameRef Plan::add_name(std::initializer_list<std::string_view> parts) {
-  std::size_t size = 0;
-  for (std::string_view p : parts) size += p.size();
-  NameRef r{static_cast<std::uint32_t>(names.size()), static_cast<std::uint32_t>(size)};
-  // One resize and plain copies: names are built once per op and buffer of every plan.
-  names.resize(names.size() + size);
-  char* out = names.data() + r.begin;
-  for (std::string_view p : parts) {
-    std::memcpy(out, p.data(), p.size());
-    out += p.size();
+void NamePart::append_to(std::string* out) const {
+  if (!is_number_) {
+    out->append(text_);
+    return;
   }
-  return r;
+  char digits[24];
+  const auto r = std::to_chars(digits, digits + sizeof digits, number_);
+  out->append(digits, r.ptr);
+}
+
+NameRef Plan::add_name(std::initializer_list<NamePart> parts) {
+  const auto begin = static_cast<std::uint32_t>(names.size());
+  for (const NamePart& p : parts) p.append_to(&names);
+  return NameRef{begin, static_cast<std::uint32_t>(names.size() - begin)};
 }
 
 int Plan::add_stream(std::string name, StreamKind kind) {
@@ -111,11 +114,19 @@ int Plan::add_buffer(Buffer b) {
 }
 
 int Plan::add_op(Op op, std::span<const int> deps) {
-  op.deps.begin = static_cast<std::uint32_t>(dep_ids.size());
-  dep_ids.insert(dep_ids.end(), deps.begin(), deps.end());
-  op.deps.end = static_cast<std::uint32_t>(dep_ids.size());
-  ops.push_back(std::move(op));
+  Op& o = append_op(deps);
+  const IdRange range = o.deps;
+  o = std::move(op);
+  o.deps = range;
   return static_cast<int>(ops.size()) - 1;
+}
+
+Op& Plan::append_op(std::span<const int> deps) {
+  Op& o = ops.emplace_back();
+  o.deps.begin = static_cast<std::uint32_t>(dep_ids.size());
+  dep_ids.insert(dep_ids.end(), deps.begin(), deps.end());
+  o.deps.end = static_cast<std::uint32_t>(dep_ids.size());
+  return o;
 }
 
 int Plan::find_op(std::string_view wanted) const {

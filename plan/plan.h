@@ -29,6 +29,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -49,6 +50,26 @@ std::string_view category_name(Category c);
 struct NameRef {
   std::uint32_t begin = 0;
   std::uint32_t size = 0;
+};
+
+// One part of a name: text, or an integer that is written in decimal only when the name is
+// built (a sweep's plans carry no names, so their builders never format a number).
+class NamePart {
+ public:
+  NamePart(std::string_view text) : text_(text) {}
+  NamePart(const char* text) : text_(text) {}
+  NamePart(const std::string& text) : text_(text) {}
+  template <class T>
+    requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>)
+  NamePart(T number) : number_(static_cast<std::int64_t>(number)), is_number_(true) {}
+
+  // Appends the part to `out`.
+  void append_to(std::string* out) const;
+
+ private:
+  std::string_view text_;
+  std::int64_t number_ = 0;
+  bool is_number_ = false;
 };
 
 // A range of Plan::dep_ids.
@@ -179,7 +200,7 @@ struct Plan {
   std::vector<int> dep_ids;  // the ids IdRanges point into
 
   // Appends the concatenation of `parts` to `names`.
-  NameRef add_name(std::initializer_list<std::string_view> parts);
+  NameRef add_name(std::initializer_list<NamePart> parts);
   std::string_view name(NameRef r) const { return {names.data() + r.begin, r.size}; }
   std::string_view op_name(int op) const { return name(ops[op].name); }
   std::string_view buffer_name(int buffer) const { return name(buffers[buffer].name); }
@@ -190,6 +211,8 @@ struct Plan {
   int add_stream(std::string name, StreamKind kind);
   int add_buffer(Buffer b);
   int add_op(Op op, std::span<const int> deps);  // returns its id; op.deps is set here
+  // Appends a default Op with these deps and returns it, for the caller to fill in place.
+  Op& append_op(std::span<const int> deps);
   // The id of the op named `name`, or -1. Linear: for tests and tools.
   int find_op(std::string_view name) const;
 };

@@ -49,7 +49,7 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       if (index != l.micro_steps - 1 || l.world == 1) return;
       std::int64_t bucket = 0;
       auto flush = [&]() {
-        const int op = b.op({label, ".allreduce.", std::to_string(b.plan().ops.size())}, compute,
+        const int op = b.op({label, ".allreduce.", b.plan().ops.size()}, compute,
                             Phase::kReduce,
                             CollectiveWork{CollectiveKind::kAllReduce, bucket * l.comm_bytes,
                                            l.world},

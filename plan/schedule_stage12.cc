@@ -57,7 +57,7 @@ class Reducer {
     if (!ipg_->empty() || !l_.contiguous_gradients) return;
     const int k = l_.overlap_comm ? 2 : 1;
     for (int i = 0; i < k; ++i) {
-      ipg_->push_back(b_.buffer({label_, ".ipg.", std::to_string(i)},
+      ipg_->push_back(b_.buffer({label_, ".ipg.", i},
                                 l_.bucket_elems * l_.param_bytes, Device::kGpu,
                                 Category::kBuffers));
       b_.alloc(producer, ipg_->back());
@@ -77,7 +77,7 @@ class Reducer {
       }
     }
     const std::int64_t elems = bucket_.elems();
-    const int op = b_.op({label_, ".allreduce.", std::to_string(flushes_.size())},
+    const int op = b_.op({label_, ".allreduce.", flushes_.size()},
                          b_.reduce_stream(), Phase::kReduce,
                          CollectiveWork{CollectiveKind::kAllReduce, elems * l_.comm_bytes,
                                         l_.world},
@@ -98,7 +98,7 @@ class Reducer {
       // Owned gradients go to the host: fp32 slices at the boundary, full 16-bit gradients to
       // accumulate before it (async_accumulate_grad_in_cpu_via_gpu).
       const Bytes bytes = boundary_ ? owned_elems * 4 : owned_full * l_.param_bytes;
-      const int d2h = b_.op({label_, ".grads_to_host.", std::to_string(flushes_.size())},
+      const int d2h = b_.op({label_, ".grads_to_host.", flushes_.size()},
                             b_.d2h_stream(), Phase::kReduce, CopyWork{bytes, false, true}, {op});
       if (boundary_) b_.at(d2h).transient_bytes = owned_elems * 4;
     }
@@ -259,7 +259,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
             walk = -1;
           }
           if (walk < 0) {
-            walk = b.op({label, ".copy_to_ipg.", std::to_string(b.plan().ops.size())}, compute,
+            walk = b.op({label, ".copy_to_ipg.", b.plan().ops.size()}, compute,
                         Phase::kReduce, MemoryWork{}, {last_op});
           }
           reducer.add(p, walk);

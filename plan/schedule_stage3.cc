@@ -124,11 +124,11 @@ class Fetcher {
     if (l_.offload_param) {
       // Partitions come from (pinned) host memory first (partition_parameters.py).
       const Bytes bytes = elems / l_.world * l_.param_bytes;
-      h2d = b_.op({label_, ".h2d_params.", std::to_string(b_.plan().ops.size())},
+      h2d = b_.op({label_, ".h2d_params.", b_.plan().ops.size()},
                   b_.h2d_stream(), Phase::kForward, CopyWork{bytes, true, true});
     }
     const CollectiveWork work{CollectiveKind::kAllGather, elems * l_.param_bytes, l_.world};
-    const std::string id = std::to_string(b_.plan().ops.size());
+    const std::size_t id = b_.plan().ops.size();
     const int op = h2d >= 0 ? b_.op({label_, ".", what, ".", id}, b_.gather_stream(),
                                     Phase::kForward, work, {h2d})
                             : b_.op({label_, ".", what, ".", id}, b_.gather_stream(),
@@ -219,7 +219,7 @@ class Scatterer {
     }
     const auto& params = bucket_.params();
     const bool single = params.size() == 1 && l_.params()[params[0]].numel % l_.world == 0;
-    const int op = b_.op({label_, ".reduce_scatter.", std::to_string(flushes_.size())},
+    const int op = b_.op({label_, ".reduce_scatter.", flushes_.size()},
                          b_.reduce_stream(), Phase::kReduce,
                          CollectiveWork{CollectiveKind::kReduceScatter, padded * l_.comm_bytes,
                                         l_.world},
@@ -232,10 +232,10 @@ class Scatterer {
       const Bytes bytes = shard * l_.accum_bytes;
       std::vector<int> deps{op};
       if (index_ > 0) {
-        deps = {b_.op({label_, ".grads_from_host.", std::to_string(flushes_.size())},
+        deps = {b_.op({label_, ".grads_from_host.", flushes_.size()},
                       b_.h2d_stream(), Phase::kReduce, CopyWork{bytes, true, true}, {op})};
       }
-      b_.op({label_, ".grads_to_host.", std::to_string(flushes_.size())}, b_.d2h_stream(),
+      b_.op({label_, ".grads_to_host.", flushes_.size()}, b_.d2h_stream(),
             Phase::kReduce, CopyWork{bytes, false, true}, deps);
     }
     bucket_.reduced(op);

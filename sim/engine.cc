@@ -121,6 +121,7 @@ struct HotOp {
   int wait_for = -1;          // Op::host_wait_for
   int stream = 0;
   int link = -1;              // -1: no flow (or skipped)
+  std::uint32_t deps_begin = 0, deps_end = 0;  // Op::deps, into Plan::dep_ids
   bool waits = false;         // the host blocks until it finishes
   bool skipped = false;       // an overflow step skips it
 };
@@ -148,6 +149,8 @@ class Engine {
       h.stream = op.stream;
       h.link = !h.skipped && c.link >= 0 && c.link_amount > 0 ? c.link : -1;
       h.waits = op.host_waits || plan.streams[op.stream].kind == plan::StreamKind::kCpu;
+      h.deps_begin = op.deps.begin;
+      h.deps_end = op.deps.end;
     }
     for (const Link& l : links) links_.push_back(LinkState{l.capacity, {}, 0});
     if (options.record) result_.ops.assign(n_, OpTime{});
@@ -290,11 +293,12 @@ class Engine {
 
   // True when op i's dependencies have finished; otherwise records the one it waits for.
   bool deps_done(int i, int stream) {
-    const plan::Op& op = plan_.ops[i];
-    const auto deps = plan_.deps(op);
-    int& c = dep_cursor_[i];
-    while (c < static_cast<int>(deps.size()) && state_[deps[c]] == OpState::kDone) ++c;
-    if (c == static_cast<int>(deps.size())) return true;
+    const HotOp& h = hot_[i];
+    std::uint32_t& c = dep_cursor_[i];
+    if (c < h.deps_begin) c = h.deps_begin;
+    const int* deps = plan_.dep_ids.data();
+    while (c < h.deps_end && state_[deps[c]] == OpState::kDone) ++c;
+    if (c == h.deps_end) return true;
     waiting_on_[stream] = deps[c];
     return false;
   }
@@ -412,7 +416,7 @@ class Engine {
   std::vector<HotOp> hot_;
   std::vector<OpState> state_;
   std::vector<std::int64_t> not_before_;
-  std::vector<int> dep_cursor_;
+  std::vector<std::uint32_t> dep_cursor_;  // per op: its first dep not known to be done
   std::vector<Fifo> queues_;
   std::vector<int> running_;
   std::vector<int> waiting_on_;  // per stream: the op its head waits for, or -1
