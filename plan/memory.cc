@@ -16,75 +16,95 @@ namespace {
 
 bool on_host(Device d) { return d == Device::kHostPinned || d == Device::kHostPageable; }
 
-// Live bytes by category on one side (GPU or host), plus the pinned share on the host.
-struct Live {
-  Breakdown gpu;
-  Breakdown host;
-  Bytes gpu_total = 0;  // gpu.total() and host.total(), kept as buffers come and go
-  Bytes host_total = 0;
-  Bytes pinned = 0;
-  Bytes nvme = 0;
-
-  void add(const Buffer& b, Bytes sign) {
-    if (b.device == Device::kGpu) {
-      gpu[b.category] += sign * b.bytes;
-      gpu_total += sign * b.bytes;
-    } else if (on_host(b.device)) {
-      host[b.category] += sign * b.bytes;
-      host_total += sign * b.bytes;
-      if (b.device == Device::kHostPinned) pinned += sign * b.bytes;
-    } else {
-      nvme += sign * b.bytes;
-    }
-  }
-};
-
 Bytes with_fragmentation(Bytes allocated, double fragmentation) {
   if (fragmentation == 0) return allocated;
   return allocated +
          static_cast<Bytes>(std::llround(static_cast<double>(allocated) * fragmentation));
 }
 
+// Bytes an op's issue allocates (in) and its release frees (out), per place.
+struct Delta {
+  Bytes gpu_in = 0, gpu_out = 0;
+  Bytes host_in = 0, host_out = 0;
+  Bytes nvme_in = 0, nvme_out = 0;
+};
+
+// Whether buffer b is allocated at op `at`'s issue: after the allocations of `at`, before its
+// releases. `at` == -1 is before the step (persistent buffers only).
+bool live_at(const Buffer& b, int at) {
+  return b.persistent || (at >= 0 && b.alloc_op <= at && at <= b.free_op);
+}
+
 }  // namespace
 
+// Two passes over the buffers and one over the ops: the running totals find the peaks, then
+// the buffers alive at each peak give its breakdown. (Tracking the breakdown op by op would
+// cost a per-category update for every allocation of a 10^4-op plan; a sweep replays thousands.)
 MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   MemoryReport r;
-  Live live;
+  const int n = static_cast<int>(plan.ops.size());
+  std::vector<Delta> delta(static_cast<std::size_t>(n));
+  Bytes gpu = 0, host = 0, nvme = 0;  // live now
   for (const Buffer& b : plan.buffers) {
-    if (b.persistent) live.add(b, 1);
     if (b.device == Device::kGpu) r.model_states_bytes += b.model_state_bytes;
+    Bytes* now = b.device == Device::kGpu ? &gpu : on_host(b.device) ? &host : &nvme;
+    if (b.persistent) {
+      *now += b.bytes;
+      continue;
+    }
+    Delta& in = delta[static_cast<std::size_t>(b.alloc_op)];
+    Delta& out = delta[static_cast<std::size_t>(b.free_op)];
+    if (b.device == Device::kGpu) {
+      in.gpu_in += b.bytes;
+      out.gpu_out += b.bytes;
+    } else if (on_host(b.device)) {
+      in.host_in += b.bytes;
+      out.host_out += b.bytes;
+    } else {
+      in.nvme_in += b.bytes;
+      out.nvme_out += b.bytes;
+    }
   }
   const Bytes fixed = o.cuda_context_bytes + o.nccl_workspace_bytes;
+  Bytes gpu_allocated_at_peak = 0, gpu_transient_at_peak = 0;
+  int host_peak_op = -1;
   Bytes host_peak = -1;
-  Bytes nvme_peak = live.nvme;
+  Bytes nvme_peak = nvme;
   auto consider = [&](int op_id, Bytes transient) {
-    const Bytes allocated = live.gpu_total + transient;
-    const Bytes reserved = with_fragmentation(allocated, o.fragmentation);
-    const Bytes gpu = reserved + fixed;
-    if (gpu > r.gpu_peak_bytes) {
-      r.gpu_peak_bytes = gpu;
-      r.gpu_at_peak = live.gpu;
-      r.gpu_at_peak[Category::kActivations] += transient;
-      r.gpu_at_peak[Category::kOther] += fixed + (reserved - allocated);
+    const Bytes allocated = gpu + transient;
+    const Bytes total = with_fragmentation(allocated, o.fragmentation) + fixed;
+    if (total > r.gpu_peak_bytes) {
+      r.gpu_peak_bytes = total;
       r.peak_op = op_id;
+      gpu_allocated_at_peak = allocated;
+      gpu_transient_at_peak = transient;
     }
-    const Bytes host = live.host_total;
     if (host > host_peak) {
       host_peak = host;
-      r.host_at_peak = live.host;
-      r.host_pinned_bytes = live.pinned;
+      host_peak_op = op_id;
     }
-    nvme_peak = std::max(nvme_peak, live.nvme);
+    nvme_peak = std::max(nvme_peak, nvme);
   };
-  const BufferEvents events = buffer_events(plan);
   consider(-1, 0);  // before the step: persistent state only
-  for (const Segment& s : plan.segments) {
-    for (int i = s.first_op; i < s.end_op; ++i) {
-      for (int b : events.allocs(i)) live.add(plan.buffers[b], 1);
-      consider(i, plan.ops[i].transient_bytes);
-      for (int b : events.frees(i)) live.add(plan.buffers[b], -1);
+  for (int i = 0; i < n; ++i) {
+    const Delta& d = delta[static_cast<std::size_t>(i)];
+    gpu += d.gpu_in;
+    host += d.host_in;
+    nvme += d.nvme_in;
+    consider(i, plan.ops[static_cast<std::size_t>(i)].transient_bytes);
+    gpu -= d.gpu_out;
+    host -= d.host_out;
+    nvme -= d.nvme_out;
+  }
+  for (const Buffer& b : plan.buffers) {
+    if (b.device == Device::kGpu && live_at(b, r.peak_op)) r.gpu_at_peak[b.category] += b.bytes;
+    if (on_host(b.device) && live_at(b, host_peak_op)) {
+      r.host_at_peak[b.category] += b.bytes;
+      if (b.device == Device::kHostPinned) r.host_pinned_bytes += b.bytes;
     }
   }
+  r.gpu_at_peak[Category::kActivations] += gpu_transient_at_peak;
+  r.gpu_at_peak[Category::kOther] += r.gpu_peak_bytes - gpu_allocated_at_peak;
   if (r.peak_op >= 0) {
     r.peak_op_name = std::string(plan.op_name(r.peak_op));
     r.peak_phase = plan.ops[r.peak_op].phase;

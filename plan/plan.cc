@@ -210,28 +210,33 @@ std::string ids(std::span<const int> v) {
 Status validate(const Plan& plan) {
   const int n_ops = static_cast<int>(plan.ops.size());
   const int n_buf = static_cast<int>(plan.buffers.size());
+  const int n_streams = static_cast<int>(plan.streams.size());
   auto op_where = [&](int i) {
     return "op " + std::to_string(i) + " \"" + std::string(plan.op_name(i)) + "\"";
   };
+  std::vector<char> host_stream(static_cast<std::size_t>(n_streams));
+  for (int s = 0; s < n_streams; ++s) host_stream[s] = plan.streams[s].kind == StreamKind::kCpu;
+  const auto n_dep_ids = static_cast<std::uint32_t>(plan.dep_ids.size());
   for (int i = 0; i < n_ops; ++i) {
     const Op& op = plan.ops[i];
-    if (op.stream < 0 || op.stream >= static_cast<int>(plan.streams.size())) {
+    if (op.stream < 0 || op.stream >= n_streams) {
       return bad(op_where(i) + " runs on unknown stream " + std::to_string(op.stream));
     }
-    if (op.deps.begin > op.deps.end || op.deps.end > plan.dep_ids.size()) {
+    if (op.deps.begin > op.deps.end || op.deps.end > n_dep_ids) {
       return bad(op_where(i) + " has a broken dependency range");
     }
-    for (int d : plan.deps(op)) {
+    for (std::uint32_t k = op.deps.begin; k < op.deps.end; ++k) {
+      const int d = plan.dep_ids[k];
       if (d < 0 || d >= i) return bad(op_where(i) + " depends on op " + std::to_string(d));
     }
     if (op.host_wait_for < -1 || op.host_wait_for >= i) {
       return bad(op_where(i) + " makes the host wait for op " + std::to_string(op.host_wait_for));
     }
-    const bool on_host = plan.streams[op.stream].kind == StreamKind::kCpu;
+    const bool on_host = host_stream[op.stream];
     if (on_host && !op.host_waits) {
       return bad(op_where(i) + " runs on the host thread but the host does not wait for it");
     }
-    if (std::holds_alternative<SyncWork>(op.work) && !on_host) {
+    if (!on_host && std::holds_alternative<SyncWork>(op.work)) {
       return bad(op_where(i) + " is a host sync on a device stream");
     }
   }

@@ -406,7 +406,14 @@ class Engine {
       }
     }
     rebalance(link, t);
-    for (int op : done_) push(std::max(t, not_before_[op]), EventKind::kOpEnd, op);
+    // A finished flow ends its op now, unless the host is still issuing it (not_before_).
+    for (int op : done_) {
+      if (not_before_[op] <= t) {
+        finish(op, t);
+      } else {
+        push(not_before_[op], EventKind::kOpEnd, op);
+      }
+    }
   }
 
   const Plan& plan_;
