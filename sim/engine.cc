@@ -270,6 +270,12 @@ class Engine {
           host_blocked_on_ = h.wait_for;
           return;
         }
+        // Events due during the round trip happen first (an op ending then frees its stream
+        // for this one); the host issues it when they have.
+        if (!events_.empty() && events_.at(events_.earliest()).t <= t) {
+          push(t, EventKind::kHostIssue, 0);
+          return;
+        }
         now_ = std::max(now_, t);
       }
       ++next_;

@@ -112,6 +112,30 @@ TEST(Engine, WaitBeforeAnOpIsARoundTripThenSleepUntilItsTarget) {
   EXPECT_EQ(quick.ops[1].issue_ns, 1'000 + 7'000);
 }
 
+TEST(Engine, EventsDuringARoundTripHappenBeforeTheOpAfterIt) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  const int g = m.stream("allgather", plan::StreamKind::kCollective);
+  const int x = m.add("gather", g, plan::MemoryWork{});
+  const int p = m.add("layer", a, plan::ComputeWork{});
+  const int q = m.add("next", a, plan::ComputeWork{});
+  m.p.ops[q].host_wait_for = x;  // finished before the wait begins
+  std::vector<OpCost> c(3, OpCost{.host_s = 1e-6});
+  c[0].fixed_s = 1e-6;    // the gather: 0..1 us
+  c[1].fixed_s = 10e-6;   // the layer: issued at 1 us, runs 1..11 us
+  c[2].fixed_s = 1e-6;
+  c[2].host_wait_s = 20e-6;  // the host syncs from 2 us to 22 us; the layer ends meanwhile
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  EXPECT_EQ(r.ops[p].end_ns, 11'000);
+  EXPECT_EQ(r.ops[q].wait_ns, 2'000);
+  EXPECT_EQ(r.ops[q].issue_ns, 22'000);
+  EXPECT_EQ(r.ops[q].start_ns, 22'000);  // not when the layer freed the stream, before its issue
+  EXPECT_EQ(r.ops[q].end_ns, 23'000);
+  for (std::size_t k = 1; k < r.transitions.size(); ++k) {
+    EXPECT_LE(r.transitions[k - 1].t_ns, r.transitions[k].t_ns) << k;
+  }
+}
+
 TEST(Engine, PcieLinkSharedByH2dAndD2h) {
   PlanMaker m;
   const int up = m.stream("h2d", plan::StreamKind::kCopyH2D);

@@ -156,6 +156,16 @@ TEST(StepTime, AStragglerStretchesEveryCollective) {
   EXPECT_GT(slow->time.step_s, normal->time.step_s);
 }
 
+// Stage 3 with a tiny reduce bucket: the host's round trips before fetches and reductions
+// overlap the ends of ops on other streams (once a check failure in the engine's time order).
+TEST(StepTime, StageThreeWithManySmallReductionsSimulates) {
+  SimSetup one_node = two_nodes("gpt2-xl");
+  one_node.nodes = 1;
+  const auto r = simulate_text(
+      zero(3, R"("overlap_comm": true, "reduce_bucket_size": 1e6)", 1, 1), one_node);
+  EXPECT_GT(r.time.step_s, 0);
+}
+
 TEST(StepTime, IdenticalInputsGiveIdenticalResults) {
   const auto a = simulate_text(zero(3, "", 2, 4), two_nodes("gpt2"));
   const auto b = simulate_text(zero(3, "", 2, 4), two_nodes("gpt2"));
