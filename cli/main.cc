@@ -7,8 +7,11 @@
 #include <functional>
 
 #include "cli/check_command.h"
+#include "cli/report_command.h"
 #include "cli/run_command.h"
 #include "cli/simulate_command.h"
+#include "cli/sweep_command.h"
+#include "cli/tune_command.h"
 #include "common/process.h"
 
 int main(int argc, char** argv) {
@@ -19,6 +22,9 @@ int main(int argc, char** argv) {
   std::function<int()> check = zs::cli::add_check_command(app);
   std::function<int()> simulate = zs::cli::add_simulate_command(app);
   std::function<int()> run = zs::cli::add_run_command(app);
+  std::function<int()> report = zs::cli::add_report_command(app);
+  std::function<int()> sweep = zs::cli::add_sweep_command(app);
+  std::function<int()> tune = zs::cli::add_tune_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -30,5 +36,8 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("check")) return check();
   if (app.got_subcommand("simulate")) return simulate();
   if (app.got_subcommand("run")) return run();
+  if (app.got_subcommand("report")) return report();
+  if (app.got_subcommand("sweep")) return sweep();
+  if (app.got_subcommand("tune")) return tune();
   return 2;
 }

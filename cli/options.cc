@@ -18,7 +18,7 @@ Result<std::optional<std::int64_t>> optional_int(const std::string& flag, const 
 
 }  // namespace
 
-void add_common_flags(CLI::App* cmd, CommonFlags* f) {
+void add_common_flags(CLI::App* cmd, CommonFlags* f, bool json_flag) {
   cmd->add_option("CONFIG", f->config, "ds_config.json")->required();
   cmd->add_option("--world", f->world, "data-parallel world size (number of GPUs)");
   cmd->add_option("--model", f->model,
@@ -38,7 +38,7 @@ void add_common_flags(CLI::App* cmd, CommonFlags* f) {
   cmd->add_option("--ds-version", f->ds_version,
                   "DeepSpeed release whose rules apply (default " +
                       configs::kLatestDsVersion.str() + ")");
-  cmd->add_flag("--json", f->json, "print one JSON object instead of the report");
+  if (json_flag) cmd->add_flag("--json", f->json, "print one JSON object instead of the report");
 }
 
 Result<Inputs> read_inputs(const CommonFlags& f) {

@@ -26,8 +26,8 @@ struct CommonFlags {
   bool json = false;
 };
 
-// Adds CONFIG and the shared flags to `cmd`.
-void add_common_flags(CLI::App* cmd, CommonFlags* f);
+// Adds CONFIG and the shared flags to `cmd` (--json only when `json_flag`).
+void add_common_flags(CLI::App* cmd, CommonFlags* f, bool json_flag = true);
 
 // What the flags describe. `cluster` and `model` are set when the flags name them.
 struct Inputs {

@@ -51,6 +51,7 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
                          const exec::ExecResult& r, const std::string& backend) {
   json::Json j;
   j["backend"] = backend;
+  if (backend == "cuda") j["device"] = exec::cuda_device_name();
   j["model"]["name"] = request.model.name;
   j["model"]["params"] = sim.params;
   j["world_size"] = sim.built.plan.world_size;
@@ -58,8 +59,14 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
   j["batch"]["micro_batch_per_gpu"] = sim.built.layout.micro_batch;
   j["batch"]["gradient_accumulation_steps"] = sim.built.layout.micro_steps;
   j["batch"]["train_batch_size"] = sim.train_batch_size;
-  // The CPU backend has no device memory; its tensors live in the process's memory.
-  j["memory"]["gpu"]["peak_bytes"] = nullptr;
+  // The CUDA backend's caching allocator peaks (max_memory_allocated / max_memory_reserved);
+  // the CPU backend has no device memory: its tensors live in the process's memory.
+  if (r.device_memory) {
+    j["memory"]["gpu"]["peak_bytes"] = r.device_memory->peak_allocated_bytes;
+    j["memory"]["gpu"]["peak_reserved_bytes"] = r.device_memory->peak_reserved_bytes;
+  } else {
+    j["memory"]["gpu"]["peak_bytes"] = nullptr;
+  }
   j["memory"]["cpu"]["peak_bytes"] = peak_rss_bytes();
   const double step_s = steady_step_s(r);
   j["time"]["step_s"] = step_s;
@@ -69,7 +76,8 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
   j["throughput"]["tokens_per_s"] =
       step_s > 0 ? static_cast<double>(r.tokens_per_step) / step_s : 0.0;
   j["throughput"]["tflops_per_gpu"] = step_s > 0 ? model_flops / step_s / 1e12 : 0.0;
-  j["throughput"]["mfu"] = nullptr;  // no peak FLOP/s is known for a CPU
+  // No peak FLOP/s is known for a CPU, nor, here, for the device actually used.
+  j["throughput"]["mfu"] = nullptr;
   j["skipped_steps"] = r.skipped_steps;
   j["final_loss_scale"] = r.final_loss_scale;
   json::Json steps = json::Json::array();
@@ -97,12 +105,13 @@ int run_run(const RunFlags& f) {
   if (!in->model) {
     return fail(Status::invalid_argument("run needs --model (a zoo name or a config.json)"));
   }
-  if (f.backend == "cuda") {
-    return fail(exec::cuda_backend_status());
-  }
-  if (f.backend != "cpu") {
+  if (f.backend != "cpu" && f.backend != "cuda") {
     return fail(Status::invalid_argument("--backend: \"" + f.backend +
                                          "\" is not allowed; expected cpu or cuda"));
+  }
+  if (f.backend == "cuda") {
+    const Status cuda = exec::cuda_backend_status();
+    if (!cuda.is_ok()) return fail(cuda);
   }
   auto steps = parse_int_flag("--steps", f.steps, 1, 1'000'000);
   if (!steps.ok()) return fail(steps.status());
@@ -111,6 +120,7 @@ int run_run(const RunFlags& f) {
   exec::ExecOptions options;
   options.steps = static_cast<int>(*steps);
   options.seed = static_cast<std::uint64_t>(*seed);
+  options.backend = f.backend == "cuda" ? exec::Backend::kCuda : exec::Backend::kCpu;
   if (!f.inject_overflow.empty()) {
     auto k = parse_int_flag("--inject-overflow-step", f.inject_overflow, 0, 1'000'000);
     if (!k.ok()) return fail(k.status());
@@ -135,9 +145,9 @@ int run_run(const RunFlags& f) {
     request.cluster = *c;
   }
   if (request.cluster.world_size() != 1) {
-    return fail(Status::invalid_argument(
-        "run: the CPU backend runs one rank; the cluster has " +
-        std::to_string(request.cluster.world_size()) + " GPUs (use --gpus-per-node 1)"));
+    return fail(Status::invalid_argument("run: the executor runs one rank; the cluster has " +
+                                         std::to_string(request.cluster.world_size()) +
+                                         " GPUs (use --gpus-per-node 1)"));
   }
   if (!f.seq_len.empty()) {
     auto s = parse_int_flag("--seq-len", f.seq_len, 1, 1'000'000);
@@ -156,7 +166,7 @@ int run_run(const RunFlags& f) {
     return 0;
   }
   std::string out = "zerosim run: " + sim->built.plan.summary + ", backend " + f.backend + "\n";
-  char line[200];
+  char line[320];
   for (const exec::StepStats& s : result->steps) {
     std::snprintf(line, sizeof line,
                   "step %3d  loss %8.4f  %8.3f s  %10.0f tokens/s  lr %.3g  scale %g%s\n",
@@ -166,17 +176,26 @@ int run_run(const RunFlags& f) {
     out += line;
   }
   const double step_s = steady_step_s(*result);
-  std::snprintf(line, sizeof line,
-                "measured step %.3f s (mean after the first), %.0f tokens/s, peak host memory "
-                "%.1f MiB\n",
-                step_s, step_s > 0 ? static_cast<double>(result->tokens_per_step) / step_s : 0.0,
-                static_cast<double>(peak_rss_bytes()) / (1 << 20));
+  const double tokens_per_s =
+      step_s > 0 ? static_cast<double>(result->tokens_per_step) / step_s : 0.0;
+  if (result->device_memory) {
+    std::snprintf(line, sizeof line,
+                  "measured on %s: step %.4f s (mean after the first), %.0f tokens/s, peak GPU "
+                  "memory %.1f MiB allocated, %.1f MiB reserved\n",
+                  exec::cuda_device_name().c_str(), step_s, tokens_per_s,
+                  static_cast<double>(result->device_memory->peak_allocated_bytes) / (1 << 20),
+                  static_cast<double>(result->device_memory->peak_reserved_bytes) / (1 << 20));
+  } else {
+    std::snprintf(line, sizeof line,
+                  "measured step %.3f s (mean after the first), %.0f tokens/s, peak host memory "
+                  "%.1f MiB\n",
+                  step_s, tokens_per_s, static_cast<double>(peak_rss_bytes()) / (1 << 20));
+  }
   out += line;
-  std::snprintf(line, sizeof line,
-                "predicted on %s: step %.4f s, GPU peak %.1f MiB (the CPU backend checks values, "
-                "not GPU speed)\n",
+  std::snprintf(line, sizeof line, "predicted on %s: step %.4f s, GPU peak %.1f MiB%s\n",
                 request.cluster.gpu.name.c_str(), sim->time.step_s,
-                static_cast<double>(sim->memory.gpu_peak_bytes) / (1 << 20));
+                static_cast<double>(sim->memory.gpu_peak_bytes) / (1 << 20),
+                result->device_memory ? "" : " (the CPU backend checks values, not GPU speed)");
   out += line;
   print(out);
   return 0;
@@ -187,8 +206,9 @@ int run_run(const RunFlags& f) {
 std::function<int()> add_run_command(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* cmd = app.add_subcommand(
-      "run", "Train with a DeepSpeed config for real on one rank (the CPU backend) and print "
-             "measured loss, step time and throughput next to the prediction");
+      "run",
+      "Train with a DeepSpeed config for real on one rank (on the CPU, or on a CUDA device) and "
+      "print measured loss, step time and throughput next to the prediction");
   add_common_flags(cmd, &flags->common);
   cmd->add_option("--steps", flags->steps, "optimizer steps (default 10)");
   cmd->add_option("--backend", flags->backend, "cpu (default) or cuda");

@@ -1,7 +1,9 @@
 // `zerosim run CONFIG --model M [--steps N] [--backend cpu|cuda] [--seq-len S] [--data FILE]
 //  [--seed N] [--json]`: trains the model with the config for real on one rank, by executing
-// the same Plan `simulate` predicts (exec/executor.h), and prints measured loss, step time,
-// tokens/s and TFLOP/s per step next to the prediction.
+// the same Plan `simulate` predicts (exec/executor.h), on the CPU or on the current CUDA device,
+// and prints measured loss, step time, tokens/s and TFLOP/s per step next to the prediction;
+// with CUDA also the device's peak memory (the caching allocator's allocated and reserved
+// peaks). `--backend cuda` without CUDA in the build or without a device exits 1 saying which.
 #pragma once
 
 #include <functional>

@@ -22,4 +22,27 @@ Result<std::string> read_file(const std::string& path, std::string_view kind) {
   return buf.str();
 }
 
+Status write_file_atomic(const std::string& path, std::string_view text) {
+  const std::string tmp = path + ".tmp";
+  const Status failed = Status::io_error(path + ": error[file]: cannot write the file");
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return failed;
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    if (!out.flush()) {
+      out.close();
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      return failed;
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    return failed;
+  }
+  return Status::ok();
+}
+
 }  // namespace zs

@@ -13,4 +13,9 @@ namespace zs {
 // with "PATH: error[file]:".
 Result<std::string> read_file(const std::string& path, std::string_view kind = "file");
 
+// Writes `text` to `path` through a temporary file beside it and a rename, so that a reader
+// (or a crash) never sees a half-written file. kIoError naming the path when it fails; the
+// temporary file is removed then.
+Status write_file_atomic(const std::string& path, std::string_view text);
+
 }  // namespace zs

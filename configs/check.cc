@@ -25,4 +25,8 @@ Result<LoadedConfig> run_check_text(std::string_view text, std::string source_na
   return run_stages(std::move(lc), options);
 }
 
+LoadedConfig run_check_document(json::Document doc, const CheckOptions& options) {
+  return run_stages(load_ds_config_document(std::move(doc), LoadOptions{options.version}), options);
+}
+
 }  // namespace zs::configs

@@ -53,6 +53,8 @@ struct CheckOptions {
 Result<LoadedConfig> run_check(const std::string& path, const CheckOptions& options);
 Result<LoadedConfig> run_check_text(std::string_view text, std::string source_name,
                                     const CheckOptions& options);
+// A file already parsed (load_ds_config_document); every finding is in the diagnostics.
+LoadedConfig run_check_document(json::Document doc, const CheckOptions& options);
 
 // The stages, for tests. Each appends to lc->diagnostics (and lc->autos).
 void resolve_autos(const CheckOptions& options, LoadedConfig* lc);

@@ -348,6 +348,10 @@ Result<LoadedConfig> load_ds_config_text(std::string_view text, std::string sour
   return read_document(std::move(doc), options);
 }
 
+LoadedConfig load_ds_config_document(json::Document doc, const LoadOptions& options) {
+  return read_document(std::move(doc), options);
+}
+
 Result<LoadedConfig> load_ds_config_file(const std::string& path, const LoadOptions& options) {
   ZS_ASSIGN_OR_RETURN(json::Document doc, json::parse_file(path));
   return read_document(std::move(doc), options);

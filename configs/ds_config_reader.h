@@ -31,5 +31,8 @@ struct LoadedConfig {
 Result<LoadedConfig> load_ds_config_file(const std::string& path, const LoadOptions& options);
 Result<LoadedConfig> load_ds_config_text(std::string_view text, std::string source_name,
                                          const LoadOptions& options);
+// Reads a file already parsed (a sweep edits one in memory): messages name `doc.source` and,
+// for values the file writes, its positions.
+LoadedConfig load_ds_config_document(json::Document doc, const LoadOptions& options);
 
 }  // namespace zs::configs

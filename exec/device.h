@@ -1,14 +1,21 @@
 // What the executor can run on this machine.
 #pragma once
 
+#include <string>
+
 #include "common/status.h"
 
 namespace zs::exec {
 
-// Why `zerosim run --backend cuda` cannot run here, as a kInvalidArgument Status: this build
-// has no CUDA (built without the toolkit), or the machine has no CUDA device (the count the
-// runtime reports, with its error), or, with a device, that the CUDA executor is not built yet
-// (the kernels are in kernels/cuda; training on a GPU is the next part of the executor).
+// OK when `zerosim run --backend cuda` can run here: this build has CUDA and the runtime
+// reports at least one device (the executor uses the current one, device 0). Otherwise
+// kInvalidArgument saying why, with "--backend cuda" and "use --backend cpu" in the message:
+// the build has no CUDA (configured without the toolkit or with -DZS_CUDA=OFF), or the
+// machine has no CUDA device (cudaGetDeviceCount's count or its error, which is cleared).
 Status cuda_backend_status();
+
+// The current CUDA device's name (cudaGetDeviceProperties), e.g. "NVIDIA H100 80GB HBM3";
+// empty when cuda_backend_status() is not OK.
+std::string cuda_device_name();
 
 }  // namespace zs::exec

@@ -87,17 +87,24 @@ Result<ModelRunner> ModelRunner::create(const ModelSpec& spec, const models::Wor
   return r;
 }
 
+std::vector<std::int64_t> ModelRunner::param_offsets(
+    const std::vector<models::ParamTensor>& tensors, std::int64_t* numel) {
+  std::vector<std::int64_t> offsets(tensors.size(), 0);
+  *numel = 0;
+  for (const models::ParamTensor& p : tensors) {
+    if (p.tied) continue;  // aliases come after their targets: filled below
+    offsets[idx(p.id)] = *numel;
+    *numel += p.numel;
+  }
+  for (const models::ParamTensor& p : tensors) {
+    if (p.tied) offsets[idx(p.id)] = offsets[idx(p.tied_to)];
+  }
+  return offsets;
+}
+
 void ModelRunner::allocate() {
   std::int64_t numel = 0;
-  offsets_.assign(tensors_.size(), 0);
-  for (const models::ParamTensor& p : tensors_) {
-    if (p.tied) continue;  // aliases come after their targets: filled below
-    offsets_[idx(p.id)] = numel;
-    numel += p.numel;
-  }
-  for (const models::ParamTensor& p : tensors_) {
-    if (p.tied) offsets_[idx(p.id)] = offsets_[idx(p.tied_to)];
-  }
+  offsets_ = param_offsets(tensors_, &numel);
   weights_.assign(idx(numel), 0.0f);
   grads_.assign(idx(numel), 0.0f);
 

@@ -139,6 +139,14 @@ class ModelRunner {
   // Sets every weight gradient to 0 (the optimizer step's zero_grad).
   void zero_grads();
 
+  // Elements of an op's output (models/op_graph.h, "Dataflow"); 0 for the loss (a scalar).
+  // Shared with the CUDA runner, whose buffers have the same shapes.
+  static std::int64_t output_numel(const models::Op& op);
+  // Each parameter's element offset in the flat buffers: non-tied tensors back to back in
+  // registration order, a tied alias at its target's; *numel gets the flat length.
+  static std::vector<std::int64_t> param_offsets(const std::vector<models::ParamTensor>& tensors,
+                                                 std::int64_t* numel);
+
  private:
   // One op's activations.
   struct OpState {
@@ -160,8 +168,7 @@ class ModelRunner {
   };
 
   ModelRunner() = default;
-  // Elements of an op's OpState::out and OpState::saved (exec/model_runner_ops.cc).
-  static std::int64_t output_numel(const models::Op& op);
+  // Elements of an op's OpState::saved (exec/model_runner_ops.cc).
   static std::int64_t saved_numel(const models::Op& op);
   // Adds g's scratch into its target when the kernel did not write the target itself.
   static void finish(const InputGrad& g);

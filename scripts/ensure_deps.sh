@@ -2,10 +2,12 @@
 # Installs the distribution packages zerosim builds with, if any are missing (Debian/Ubuntu).
 # Usage: scripts/ensure_deps.sh [--fuzz]   (--fuzz adds clang and its libFuzzer runtime)
 # The CUDA toolkit, cuBLAS and NCCL are used when present and never installed here.
+# chromium renders `zerosim report`'s HTML headless in its test (tests/cli/report_test.cc), and
+# zlib1g-dev decodes the screenshot there.
 set -euo pipefail
 
 packages=(cmake make g++ nlohmann-json3-dev libcli11-dev libeigen3-dev libgtest-dev
-          libopenmpi-dev openmpi-bin gnuplot-nox)
+          libopenmpi-dev openmpi-bin gnuplot-nox chromium zlib1g-dev)
 if [[ "${1:-}" == "--fuzz" ]]; then
   packages+=(clang libclang-rt-dev)
 fi

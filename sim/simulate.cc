@@ -46,18 +46,29 @@ configs::ClusterFacts cluster_facts(const configs::Cluster& cluster) {
   return facts;
 }
 
-Result<SimulationResult> simulate(const SimulationRequest& request) {
+Result<configs::LoadedConfig> check_for_simulation(const SimulationRequest& request) {
   configs::CheckOptions options = request.check;
   const bool reuse = request.graph != nullptr && request.graph->spec == request.model;
   options.model = reuse ? model_facts(request.model, *request.graph) : model_facts(request.model);
   options.cluster = cluster_facts(request.cluster);
   options.world_size = request.cluster.world_size();
   options.batch_flags_override = true;
-  ZS_ASSIGN_OR_RETURN(configs::LoadedConfig lc, configs::run_check(request.config_path, options));
-  if (lc.diagnostics.has_errors()) return errors_to_status(lc.diagnostics, lc.document.source);
+  if (request.config_document != nullptr) {
+    return configs::run_check_document(*request.config_document, options);
+  }
+  return configs::run_check(request.config_path, options);
+}
 
+Result<SimulationResult> simulate(const SimulationRequest& request) {
+  ZS_ASSIGN_OR_RETURN(configs::LoadedConfig lc, check_for_simulation(request));
+  if (lc.diagnostics.has_errors()) return errors_to_status(lc.diagnostics, lc.document.source);
+  return simulate_checked(request, std::move(lc));
+}
+
+Result<SimulationResult> simulate_checked(const SimulationRequest& request,
+                                          configs::LoadedConfig lc) {
+  ZS_CHECK(!lc.diagnostics.has_errors());
   SimulationResult r;
-  r.params = options.model->params;
   r.seq_len = request.seq_len > 0 ? request.seq_len : request.model.max_position_embeddings;
   plan::PlanRequest pr;
   pr.config = &lc.config;
@@ -69,6 +80,7 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
   pr.graph = request.graph;
   pr.names = request.op_names;
   ZS_ASSIGN_OR_RETURN(r.built, plan::build_plan(pr));
+  r.params = r.built.layout.psi;  // = model_facts().params: the graph's trainable parameters
   plan::MemoryOptions mo;
   mo.gpu_capacity_bytes = request.cluster.gpu_memory_bytes();
   mo.host_capacity_bytes = request.cluster.node.host_memory_bytes;
@@ -77,6 +89,10 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
   r.memory = plan::replay_memory(r.built.plan, mo);
   r.train_batch_size = lc.config.batch.train_batch_size.value;
   r.profile = request.profile ? *request.profile : default_cost_profile(request.cluster);
+  if (!request.simulate_time) {
+    r.config = std::move(lc);
+    return r;
+  }
   StepTimeRequest tr;
   tr.built = &r.built;
   tr.cluster = &request.cluster;

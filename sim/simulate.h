@@ -20,6 +20,9 @@ namespace zs::sim {
 
 struct SimulationRequest {
   std::string config_path;
+  // The config already parsed (a sweep edits one in memory per variant); when set it is used
+  // instead of reading config_path, and messages name its Document::source.
+  std::shared_ptr<const json::Document> config_document;
   configs::CheckOptions check;  // world size, batch flags, precision, version; model/cluster facts
                                 // are filled in by simulate()
   models::ModelSpec model;
@@ -42,6 +45,9 @@ struct SimulationRequest {
   // The model's kernels as priced by an earlier simulation (SimulationResult::time.
   // priced_model); reused when priced for the same graph, GPU and profile.
   std::shared_ptr<const PricedModel> priced_model;
+  // False: memory only (plan and replay_memory); SimulationResult::time is left zero. A tuner
+  // prunes by memory this way before it times anything.
+  bool simulate_time = true;
 };
 
 struct SimulationResult {
@@ -58,6 +64,15 @@ struct SimulationResult {
 // Fails (kInvalidArgument / kNotFound / kParseError) when the config cannot be read, has errors
 // (the message lists them), or leaves the batch unresolved.
 Result<SimulationResult> simulate(const SimulationRequest& request);
+
+// simulate() in two halves, for callers that look at the checked config before planning (a
+// sweep keys its shared model graphs on the checked micro-batch and precision).
+// check_for_simulation: the config read and checked with request.check plus the model and
+// cluster facts; a Status only when it cannot be read (errors are in the diagnostics).
+Result<configs::LoadedConfig> check_for_simulation(const SimulationRequest& request);
+// REQUIRES: !lc.diagnostics.has_errors()
+Result<SimulationResult> simulate_checked(const SimulationRequest& request,
+                                          configs::LoadedConfig lc);
 
 // What check needs to know of a model and a cluster (configs/check.h).
 configs::ModelFacts model_facts(const models::ModelSpec& spec);

@@ -11,16 +11,24 @@ namespace zs::kernels::cuda {
 
 struct LtContext::Impl {
   cublasLtHandle_t handle = nullptr;
-  void* workspace = nullptr;  // device memory, cudaMalloc'd (256-byte aligned)
+  void* workspace = nullptr;  // device memory, 256-byte aligned
   std::int64_t workspace_bytes = 0;
+  bool owns_workspace = false;  // cudaMalloc'd here (else the caller's)
 
-  explicit Impl(std::int64_t bytes) : workspace_bytes(bytes) {
+  explicit Impl(std::int64_t bytes) : workspace_bytes(bytes), owns_workspace(true) {
     ZS_CHECK(bytes >= 0);
     ZS_CUBLAS_CHECK(cublasLtCreate(&handle));
     if (bytes > 0) ZS_CUDA_CHECK(cudaMalloc(&workspace, static_cast<std::size_t>(bytes)));
   }
+  Impl(void* borrowed, std::int64_t bytes) : workspace(borrowed), workspace_bytes(bytes) {
+    ZS_CHECK(bytes >= 0);
+    ZS_CHECK_MSG(bytes == 0 || (borrowed != nullptr &&
+                                reinterpret_cast<std::uintptr_t>(borrowed) % 256 == 0),
+                 "a cuBLASLt workspace must be non-null and 256-byte aligned");
+    ZS_CUBLAS_CHECK(cublasLtCreate(&handle));
+  }
   ~Impl() {
-    if (workspace != nullptr) ZS_CUDA_CHECK(cudaFree(workspace));
+    if (owns_workspace && workspace != nullptr) ZS_CUDA_CHECK(cudaFree(workspace));
     ZS_CUBLAS_CHECK(cublasLtDestroy(handle));
   }
   Impl(const Impl&) = delete;
@@ -29,6 +37,8 @@ struct LtContext::Impl {
 
 LtContext::LtContext(std::int64_t workspace_bytes)
     : impl_(std::make_unique<Impl>(workspace_bytes)) {}
+LtContext::LtContext(void* workspace, std::int64_t workspace_bytes)
+    : impl_(std::make_unique<Impl>(workspace, workspace_bytes)) {}
 LtContext::~LtContext() = default;
 LtContext::LtContext(LtContext&& other) noexcept = default;
 LtContext& LtContext::operator=(LtContext&& other) noexcept = default;

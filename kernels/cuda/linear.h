@@ -36,6 +36,11 @@ class LtContext {
 
   // REQUIRES: workspace_bytes >= 0; a current CUDA device.
   explicit LtContext(std::int64_t workspace_bytes = kDefaultWorkspaceBytes);
+  // The same with a workspace the caller owns (the executor's caching allocator gives it, as
+  // PyTorch takes its cuBLAS workspace from its own allocator), used in place of cudaMalloc.
+  // REQUIRES: workspace_bytes >= 0; workspace non-null and 256-byte aligned when
+  // workspace_bytes > 0, and alive and used by nothing else until this context is destroyed.
+  LtContext(void* workspace, std::int64_t workspace_bytes);
   ~LtContext();
   LtContext(LtContext&& other) noexcept;
   LtContext& operator=(LtContext&& other) noexcept;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 
+#include "exec/device.h"
 #include "exec/model_runner.h"
 #include "models/hf_config.h"
 #include "sim/simulate.h"
@@ -135,9 +136,35 @@ TEST(Executor, TheTimelineNamesEveryOpOfThePlanOnce) {
 TEST(Executor, RejectsMoreThanOneRank) {
   const sim::SimulationResult sim = plan_for(config(2), 2);
   ASSERT_EQ(sim.built.plan.world_size, 2);
-  auto out = execute(sim.built, sim.config.config, ExecOptions{});
+  for (Backend backend : {Backend::kCpu, Backend::kCuda}) {
+    ExecOptions o;
+    o.backend = backend;
+    auto out = execute(sim.built, sim.config.config, o);
+    ASSERT_FALSE(out.ok());
+    EXPECT_NE(out.status().message().find("one rank"), std::string::npos);
+  }
+}
+
+// Runs everywhere: with a CUDA device the CUDA backend trains (tests/exec_cuda/ checks how
+// well); without one, or in a build without CUDA, it says so, as `run --backend cuda` does.
+TEST(Executor, CudaBackendTrainsOrSaysWhyNot) {
+  const sim::SimulationResult sim = plan_for(config(2));
+  ExecOptions o;
+  o.steps = 1;
+  o.text = text();
+  o.backend = Backend::kCuda;
+  auto out = execute(sim.built, sim.config.config, o);
+  const Status cuda = cuda_backend_status();
+  if (cuda.is_ok()) {
+    ASSERT_TRUE(out.ok()) << out.status().message();
+    EXPECT_TRUE(out->device_memory.has_value());
+    return;
+  }
   ASSERT_FALSE(out.ok());
-  EXPECT_NE(out.status().message().find("one rank"), std::string::npos);
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(out.status().message(), cuda.message());
+  EXPECT_NE(cuda.message().find("--backend cuda"), std::string::npos);
+  EXPECT_NE(cuda.message().find("use --backend cpu"), std::string::npos);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -175,6 +176,26 @@ TYPED_TEST(CudaLinear, ContextIsMovable) {
   this->sync();
   EXPECT_TRUE(
       test_util::all_near(download_floats(d_c), want, product_tolerance(8, Storage<T>::kRel)));
+}
+
+// A context on a workspace the caller owns (the executor's caching allocator gives it) computes
+// bitwise what a context with its own workspace of the same size computes: the same algorithm
+// for the same shapes, types and alignments.
+TYPED_TEST(CudaLinear, BorrowedWorkspaceGivesTheSameProducts) {
+  using T = TypeParam;
+  DeviceBuffer<std::byte> workspace(LtContext::kDefaultWorkspaceBytes);
+  LtContext borrowed(workspace.get(), workspace.size());
+  EXPECT_EQ(borrowed.workspace_bytes(), LtContext::kDefaultWorkspaceBytes);
+  const Dims d = kDims[1];
+  const cpu::MatmulShape s{.m = d.m, .n = d.n, .k = d.k, .transpose_b = true};
+  DeviceBuffer<T> d_a = device_copy<T>(random_normal(d.m * d.k, 95));
+  DeviceBuffer<T> d_b = device_copy<T>(random_normal(d.n * d.k, 96));
+  DeviceBuffer<T> own(d.m * d.n);
+  DeviceBuffer<T> theirs(d.m * d.n);
+  cuda::matmul<T, T>(*this->ctx_, s, d_a.get(), d_b.get(), own.get(), this->stream_);
+  cuda::matmul<T, T>(borrowed, s, d_a.get(), d_b.get(), theirs.get(), this->stream_);
+  this->sync();
+  EXPECT_EQ(download_floats(own), download_floats(theirs));
 }
 
 }  // namespace

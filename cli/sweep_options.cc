@@ -1,0 +1,167 @@
+#include "cli/sweep_options.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+#include "common/units.h"
+#include "reports/simulate_report.h"
+#include "sim/ranking.h"
+#include "sim/sweep_why.h"
+
+namespace zs::cli {
+namespace {
+
+Result<double> parse_headroom(const std::string& text) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(v >= 0 && v <= 0.9)) {
+    return Status::invalid_argument("--headroom: \"" + text +
+                                    "\" is not allowed; expected a fraction of GPU memory kept "
+                                    "free, from 0 to 0.9 (default 0.05)");
+  }
+  return v;
+}
+
+std::string values_text(const sim::SweepOutcome& out, const sim::SweepRow& r) {
+  std::string s;
+  for (std::size_t a = 0; a < out.axes.size(); ++a) {
+    s += (s.empty() ? "" : ", ") + out.axes[a].key + "=" + sim::value_text(r.values[a]);
+  }
+  return s;
+}
+
+}  // namespace
+
+void add_sweep_flags(CLI::App* cmd, SweepFlags* f) {
+  add_common_flags(cmd, &f->common, /*json_flag=*/false);
+  cmd->add_option("--seq-len", f->seq_len,
+                  "tokens per sequence (default: the model's max_position_embeddings)");
+  cmd->add_flag("--checkpointing", f->checkpointing,
+                "full activation checkpointing in the config as given (HF gradient_checkpointing)");
+  cmd->add_option("--attention", f->attention, "flash (default) or eager");
+  cmd->add_option("--profile", f->profile, "a calibration profile (JSON), as for simulate");
+  cmd->add_option("--out", f->out,
+                  "directory for results.json, results.csv and best_ds_config.json (default "
+                  "zerosim-sweep)");
+  cmd->add_option("--jobs", f->jobs, "threads that simulate variants (default: the CPU count)");
+  cmd->add_option("--global-batch", f->global_batch,
+                  "keep train_batch_size at N: each variant's gradient accumulation becomes N / "
+                  "(micro-batch x world)");
+  cmd->add_option("--headroom", f->headroom,
+                  "fraction of GPU memory a feasible variant leaves free (default 0.05)");
+  cmd->add_flag("--progress", f->progress,
+                "show a progress bar on stderr even when it is not a terminal");
+}
+
+Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f) {
+  ZS_ASSIGN_OR_RETURN(Inputs in, read_inputs(f.common));
+  if (!in.model)
+    return Status::invalid_argument("--model is required (a zoo name or a config.json)");
+  if (!in.cluster) {
+    return Status::invalid_argument(
+        "a cluster is required: --gpu PRESET [--nodes N] [--gpus-per-node K], or --cluster FILE");
+  }
+  sim::SweepSetup setup;
+  sim::SimulationRequest& r = setup.base;
+  r.config_path = f.common.config;
+  r.check = in.options;
+  r.model = *in.model;
+  r.cluster = *in.cluster;
+  r.op_names = false;
+  r.activation_checkpointing = f.checkpointing;
+  if (!f.seq_len.empty()) {
+    ZS_ASSIGN_OR_RETURN(r.seq_len, parse_int_flag("--seq-len", f.seq_len, 1, 10'000'000));
+  }
+  if (f.attention != "flash" && f.attention != "eager") {
+    return Status::invalid_argument("--attention: \"" + f.attention +
+                                    "\" is not allowed; expected flash or eager");
+  }
+  r.flash_attention = f.attention == "flash";
+  if (!f.profile.empty()) {
+    ZS_ASSIGN_OR_RETURN(r.profile,
+                        sim::load_cost_profile(f.profile, sim::default_cost_profile(r.cluster)));
+  }
+  ZS_ASSIGN_OR_RETURN(json::Document doc, json::parse_file(f.common.config));
+  r.config_document = std::make_shared<const json::Document>(std::move(doc));
+  ZS_ASSIGN_OR_RETURN(setup.headroom, parse_headroom(f.headroom));
+  const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+  setup.jobs = static_cast<int>(cpus);
+  if (!f.jobs.empty()) {
+    ZS_ASSIGN_OR_RETURN(const std::int64_t jobs, parse_int_flag("--jobs", f.jobs, 1, 1024));
+    setup.jobs = static_cast<int>(jobs);
+  }
+  if (!f.global_batch.empty()) {
+    if (!f.common.grad_accum.empty()) {
+      return Status::invalid_argument(
+          "--global-batch sets each variant's gradient accumulation; drop --grad-accum");
+    }
+    ZS_ASSIGN_OR_RETURN(setup.global_batch,
+                        parse_int_flag("--global-batch", f.global_batch, 1, 1'000'000'000));
+  }
+  setup.render = [](const sim::SimulationResult& result, const sim::SimulationRequest& request) {
+    return reports::render_simulation_json(result, request)
+        .dump(-1, ' ', false, json::Json::error_handler_t::replace);
+  };
+  return setup;
+}
+
+reports::SweepInfo sweep_info(const SweepFlags& f, const sim::SweepSetup& setup,
+                              std::string command) {
+  const sim::SimulationRequest& r = setup.base;
+  reports::SweepInfo info;
+  info.command = std::move(command);
+  info.config_path = f.common.config;
+  info.model = r.model.name;
+  info.cluster = sim::cluster_facts(r.cluster).description;
+  info.gpu = r.cluster.preset;
+  info.world_size = r.cluster.world_size();
+  info.gpu_memory_bytes = r.cluster.gpu_memory_bytes();
+  info.seq_len = r.seq_len > 0 ? r.seq_len : r.model.max_position_embeddings;
+  info.headroom = setup.headroom;
+  return info;
+}
+
+int write_and_summarize(const SweepFlags& f, const reports::SweepInfo& info,
+                        const sim::SweepOutcome& out) {
+  const sim::SimulationResult* best = out.best_result ? &*out.best_result : nullptr;
+  auto written = reports::write_sweep_outputs(f.out, info, out, best);
+  if (!written.ok()) return fail(written.status());
+  int invalid = 0;
+  for (const sim::SweepRow& r : out.rows) invalid += r.ok ? 0 : 1;
+  std::string s = "zerosim " + info.command + ": " + std::to_string(out.rows.size()) +
+                  " rows (row 0: the config as given) for " + info.model + " on " + info.cluster +
+                  "\n";
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "  %d invalid, %zu feasible (peak within %g%% of %s), %zu on the Pareto front\n",
+                invalid, out.ranking.size(), 100.0 * (1.0 - info.headroom),
+                format_bytes(info.gpu_memory_bytes).c_str(), out.pareto.size());
+  s += buf;
+  if (out.best) {
+    const sim::SweepRow& b = out.rows[static_cast<std::size_t>(*out.best)];
+    std::snprintf(buf, sizeof buf, ": %.0f tokens/s, step %s, peak %s\n", b.metrics.tokens_per_s,
+                  sim::format_seconds(b.metrics.step_s).c_str(),
+                  format_bytes(b.metrics.gpu_peak_bytes).c_str());
+    s += "  best: row " + std::to_string(b.id) + " (" + values_text(out, b) + ")" + buf;
+  } else {
+    s += "  no variant fits, so no best_ds_config.json was written\n";
+  }
+  s += "why:\n";
+  for (const std::string& line : out.why) s += "  " + line + "\n";
+  if (best != nullptr && best->built.layout.checkpointing) {
+    s += "  the winner uses activation checkpointing: train with the HF Trainer's "
+         "--gradient_checkpointing (not a ds_config key)\n";
+  }
+  s += "wrote";
+  for (const std::string& p : written->paths) s += " " + p;
+  s += "\n";
+  for (const configs::KeptAuto& k : written->kept_autos) {
+    s += "  note: best_ds_config.json keeps \"auto\" at " + k.path +
+         " for the HF Trainer: " + k.why + "\n";
+  }
+  print(s);
+  return 0;
+}
+
+}  // namespace zs::cli

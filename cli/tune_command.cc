@@ -1,0 +1,56 @@
+#include "cli/tune_command.h"
+
+#include <memory>
+
+#include "cli/progress.h"
+#include "cli/sweep_options.h"
+#include "sim/tune.h"
+
+namespace zs::cli {
+namespace {
+
+struct Flags {
+  SweepFlags sweep;
+  std::string budget;
+  std::string max_micro_batch;
+};
+
+int run_tune_command(const Flags& f) {
+  auto setup = read_sweep_setup(f.sweep);
+  if (!setup.ok()) return fail(setup.status());
+  sim::TuneOptions options;
+  if (!f.budget.empty()) {
+    auto b = parse_int_flag("--budget", f.budget, 1, 1'000'000);
+    if (!b.ok()) return fail(b.status());
+    options.budget = *b;
+  }
+  if (!f.max_micro_batch.empty()) {
+    auto m = parse_int_flag("--max-micro-batch", f.max_micro_batch, 1, 65536);
+    if (!m.ok()) return fail(m.status());
+    options.max_micro_batch = *m;
+  }
+  ProgressBar bar("tune", f.sweep.progress || stderr_is_terminal());
+  setup->progress = [&bar](std::int64_t done, std::int64_t total) { bar.update(done, total); };
+  auto out = sim::run_tune(*setup, options);
+  if (!out.ok()) return fail(out.status());
+  return write_and_summarize(f.sweep, sweep_info(f.sweep, *setup, "tune"), *out);
+}
+
+}  // namespace
+
+std::function<int()> add_tune_command(CLI::App& app) {
+  auto flags = std::make_shared<Flags>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune",
+      "Search a DeepSpeed config's settings (ZeRO stage, offload, micro-batch, "
+      "checkpointing, overlap_comm, bucket sizes) for the fastest that fits, keeping the "
+      "global batch");
+  add_sweep_flags(cmd, &flags->sweep);
+  cmd->add_option("--budget", flags->budget,
+                  "most variants simulated in full (default 2000); memory-only checks are extra");
+  cmd->add_option("--max-micro-batch", flags->max_micro_batch,
+                  "largest micro-batch tried (default 64)");
+  return [flags] { return run_tune_command(*flags); };
+}
+
+}  // namespace zs::cli

@@ -1,0 +1,64 @@
+// What the executor is asked to do and what it reports, shared by its backends (CPU and CUDA).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace zs::exec {
+
+// Where the model's tensors live and its kernels run.
+enum class Backend {
+  kCpu,   // kernels/cpu on the host (exec/model_runner.h)
+  kCuda,  // kernels/cuda on the current CUDA device (exec/cuda_model_runner.h)
+};
+
+struct ExecOptions {
+  int steps = 10;          // optimizer steps
+  std::uint64_t seed = 0;  // weights and synthetic tokens
+  std::string text;        // training text, byte-level tokens; empty: seeded random tokens
+  // Puts an inf into one gradient before the optimizer step of this step (0-based; -1: never):
+  // what an fp16 overflow looks like to the loss scaler.
+  int inject_overflow_step = -1;
+  Backend backend = Backend::kCpu;
+};
+
+struct StepStats {
+  int step = 0;
+  double loss = 0;        // mean over the step's micro-steps
+  double seconds = 0;     // wall time of the step
+  bool skipped = false;   // an fp16 overflow skipped the optimizer
+  double loss_scale = 1;  // the scale this step ran with
+  double lr = 0;          // the learning rate the step applied (or would have)
+  double grad_norm = 0;   // global norm of the unscaled gradients
+};
+
+// One op's run in the last step: the Plan's op id, which repetition of its segment, and its
+// start and end from the start of the step.
+struct OpTiming {
+  int op = 0;
+  int repetition = 0;
+  std::int64_t start_ns = 0;
+  std::int64_t end_ns = 0;
+};
+
+// Device memory as the caching allocator counted it over the whole run (exec/caching_allocator.h
+// Stats: torch.cuda.max_memory_allocated / max_memory_reserved).
+struct DeviceMemoryStats {
+  std::int64_t peak_allocated_bytes = 0;
+  std::int64_t peak_reserved_bytes = 0;
+  std::int64_t num_raw_allocs = 0;  // cudaMalloc calls
+};
+
+struct ExecResult {
+  std::vector<StepStats> steps;
+  std::vector<OpTiming> timeline;  // the last step
+  double final_loss_scale = 1;
+  int skipped_steps = 0;
+  std::int64_t tokens_per_step = 0;
+  // The CUDA backend's allocator peaks; empty on the CPU backend (no device memory).
+  std::optional<DeviceMemoryStats> device_memory;
+};
+
+}  // namespace zs::exec

@@ -1,0 +1,203 @@
+#include "exec/plan_interpreter.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <variant>
+#include <vector>
+
+#include "exec/adam_config.h"
+#include "exec/batches.h"
+#include "exec/loss_scaler.h"
+#include "exec/lr_schedule.h"
+#include "kernels/cpu/grad_norm.h"
+
+namespace zs::exec {
+
+std::map<int, int> checkpoint_ranges(const plan::Plan& plan) {
+  std::map<int, int> out;
+  int first = -1, last = -1;
+  const auto close = [&] {
+    if (first >= 0) out.emplace(last, first);
+    first = last = -1;
+  };
+  for (const plan::Op& op : plan.ops) {
+    const auto* c = std::get_if<plan::ComputeWork>(&op.work);
+    if (c == nullptr) continue;
+    if (c->pass != plan::Pass::kRecompute) {
+      close();
+      continue;
+    }
+    first = first < 0 ? c->first_model_op : std::min(first, c->first_model_op);
+    last = std::max(last, c->last_model_op);
+  }
+  close();
+  return out;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+class Interpreter {
+ public:
+  Interpreter(const plan::BuiltPlan& built, const configs::DsConfig& config,
+              const ExecOptions& options, StepBackend& backend, kernels::cpu::AdamConfig adam,
+              LrSchedule lr)
+      : plan_(built.plan),
+        layout_(built.layout),
+        config_(config),
+        options_(options),
+        backend_(backend),
+        adam_(adam),
+        lr_(lr),
+        batches_(built.layout.graph->workload, built.layout.graph->spec.vocab_size, options.text,
+                 options.seed + 1),
+        checkpoints_(checkpoint_ranges(built.plan)) {}
+
+  Status init() {
+    ZS_RETURN_IF_ERROR(batches_.check());
+    if (layout_.precision == configs::Precision::kFp16) {
+      ZS_ASSIGN_OR_RETURN(const LossScalerOptions so, loss_scaler_options(config_));
+      scaler_.emplace(so);
+    }
+    return Status::ok();
+  }
+
+  Result<ExecResult> run() {
+    ExecResult out;
+    out.tokens_per_step = layout_.micro_batch * layout_.seq_len * layout_.micro_steps;
+    for (int step = 0; step < options_.steps; ++step) {
+      ZS_ASSIGN_OR_RETURN(StepStats s, run_step(step, step + 1 == options_.steps, &out.timeline));
+      out.skipped_steps += s.skipped ? 1 : 0;
+      out.steps.push_back(s);
+    }
+    out.final_loss_scale = scaler_ ? scaler_->scale() : 1.0;
+    return out;
+  }
+
+ private:
+  Result<StepStats> run_step(int step, bool record, std::vector<OpTiming>* timeline) {
+    StepStats s;
+    s.step = step;
+    s.loss_scale = scaler_ ? scaler_->scale() : 1.0;
+    s.lr = lr_.at(applied_steps_);
+    prepared_ = false;
+    skip_ = false;
+    cursor_ = 0;
+    micro_steps_ = 0;
+    const Clock::time_point t0 = Clock::now();
+    backend_.begin_step(s.loss_scale, record);
+    for (const plan::Segment& seg : plan_.segments) {
+      for (int rep = 0; rep < seg.repeat; ++rep) {
+        for (int i = seg.first_op; i < seg.end_op; ++i) {
+          backend_.begin_op(i, rep);
+          ZS_RETURN_IF_ERROR(run_op(i, step, &s));
+          backend_.end_op(i, rep);
+        }
+      }
+    }
+    if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, &s));  // a plan with no optimizer op
+    StepEnd end = backend_.end_step(!skip_);
+    if (!skip_) ++applied_steps_;
+    s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    s.skipped = skip_;
+    ZS_CHECK(static_cast<int>(end.losses.size()) == micro_steps_);
+    double loss_sum = 0;
+    for (double l : end.losses) loss_sum += l;
+    s.loss = micro_steps_ > 0 ? loss_sum / micro_steps_ : 0.0;
+    if (record) *timeline = std::move(end.timeline);
+    return s;
+  }
+
+  Status run_op(int i, int step, StepStats* s) {
+    const plan::Op& op = plan_.ops[static_cast<std::size_t>(i)];
+    if (op.skipped_on_overflow && !prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
+    if (op.skipped_on_overflow && skip_) return Status::ok();
+    if (const auto* c = std::get_if<plan::ComputeWork>(&op.work)) {
+      if (c->pass == plan::Pass::kForward && c->first_model_op == 0) {
+        batches_.next(&inputs_, &targets_);
+        ZS_RETURN_IF_ERROR(backend_.set_batch(inputs_, targets_));
+      }
+      ZS_RETURN_IF_ERROR(backend_.compute(*c));
+      if (c->pass == plan::Pass::kForward) {
+        const auto ckpt = checkpoints_.find(c->last_model_op);
+        if (ckpt != checkpoints_.end() && ckpt->second <= c->first_model_op) {
+          backend_.drop_activations(ckpt->second, ckpt->first);
+        }
+        if (c->last_model_op == backend_.num_model_ops() - 1) ++micro_steps_;
+      }
+    } else if (const auto* o = std::get_if<plan::OptimizerWork>(&op.work)) {
+      if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
+      if (!skip_) adam(o->numel, s->lr);
+    }
+    // Collectives over one rank, copies, casts, syncs: nothing moves.
+    return Status::ok();
+  }
+
+  // The overflow check, the loss scaler and the unscale-and-clip, once per step, before the
+  // first op an overflow would skip (stage_1_and_2.py / stage3.py step()).
+  Status prepare_step(int step, StepStats* s) {
+    prepared_ = true;
+    if (step == options_.inject_overflow_step && backend_.num_params() > 0) {
+      backend_.inject_overflow();
+    }
+    if (scaler_) {
+      const bool overflow = backend_.grads_have_inf_or_nan();
+      skip_ = scaler_->update(overflow);
+      if (scaler_->exhausted()) {
+        return Status::invalid_argument("the fp16 loss scale reached min_loss_scale at step " +
+                                        std::to_string(step) + ": DeepSpeed stops here");
+      }
+      if (skip_) return Status::ok();
+    }
+    const double norm = std::sqrt(backend_.grads_sum_squares());
+    s->grad_norm = norm / s->loss_scale;
+    backend_.scale_grads(
+        kernels::cpu::combined_scale(norm, s->loss_scale, config_.gradient_clipping.value));
+    return Status::ok();
+  }
+
+  // AdamW over the next `numel` master weights (a ZeRO sub-group or partition).
+  void adam(std::int64_t numel, double lr) {
+    const std::int64_t n = std::min(numel, backend_.num_params() - cursor_);
+    if (n <= 0) return;
+    kernels::cpu::AdamConfig a = adam_;
+    a.lr = static_cast<float>(lr);
+    backend_.adam(cursor_, n, a, applied_steps_ + 1);
+    cursor_ += n;
+  }
+
+  const plan::Plan& plan_;
+  const plan::Layout& layout_;
+  const configs::DsConfig& config_;
+  const ExecOptions& options_;
+  StepBackend& backend_;
+  kernels::cpu::AdamConfig adam_;
+  LrSchedule lr_;
+  Batches batches_;
+  std::map<int, int> checkpoints_;  // last model op -> first (checkpoint_ranges())
+  std::optional<DynamicLossScaler> scaler_;
+  std::vector<std::int32_t> inputs_, targets_;  // (b * s)
+  std::int64_t applied_steps_ = 0;
+  std::int64_t cursor_ = 0;  // next master weight the optimizer updates this step
+  bool prepared_ = false;
+  bool skip_ = false;
+  int micro_steps_ = 0;
+};
+
+}  // namespace
+
+Result<ExecResult> interpret_plan(const plan::BuiltPlan& built, const configs::DsConfig& config,
+                                  const ExecOptions& options, StepBackend& backend) {
+  ZS_CHECK(built.plan.world_size == 1);
+  ZS_ASSIGN_OR_RETURN(const kernels::cpu::AdamConfig adam, adam_config(config));
+  ZS_ASSIGN_OR_RETURN(const LrSchedule lr, lr_schedule(config, adam.lr));
+  Interpreter interpreter(built, config, options, backend, adam, lr);
+  ZS_RETURN_IF_ERROR(interpreter.init());
+  return interpreter.run();
+}
+
+}  // namespace zs::exec

@@ -1,0 +1,71 @@
+// variants_figure and invalid_figure (reports/plots.h): the tables without plots.
+#include "reports/plots.h"
+#include "reports/report_format.h"
+
+namespace zs::reports {
+
+Figure variants_figure(const SweepTable& t) {
+  Figure f;
+  f.id = "variants";
+  f.heading = "Every variant";
+  std::vector<const SweepRow*> rows = valid_rows_in_order(t);
+  if (rows.empty()) {
+    f.note = "No variant ran.";
+    return f;
+  }
+  const std::size_t total = rows.size();
+  if (rows.size() > static_cast<std::size_t>(kMaxTableRows)) rows.resize(kMaxTableRows);
+  f.note =
+      "The variants that ran: ranked ones first (best first), then the others by step time." +
+      std::string(total > rows.size() ? " The first " + std::to_string(rows.size()) + " of " +
+                                            std::to_string(total) + "; results.csv lists them all."
+                                      : "");
+  Table table;
+  table.header = {"rank", "variant"};
+  for (const std::string& h : knob_headers(t)) table.header.push_back(h);
+  table.header.insert(table.header.end(),
+                      {"ZeRO stage", "fits", "peak (GiB)", "step (ms)", "tokens/s",
+                       "TFLOP/s per GPU", "MFU (%)", "exposed comm (ms)", "baseline"});
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const SweepRow& r = *rows[i];
+    const VariantResult& v = *r.result;
+    const bool ranked = i < t.ranking.size();
+    std::vector<Cell> row = {ranked ? count_cell(static_cast<double>(i + 1)) : text_cell("-"),
+                             number_cell(variant_name(r), r.id)};
+    for (Cell& c : knob_cells(r)) row.push_back(std::move(c));
+    row.insert(row.end(), {count_cell(v.zero_stage), text_cell(fits_text(r)),
+                           gib_cell(v.peak_bytes), ms_cell(v.step_s), count_cell(v.tokens_per_s),
+                           count_cell(v.tflops_per_gpu, 1), percent_cell(v.mfu),
+                           ms_cell(v.exposed_comm_s), text_cell(r.baseline ? "yes" : "")});
+    table.rows.push_back(std::move(row));
+  }
+  f.tables.push_back(std::move(table));
+  return f;
+}
+
+Figure invalid_figure(const SweepTable& t) {
+  Figure f;
+  f.id = "invalid";
+  f.heading = "Invalid variants";
+  Table table;
+  table.header = {"variant"};
+  for (const std::string& h : knob_headers(t)) table.header.push_back(h);
+  table.header.push_back("why it did not run");
+  for (const SweepRow& r : t.rows) {
+    if (r.valid) continue;
+    std::vector<Cell> row = {number_cell(variant_name(r), r.id)};
+    for (Cell& c : knob_cells(r)) row.push_back(std::move(c));
+    row.push_back(text_cell(r.error.empty() ? "(no reason given)" : r.error));
+    table.rows.push_back(std::move(row));
+  }
+  if (table.rows.empty()) {
+    f.note = "Every variant ran: none was rejected as an invalid config.";
+    return f;
+  }
+  f.note = std::to_string(table.rows.size()) +
+           " variant(s) are configs DeepSpeed would reject; they are not plotted.";
+  f.tables.push_back(std::move(table));
+  return f;
+}
+
+}  // namespace zs::reports

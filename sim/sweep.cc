@@ -1,0 +1,242 @@
+#include "sim/sweep.h"
+
+#include <exception>
+#include <thread>
+
+#include "sim/ranking.h"
+#include "sim/sweep_why.h"
+
+namespace zs::sim {
+
+VariantMetrics metrics_of(const SimulationResult& r) {
+  VariantMetrics m;
+  m.gpu_peak_bytes = r.memory.gpu_peak_bytes;
+  m.gpu_capacity_bytes = r.memory.gpu_capacity_bytes;
+  m.gpu_oom = r.memory.gpu_oom;
+  m.host_oom = r.memory.host_oom;
+  m.gpu_breakdown = r.memory.gpu_at_peak;
+  m.step_s = r.time.step_s;
+  m.compute_s = r.time.breakdown.compute_s;
+  m.exposed_comm_s = r.time.breakdown.exposed_comm_s;
+  m.exposed_offload_s = r.time.breakdown.exposed_offload_s;
+  m.optimizer_s = r.time.breakdown.optimizer_s;
+  m.other_s = r.time.breakdown.other_s;
+  m.samples_per_s = r.time.samples_per_s;
+  m.tokens_per_s = r.time.tokens_per_s;
+  m.tflops_per_gpu = r.time.tflops_per_gpu;
+  m.mfu = r.time.mfu;
+  m.micro_batch = r.built.layout.micro_batch;
+  m.grad_accum = r.built.layout.micro_steps;
+  m.train_batch_size = r.train_batch_size;
+  return m;
+}
+
+void parallel_for(std::size_t n, int jobs, const std::function<void(std::size_t)>& fn) {
+  const std::size_t threads = std::min<std::size_t>(n, static_cast<std::size_t>(std::max(1, jobs)));
+  if (threads <= 1) {
+    for (std::size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<std::size_t> next{0};
+  const auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) fn(i);
+  };
+  std::vector<std::thread> pool;
+  pool.reserve(threads - 1);
+  for (std::size_t t = 1; t < threads; ++t) pool.emplace_back(worker);
+  worker();
+  for (std::thread& t : pool) t.join();
+}
+
+namespace {
+
+// "path: message; path: message" for a check's errors, one line.
+std::string error_text(const Diagnostics& diags) {
+  std::string out;
+  for (const Diagnostic& d : diags.items()) {
+    if (d.severity != Severity::kError) continue;
+    if (!out.empty()) out += "; ";
+    out += (d.path.empty() ? "" : d.path + ": ") + d.message;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct VariantRunner::Prepared {
+  SimulationRequest request;
+  configs::LoadedConfig lc;
+  std::vector<json::Json> values;
+  std::string invalid;  // non-empty: why the variant cannot be simulated
+};
+
+VariantRunner::VariantRunner(const SweepSetup& setup) : setup_(setup) {
+  ZS_CHECK(setup.base.config_document != nullptr);
+}
+
+Result<VariantRunner::Prepared> VariantRunner::prepare(const Variant& v, bool names) const {
+  Prepared p;
+  p.request = setup_.base;
+  p.request.op_names = names;
+  for (const auto& value : v.values) p.values.push_back(value ? *value : json::Json(nullptr));
+  auto doc = std::make_shared<json::Document>(*setup_.base.config_document);
+  auto edited = apply_variant(setup_.axes, v, &doc->root, &p.request);
+  if (!edited.ok()) {
+    p.invalid = edited.status().message();
+    return p;
+  }
+  p.request.config_document = doc;
+  {
+    // Model facts for the check come from any graph of this model (they do not depend on the
+    // workload): cheaper than deriving them from the spec.
+    std::lock_guard<std::mutex> lock(mu_);
+    p.request.graph = any_graph_;
+  }
+  ZS_ASSIGN_OR_RETURN(p.lc, check_for_simulation(p.request));
+  // The global batch's adjustment below changes gradient accumulation only, which is then not
+  // an axis: the values are those of this check.
+  if (p.lc.document.root.is_object()) p.values = axis_values(setup_.axes, v, p.lc, p.request);
+  if (setup_.global_batch && !p.lc.diagnostics.has_errors()) {
+    const auto& micro = p.lc.config.batch.micro_batch_per_gpu;
+    const std::int64_t world = setup_.base.cluster.world_size();
+    const std::int64_t global = *setup_.global_batch;
+    if (!micro.is_set() || micro.is_auto()) {
+      p.invalid =
+          "the micro-batch is not known (train_micro_batch_size_per_gpu is \"auto\" or "
+          "missing): pass --micro-batch or vary micro_batch";
+      return p;
+    }
+    const std::int64_t per_step = micro.value * world;
+    if (global % per_step != 0) {
+      p.invalid = "micro-batch " + std::to_string(micro.value) + " x world " +
+                  std::to_string(world) + " = " + std::to_string(per_step) +
+                  " does not divide the global batch " + std::to_string(global);
+      return p;
+    }
+    const std::int64_t gas = global / per_step;
+    const auto& current = p.lc.config.batch.gradient_accumulation_steps;
+    if (!current.is_set() || current.is_auto() || current.value != gas) {
+      p.request.check.grad_accum = gas;
+      ZS_ASSIGN_OR_RETURN(p.lc, check_for_simulation(p.request));
+    }
+  }
+  if (p.lc.diagnostics.has_errors()) {
+    p.invalid = error_text(p.lc.diagnostics);
+  } else if (auto why = combination_error(p.lc, *edited)) {
+    p.invalid = *why;
+  }
+  return p;
+}
+
+VariantRunner::Shared VariantRunner::find_shared(const WorkloadKey& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto it = shared_.find(key);
+  return it == shared_.end() ? Shared{} : it->second;
+}
+
+void VariantRunner::store_shared(const WorkloadKey& key, const SimulationResult& r) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Shared& s = shared_[key];
+  if (s.graph == nullptr) s.graph = r.built.layout.graph;
+  if (s.priced == nullptr && r.time.priced_model != nullptr &&
+      r.time.priced_model->graph == s.graph) {
+    s.priced = r.time.priced_model;
+  }
+  if (any_graph_ == nullptr) any_graph_ = r.built.layout.graph;
+}
+
+SweepRow VariantRunner::run_one(const Variant& v, int id, bool memory_only) {
+  SweepRow row;
+  row.id = id;
+  row.variant = v;
+  try {
+    auto p = prepare(v, /*names=*/false);
+    if (!p.ok()) {
+      row.error = p.status().message();
+      row.values.assign(setup_.axes.size(), nullptr);
+      return row;
+    }
+    row.values = p->values;
+    if (!p->invalid.empty()) {
+      row.error = p->invalid;
+      return row;
+    }
+    const configs::DsConfig& c = p->lc.config;
+    const WorkloadKey key{c.batch.micro_batch_per_gpu.value,
+                          static_cast<int>(configs::training_precision(c))};
+    const Shared shared = find_shared(key);
+    p->request.graph = shared.graph;
+    p->request.priced_model = shared.priced;
+    p->request.simulate_time = !memory_only;
+    auto r = simulate_checked(p->request, std::move(p->lc));
+    if (!r.ok()) {
+      row.error = r.status().message();
+      return row;
+    }
+    store_shared(key, *r);
+    (memory_only ? memory_runs_ : full_runs_)++;
+    row.ok = true;
+    row.metrics = metrics_of(*r);
+    if (!memory_only && setup_.render) row.rendered = setup_.render(*r, p->request);
+  } catch (const std::exception& e) {  // isolate the variant; a ZS_CHECK still aborts
+    row.ok = false;
+    row.error = std::string("internal error: ") + e.what();
+  }
+  return row;
+}
+
+std::vector<SweepRow> VariantRunner::run(std::span<const Variant> variants, int first_id,
+                                         bool memory_only, bool count) {
+  std::vector<SweepRow> rows(variants.size());
+  parallel_for(variants.size(), setup_.jobs, [&](std::size_t i) {
+    rows[i] = run_one(variants[i], first_id + static_cast<int>(i), memory_only);
+    if (count && setup_.progress) {
+      const std::int64_t done = ++done_;
+      std::lock_guard<std::mutex> lock(mu_);
+      setup_.progress(done, std::max<std::int64_t>(total_, done));
+    }
+  });
+  return rows;
+}
+
+Result<SimulationResult> VariantRunner::simulate_named(const Variant& v) {
+  ZS_ASSIGN_OR_RETURN(Prepared p, prepare(v, /*names=*/true));
+  if (!p.invalid.empty()) return Status::invalid_argument(p.invalid);
+  return simulate_checked(p.request, std::move(p.lc));
+}
+
+void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out) {
+  out->ranking = rank_rows(out->rows, headroom);
+  out->pareto = pareto_front(out->rows, headroom);
+  out->best = out->ranking.empty() ? std::nullopt : std::optional<int>(out->ranking.front());
+  if (out->best) {
+    // The row simulated with the same request gives the same figures; a failure here would be a
+    // bug in the sweep, not bad input.
+    auto named = runner.simulate_named(out->rows[static_cast<std::size_t>(*out->best)].variant);
+    ZS_CHECK_MSG(named.ok(), named.ok() ? "" : named.status().message().c_str());
+    out->best_result = std::move(named).value();
+  }
+  out->why = explain_best(runner, out->axes, out->rows, out->best, headroom);
+}
+
+Result<SweepOutcome> run_sweep(const SweepSetup& setup) {
+  const std::int64_t n = variant_count(setup.axes);
+  if (n > kMaxVariants) {
+    return Status::invalid_argument("the --vary values make more than " +
+                                    std::to_string(kMaxVariants) + " variants; narrow the ranges");
+  }
+  std::vector<Variant> variants;
+  variants.reserve(static_cast<std::size_t>(n) + 1);
+  variants.push_back(Variant{std::vector<std::optional<json::Json>>(setup.axes.size())});
+  for (Variant& v : cartesian_variants(setup.axes)) variants.push_back(std::move(v));
+  VariantRunner runner(setup);
+  runner.set_progress_total(static_cast<std::int64_t>(variants.size()));
+  SweepOutcome out;
+  out.axes = setup.axes;
+  out.rows = runner.run(variants, 0);
+  out.rows[0].baseline = true;
+  rank_outcome(runner, setup.headroom, &out);
+  return out;
+}
+
+}  // namespace zs::sim

@@ -1,0 +1,115 @@
+// Sweep: simulates many variants of one config on one model and cluster, on a thread pool.
+//
+// Each variant edits the config in memory (sweep_space.h) and is checked and simulated on its
+// own; a variant that cannot be simulated (an invalid combination, a micro-batch that does not
+// divide the global batch) becomes a row with its reason, never an error of the sweep. What does
+// not change between variants is shared: the parsed config, and per workload (micro-batch and
+// precision, the only workload terms a sweep changes) the model graph and its kernels' pricing
+// (SimulationRequest::graph, ::priced_model). Results do not depend on the number of jobs: each
+// row is computed alone, and a shared graph or pricing gives the same numbers as a fresh one.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/status.h"
+#include "sim/simulate.h"
+#include "sim/sweep_row.h"
+#include "sim/sweep_space.h"
+
+namespace zs::sim {
+
+struct SweepSetup {
+  // Model, cluster, sequence length, check flags, profile; config_document must be set (the
+  // user's config as parsed), config_path names it.
+  SimulationRequest base;
+  std::vector<Axis> axes;
+  // Samples per optimizer step, all ranks: each variant's gradient accumulation becomes
+  // global_batch / (micro-batch x world), and a variant whose micro-batch x world does not
+  // divide it is an invalid row.
+  std::optional<std::int64_t> global_batch;
+  double headroom = 0.05;  // feasible: peak <= capacity x (1 - headroom)
+  int jobs = 1;
+  // Renders a simulated row's result (e.g. reports::render_simulation_json); called on worker
+  // threads, so it must not touch shared state. Unset: rows carry no rendering.
+  std::function<std::string(const SimulationResult&, const SimulationRequest&)> render;
+  // Called after each variant, serialized, with the variants done and the total expected.
+  std::function<void(std::int64_t done, std::int64_t total)> progress;
+};
+
+// Runs variants of one setup. Thread-safe; the setup must outlive it.
+class VariantRunner {
+ public:
+  explicit VariantRunner(const SweepSetup& setup);
+
+  // One row per variant, ids first_id, first_id + 1, ... in order. memory_only: the plan and
+  // its memory replay only (time metrics zero, nothing rendered). count: report progress.
+  std::vector<SweepRow> run(std::span<const Variant> variants, int first_id,
+                            bool memory_only = false, bool count = true);
+  // The variant simulated again with op names and per-op times (the winner's timeline and the
+  // name of its peak op). A Status when it is not a valid variant.
+  Result<SimulationResult> simulate_named(const Variant& v);
+  // The progress total reported to SweepSetup::progress.
+  void set_progress_total(std::int64_t total) { total_ = total; }
+  // Variants simulated in full (with time) and memory-only so far.
+  std::int64_t full_runs() const { return full_runs_; }
+  std::int64_t memory_runs() const { return memory_runs_; }
+
+ private:
+  struct Shared {
+    std::shared_ptr<const plan::ModelGraph> graph;
+    std::shared_ptr<const PricedModel> priced;
+  };
+  using WorkloadKey = std::pair<std::int64_t, int>;  // micro-batch, precision
+
+  SweepRow run_one(const Variant& v, int id, bool memory_only);
+  // The request and checked config of a variant, or its reason to be invalid.
+  struct Prepared;
+  Result<Prepared> prepare(const Variant& v, bool names) const;
+  Shared find_shared(const WorkloadKey& key);
+  void store_shared(const WorkloadKey& key, const SimulationResult& r);
+
+  const SweepSetup& setup_;
+  mutable std::mutex mu_;  // guards shared_, any_graph_ and progress calls
+  std::map<WorkloadKey, Shared> shared_;
+  std::shared_ptr<const plan::ModelGraph> any_graph_;  // for the model facts of a check
+  std::atomic<std::int64_t> done_{0};
+  std::atomic<std::int64_t> total_{0};
+  std::atomic<std::int64_t> full_runs_{0};
+  std::atomic<std::int64_t> memory_runs_{0};
+};
+
+// Calls fn(0) ... fn(n - 1) on up to `jobs` threads (the caller's included).
+void parallel_for(std::size_t n, int jobs, const std::function<void(std::size_t)>& fn);
+
+struct SweepOutcome {
+  std::vector<Axis> axes;      // values: every value tried
+  std::vector<SweepRow> rows;  // rows[0] is the baseline; rows[i].id == i
+  std::vector<int> ranking;    // feasible row ids, best first
+  std::vector<int> pareto;     // the front, by peak memory ascending
+  std::optional<int> best;
+  std::vector<std::string> why;  // the winner against the baseline, term by term
+  // The winner simulated again with op names and per-op times (its timeline, its peak op, its
+  // checked config for best_ds_config.json); set when `best` is.
+  std::optional<SimulationResult> best_result;
+};
+
+// Ranking, Pareto front, winner, its named simulation and "why" of rows already run (run_sweep
+// and tune share it).
+// `runner` simulates the single-term changes the explanation measures.
+void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out);
+
+// The baseline (row 0, the config as given) and every combination of setup.axes.
+// kInvalidArgument when the sweep has more than kMaxVariants variants.
+Result<SweepOutcome> run_sweep(const SweepSetup& setup);
+
+}  // namespace zs::sim

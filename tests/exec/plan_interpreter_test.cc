@@ -1,0 +1,50 @@
+// The plan interpreter's reading of a Plan (the training it drives is tested through both
+// backends in executor_test.cc and tests/exec_cuda/).
+#include "exec/plan_interpreter.h"
+
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <string>
+#include <utility>
+
+#include "exec/model_runner.h"
+#include "models/hf_config.h"
+#include "sim/simulate.h"
+
+namespace zs::exec {
+namespace {
+
+// The plan of tiny-gpt (2 layers) at ZeRO `stage`, with or without full checkpointing.
+plan::Plan plan_for(int stage, bool checkpointing) {
+  const std::string path = ::testing::TempDir() + "zs_interp_" + std::to_string(getpid()) + "_" +
+                           std::to_string(stage) + (checkpointing ? "c" : "") + ".json";
+  std::ofstream(path) << R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 3,
+    "bf16": {"enabled": true}, "zero_optimization": {"stage": )"
+                      << stage << "}}";
+  sim::SimulationRequest r;
+  r.config_path = path;
+  r.model = without_dropout(*models::resolve_model("tiny-gpt"));
+  r.cluster = *configs::make_cluster("h100-80gb-sxm", 1, 1);
+  r.seq_len = 32;
+  r.activation_checkpointing = checkpointing;
+  auto sim = sim::simulate(r);
+  EXPECT_TRUE(sim.ok()) << sim.status().message();
+  return sim.ok() ? sim->built.plan : plan::Plan{};
+}
+
+// One checkpoint per transformer layer: tiny-gpt's model ops are the embedding (0), layer 0
+// (1-10), layer 1 (11-20), then the final norm, the head and the loss.
+TEST(CheckpointRanges, OneRangePerLayerWithCheckpointing) {
+  const std::map<int, int> want = {{10, 1}, {20, 11}};
+  for (int stage : {0, 2, 3}) {
+    EXPECT_EQ(checkpoint_ranges(plan_for(stage, true)), want) << "stage " << stage;
+    EXPECT_TRUE(checkpoint_ranges(plan_for(stage, false)).empty()) << "stage " << stage;
+  }
+}
+
+}  // namespace
+}  // namespace zs::exec

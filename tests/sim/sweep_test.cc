@@ -1,0 +1,94 @@
+// Running sweeps: the baseline row, failure isolation, the global batch, and results that do
+// not depend on the number of threads.
+#include "sim/sweep.h"
+
+#include <gtest/gtest.h>
+
+#include "sim/ranking.h"
+#include "tests/sim/sweep_test_util.h"
+
+namespace zs::sim {
+namespace {
+
+constexpr const char* kZero2 = R"({
+  "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1,
+  "bf16": {"enabled": true},
+  "zero_optimization": {"stage": 2, "reduce_bucket_size": "auto"}})";
+
+TEST(Sweep, InvalidCombinationsBecomeRowsWithTheirReason) {
+  SweepSetup s = sweep_setup(kZero2);
+  s.axes = {axis("offload=none,optimizer+param"), axis("micro_batch=1,3")};
+  s.global_batch = 16;
+  auto out = run_sweep(s);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  ASSERT_EQ(out->rows.size(), 5u);  // the baseline and 2 x 2 variants
+  const SweepRow& base = out->rows[0];
+  EXPECT_TRUE(base.baseline);
+  ASSERT_TRUE(base.ok) << base.error;
+  EXPECT_EQ(base.values[0], "none");  // the config's own values
+  EXPECT_EQ(base.values[1], 2);
+  EXPECT_EQ(base.metrics.grad_accum, 1);  // 2 x 8 GPUs = 16
+  // offload=none, micro_batch=1: gradient accumulation 2 keeps the global batch.
+  const SweepRow& ok = out->rows[1];
+  ASSERT_TRUE(ok.ok) << ok.error;
+  EXPECT_EQ(ok.metrics.grad_accum, 2);
+  EXPECT_EQ(ok.metrics.train_batch_size, 16);
+  // micro_batch=3: 3 x 8 does not divide 16.
+  EXPECT_FALSE(out->rows[2].ok);
+  EXPECT_NE(out->rows[2].error.find("micro-batch 3 x world 8 = 24 does not divide the global "
+                                    "batch 16"),
+            std::string::npos)
+      << out->rows[2].error;
+  // Parameter offload at stage 2 is ignored by DeepSpeed: not a variant of its own.
+  EXPECT_FALSE(out->rows[3].ok);
+  EXPECT_NE(out->rows[3].error.find("DeepSpeed ignores zero_optimization.offload_param"),
+            std::string::npos)
+      << out->rows[3].error;
+  EXPECT_EQ(out->rows[3].values[0], "optimizer+param");
+  for (int id : out->ranking) EXPECT_TRUE(out->rows[static_cast<std::size_t>(id)].ok);
+  ASSERT_TRUE(out->best.has_value());
+  ASSERT_TRUE(out->best_result.has_value());
+  EXPECT_FALSE(out->why.empty());
+}
+
+TEST(Sweep, ResultsDoNotDependOnTheNumberOfJobs) {
+  SweepSetup s = sweep_setup(kZero2);
+  s.axes = {axis("stage=1,2,3"), axis("micro_batch=1,4"), axis("overlap_comm=true,false"),
+            axis("precision=bf16,fp32")};
+  s.jobs = 1;
+  auto one = run_sweep(s);
+  s.jobs = 2;
+  auto two = run_sweep(s);
+  ASSERT_TRUE(one.ok() && two.ok());
+  ASSERT_EQ(one->rows.size(), 25u);
+  ASSERT_EQ(one->rows.size(), two->rows.size());
+  for (std::size_t i = 0; i < one->rows.size(); ++i) {
+    EXPECT_EQ(one->rows[i].ok, two->rows[i].ok) << i;
+    EXPECT_EQ(one->rows[i].error, two->rows[i].error) << i;
+    EXPECT_EQ(one->rows[i].rendered, two->rows[i].rendered) << i;
+    EXPECT_EQ(one->rows[i].values, two->rows[i].values) << i;
+  }
+  EXPECT_EQ(one->ranking, two->ranking);
+  EXPECT_EQ(one->pareto, two->pareto);
+  EXPECT_EQ(one->why, two->why);
+}
+
+TEST(Sweep, WhyComparesEachChangedTermWithTheBaseline) {
+  SweepSetup s = sweep_setup(kZero2);
+  s.axes = {axis("micro_batch=2,8"), axis("zero_optimization.reduce_bucket_size=4096,5e8")};
+  auto out = run_sweep(s);
+  ASSERT_TRUE(out.ok());
+  ASSERT_TRUE(out->best.has_value());
+  const SweepRow& best = out->rows[static_cast<std::size_t>(*out->best)];
+  EXPECT_GE(best.metrics.tokens_per_s, out->rows[0].metrics.tokens_per_s);
+  if (*out->best != 0) {
+    bool found_together = false;
+    for (const std::string& line : out->why) {
+      found_together |= line.starts_with("together: step ");
+    }
+    EXPECT_TRUE(found_together) << ::testing::PrintToString(out->why);
+  }
+}
+
+}  // namespace
+}  // namespace zs::sim

@@ -1,0 +1,45 @@
+// Helpers for sweep and tune tests: a setup for a config given as text.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "configs/hardware/cluster.h"
+#include "models/hf_config.h"
+#include "sim/sweep.h"
+
+namespace zs::sim {
+
+inline SweepSetup sweep_setup(const std::string& config_text, const std::string& model = "tiny-gpt",
+                              int gpus = 8, std::int64_t seq_len = 64) {
+  SweepSetup s;
+  auto doc = json::parse_text(config_text, "test_config.json");
+  EXPECT_TRUE(doc.ok()) << (doc.ok() ? "" : doc.status().message());
+  auto spec = models::resolve_model(model);
+  EXPECT_TRUE(spec.ok());
+  auto cluster = configs::make_cluster("a100-80gb", 1, gpus);
+  EXPECT_TRUE(cluster.ok());
+  if (!doc.ok() || !spec.ok() || !cluster.ok()) return s;
+  s.base.config_path = "test_config.json";
+  s.base.config_document = std::make_shared<const json::Document>(std::move(*doc));
+  s.base.model = *spec;
+  s.base.cluster = *cluster;
+  s.base.seq_len = seq_len;
+  s.base.op_names = false;
+  s.render = [](const SimulationResult& r, const SimulationRequest&) {
+    // Enough of a rendering to compare runs: the figures rows are ranked by.
+    return std::to_string(r.memory.gpu_peak_bytes) + "/" + std::to_string(r.time.step_s) + "/" +
+           std::to_string(r.time.tokens_per_s);
+  };
+  return s;
+}
+
+inline Axis axis(const std::string& spec) {
+  auto a = parse_vary(spec);
+  EXPECT_TRUE(a.ok()) << (a.ok() ? "" : a.status().message());
+  return a.ok() ? *a : Axis{};
+}
+
+}  // namespace zs::sim
