@@ -149,18 +149,7 @@ Status CudaModelRunner<T>::set_batch(std::span<const std::int32_t> tokens,
                                      std::span<const std::int32_t> targets) {
   const auto t = static_cast<std::size_t>(workload_.tokens());
   ZS_CHECK(tokens.size() == t && targets.size() == t);
-  const std::pair<const char*, std::span<const std::int32_t>> arrays[] = {{"tokens", tokens},
-                                                                          {"targets", targets}};
-  for (const auto& [name, ids] : arrays) {
-    for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] < 0 || ids[i] >= spec_.vocab_size) {
-        return Status::invalid_argument(
-            std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
-            " is not a token id of model \"" + spec_.name + "\"; expected [0, " +
-            std::to_string(spec_.vocab_size) + ")");
-      }
-    }
-  }
+  ZS_RETURN_IF_ERROR(check_token_ids(spec_, tokens, targets));
   // The previous batch's copy must have left the staging buffer before it is overwritten. The
   // device arrays themselves are rewritten in stream order, after every kernel that read them.
   ZS_CUDA_CHECK(cudaEventSynchronize(staged_.get()));

@@ -125,21 +125,27 @@ void ModelRunner::allocate() {
   targets_.assign(idx(t), -1);
 }
 
-Status ModelRunner::set_batch(std::span<const std::int32_t> tokens,
-                              std::span<const std::int32_t> targets) {
-  ZS_CHECK(tokens.size() == tokens_.size() && targets.size() == targets_.size());
+Status check_token_ids(const models::ModelSpec& spec, std::span<const std::int32_t> tokens,
+                       std::span<const std::int32_t> targets) {
   const std::pair<const char*, std::span<const std::int32_t>> arrays[] = {{"tokens", tokens},
                                                                           {"targets", targets}};
   for (const auto& [name, ids] : arrays) {
     for (std::size_t i = 0; i < ids.size(); ++i) {
-      if (ids[i] < 0 || ids[i] >= spec_.vocab_size) {
+      if (ids[i] < 0 || ids[i] >= spec.vocab_size) {
         return Status::invalid_argument(
             std::string(name) + "[" + std::to_string(i) + "] = " + std::to_string(ids[i]) +
-            " is not a token id of model \"" + spec_.name + "\"; expected [0, " +
-            std::to_string(spec_.vocab_size) + ")");
+            " is not a token id of model \"" + spec.name + "\"; expected [0, " +
+            std::to_string(spec.vocab_size) + ")");
       }
     }
   }
+  return Status::ok();
+}
+
+Status ModelRunner::set_batch(std::span<const std::int32_t> tokens,
+                              std::span<const std::int32_t> targets) {
+  ZS_CHECK(tokens.size() == tokens_.size() && targets.size() == targets_.size());
+  ZS_RETURN_IF_ERROR(check_token_ids(spec_, tokens, targets));
   std::copy(tokens.begin(), tokens.end(), tokens_.begin());
   std::copy(targets.begin(), targets.end(), targets_.begin());
   return Status::ok();

@@ -53,6 +53,11 @@ models::ModelSpec without_dropout(models::ModelSpec spec);
 // earlier token, which only then equals the windowed attention).
 Status check_runnable(const models::ModelSpec& spec, const models::Workload& w);
 
+// OK when every id of `tokens` and `targets` is in [0, spec.vocab_size); else kInvalidArgument
+// naming the array, the index and the value (set_batch's check, shared with the CUDA runner).
+Status check_token_ids(const models::ModelSpec& spec, std::span<const std::int32_t> tokens,
+                       std::span<const std::int32_t> targets);
+
 class ModelRunner {
  public:
   // Returns a runner whose weights are GPT-2's initialisation drawn from `seed`
