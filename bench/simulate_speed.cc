@@ -4,7 +4,9 @@
 //  - sweep: as `zerosim sweep` runs each variant: the model graph of a first simulation is
 //    shared, as a sweep over ZeRO settings for one model and workload shares it
 //    (SimulationRequest::graph) with its kernels priced once (SimulationRequest::priced_model),
-//    and the plan carries no op names, which a sweep never prints (SimulationRequest::op_names).
+//    and the plan carries no op names, which a sweep never prints (SimulationRequest::op_names);
+//    the config file is parsed once and each simulation checks its own copy of the document,
+//    as a sweep copies and edits it per variant (SimulationRequest::config_document).
 //    The predicted numbers are the same in both modes.
 // Rates are per second of this process's CPU time (CLOCK_PROCESS_CPUTIME_ID), which is what "on
 // one core" means and what other processes on a shared machine disturb least.
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_reader.h"
 #include "common/process.h"
 #include "configs/hardware/cluster.h"
 #include "models/hf_config.h"
@@ -87,10 +90,16 @@ int main(int argc, char** argv) {
     if (c.micro_batch > 0) r.check.micro_batch = c.micro_batch;
     if (c.grad_accum > 0) r.check.grad_accum = c.grad_accum;
     r.check.precision = zs::configs::Precision::kBf16;
+    auto document = zs::json::parse_file(r.config_path);
+    if (!document.ok()) {
+      std::fprintf(stderr, "%s: %s\n", c.name, document.status().message().c_str());
+      return 1;
+    }
     for (const bool sweep : {false, true}) {
       if (only >= 0 && !sweep) continue;
       r.graph = nullptr;
       r.priced_model = nullptr;
+      r.config_document = nullptr;
       r.op_names = !sweep;
       if (sweep) {
         // The sweep's shared model graph is built once, outside the timed loop.
@@ -106,6 +115,7 @@ int main(int argc, char** argv) {
       const double start = cpu_seconds();
       double elapsed = 0;
       while (fixed_runs > 0 ? runs < fixed_runs : (elapsed < seconds || runs < 3)) {
+        if (sweep) r.config_document = std::make_shared<zs::json::Document>(*document);
         auto result = zs::sim::simulate(r);
         if (!result.ok()) {
           std::fprintf(stderr, "%s: %s\n", c.name, result.status().message().c_str());

@@ -41,20 +41,18 @@ int PlanBuilder::persistent(Name name, Bytes bytes, Device device, Category cate
                                  model_state ? bytes : 0, true});
 }
 
-int PlanBuilder::buffer(Name name, Bytes bytes, Device device, Category category,
+int PlanBuilder::buffer(NameRef name, Bytes bytes, Device device, Category category,
                         bool model_state) {
-  return plan_.add_buffer(Buffer{make_name(name), bytes, device, category,
-                                 model_state ? bytes : 0, false});
+  return plan_.add_buffer(Buffer{name, bytes, device, category, model_state ? bytes : 0, false});
 }
 
-int PlanBuilder::op(Name name, int stream_id, Phase phase, Work work,
+int PlanBuilder::op(NameRef name, int stream_id, Phase phase, const Work& work,
                     std::span<const int> deps) {
-  const NameRef name_ref = make_name(name);
   Op& o = plan_.append_op(deps);
-  o.name = name_ref;
+  o.name = name;
   o.stream = stream_id;
   o.phase = phase;
-  o.work = std::move(work);
+  o.work = work;
   o.host_wait_for = pending_wait_;
   pending_wait_ = -1;
   const int id = last_op();
@@ -160,17 +158,17 @@ int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHoo
     const Block& blk = l.blocks()[t.block];
     deps.clear();
     hooks.before(t.block, t.pass, &deps);
-    const int id = b.op({label, ".", pass_name(t.pass), ".", blk.name}, compute,
+    const int id = b.op(b.name(label, ".", pass_name(t.pass), ".", blk.name), compute,
                         t.pass == Pass::kForward ? Phase::kForward : Phase::kBackward,
                         compute_work(blk, t.pass), deps);
     const bool ckpt_block = l.is_checkpointed(t.block);
     if (t.pass == Pass::kForward) {
       if (ckpt_block && l.first_of_layer(t.block)) {
-        ckpt[t.block] = b.buffer({label, ".ckpt.layer", blk.layer},
+        ckpt[t.block] = b.buffer(b.name(label, ".ckpt.layer", blk.layer),
                                  checkpoint_bytes, Device::kGpu, Category::kActivations);
         b.alloc(id, ckpt[t.block]);
       } else if (!ckpt_block && blk.saved_bytes > 0) {
-        act[t.block] = b.buffer({label, ".act.", blk.name}, blk.saved_bytes, Device::kGpu,
+        act[t.block] = b.buffer(b.name(label, ".act.", blk.name), blk.saved_bytes, Device::kGpu,
                                 Category::kActivations);
         b.alloc(id, act[t.block]);
       }
@@ -186,7 +184,7 @@ int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHoo
       const Bytes reused =
           l.first_of_layer(t.block) ? std::min(blk.saved_bytes, checkpoint_bytes) : 0;
       if (blk.saved_bytes > reused) {
-        act[t.block] = b.buffer({label, ".recomputed.", blk.name}, blk.saved_bytes - reused,
+        act[t.block] = b.buffer(b.name(label, ".recomputed.", blk.name), blk.saved_bytes - reused,
                                 Device::kGpu, Category::kActivations);
         b.alloc(id, act[t.block]);
       }

@@ -38,16 +38,35 @@ class PlanBuilder {
 
   // Names are given as parts that are concatenated: {label, ".ipg.", i}.
   using Name = std::initializer_list<NamePart>;
+  // The same as a NameRef made up front, for hot paths: name(label, ".ipg.", i) builds nothing,
+  // not even the parts, when the plan keeps no names.
+  template <class... Parts>
+  NameRef name(const Parts&... parts) {
+    return names_ ? plan_.add_name({NamePart(parts)...}) : NameRef{};
+  }
 
   int persistent(Name name, Bytes bytes, Device device, Category category,
                  bool model_state = false);
-  int buffer(Name name, Bytes bytes, Device device, Category category, bool model_state = false);
+  int buffer(Name name, Bytes bytes, Device device, Category category, bool model_state = false) {
+    return buffer(make_name(name), bytes, device, category, model_state);
+  }
+  int buffer(NameRef name, Bytes bytes, Device device, Category category,
+             bool model_state = false);
 
   // Appends an op; returns its id. The op also depends on the last op issued on its stream
   // only implicitly (streams are FIFO); `deps` are the cross-stream dependencies.
-  int op(Name name, int stream, Phase phase, Work work, std::span<const int> deps);
-  int op(Name name, int stream, Phase phase, Work work, std::initializer_list<int> deps = {}) {
-    return op(name, stream, phase, std::move(work), std::span<const int>(deps.begin(), deps.size()));
+  int op(NameRef name, int stream, Phase phase, const Work& work, std::span<const int> deps);
+  int op(NameRef name, int stream, Phase phase, const Work& work,
+         std::initializer_list<int> deps = {}) {
+    return op(name, stream, phase, work, std::span<const int>(deps.begin(), deps.size()));
+  }
+  int op(Name name, int stream, Phase phase, const Work& work, std::span<const int> deps) {
+    return op(make_name(name), stream, phase, work, deps);
+  }
+  int op(Name name, int stream, Phase phase, const Work& work,
+         std::initializer_list<int> deps = {}) {
+    return op(make_name(name), stream, phase, work,
+              std::span<const int>(deps.begin(), deps.size()));
   }
   Op& at(int id) { return plan_.ops[id]; }
 

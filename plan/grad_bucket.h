@@ -30,7 +30,7 @@ class GradBucket {
     const Layout& l = b_.layout();
     const std::int64_t n = l.params()[p].numel;
     if (n > l.bucket_elems && own_for_large_) {
-      own_.push_back(b_.buffer({label_, ".grad.", l.params()[p].name}, n * l.param_bytes,
+      own_.push_back(b_.buffer(b_.name(label_, ".grad.", l.params()[p].name), n * l.param_bytes,
                                Device::kGpu, Category::kGrads));
       b_.alloc(producer, own_.back());
     }

@@ -42,19 +42,6 @@ std::int64_t Layout::owned_elems(int id) const {
   return std::max<std::int64_t>(0, std::min(hi, off + params()[id].numel) - std::max(lo, off));
 }
 
-bool Layout::is_checkpointed(int block) const {
-  const int layer = blocks()[block].layer;
-  return checkpointing && layer >= 0 && layer < blocks().back().layer;
-}
-
-bool Layout::first_of_layer(int i) const {
-  return i == 0 || blocks()[i - 1].layer != blocks()[i].layer;
-}
-
-bool Layout::last_of_layer(int i) const {
-  return i + 1 == static_cast<int>(blocks().size()) || blocks()[i + 1].layer != blocks()[i].layer;
-}
-
 namespace {
 
 std::vector<TraceEntry> micro_step_trace(const Layout& l) {
@@ -157,6 +144,10 @@ Result<Layout> make_layout(const PlanRequest& r) {
 
   // Stage 3 (parameter_offload.py persistence; stage3.py sub-groups).
   l.persistent.assign(g.params.size(), false);
+  l.partition_elems.resize(g.params.size());
+  for (std::size_t id = 0; id < g.params.size(); ++id) {
+    l.partition_elems[id] = l.partition_numel(g.params[id].numel);
+  }
   std::int64_t persistent_total = 0;
   std::int64_t group = 0;
   for (int id : g.real_params) {
@@ -166,7 +157,7 @@ Result<Layout> make_layout(const PlanRequest& r) {
       l.persistent[id] = true;
       persistent_total += n;
     }
-    const std::int64_t pn = l.partition_numel(n);
+    const std::int64_t pn = l.partition_elems[id];
     l.psi3 += pn;
     group += pn;
     if (group >= c.zero.sub_group_size.value) {

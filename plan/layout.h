@@ -101,6 +101,7 @@ struct Layout {
 
   // Stage 3 (partition_parameters.py: partition numel ceil(n / N) per parameter).
   std::vector<bool> persistent;         // per param id: not partitioned (numel <= threshold)
+  std::vector<std::int64_t> partition_elems;  // per param id: partition_numel(numel)
   std::int64_t psi3 = 0;                // sum of ceil(n / N): the flat partition buffers
   std::vector<std::int64_t> sub_groups;  // S_j, optimizer tiling (sub_group_size)
   // Per block: its parameters that stage 3 gathers (the non-persistent ones), as ranges of one
@@ -120,9 +121,17 @@ struct Layout {
   std::int64_t owned_elems(int id) const;
   // Transformer layers are 0..L-1; the embedding is -1 and the final norm, head and loss are L.
   // A block is checkpointed when its layer is a transformer layer and checkpointing is on.
-  bool is_checkpointed(int block) const;
-  bool first_of_layer(int block) const;
-  bool last_of_layer(int block) const;
+  bool is_checkpointed(int block) const {
+    const int layer = graph->blocks[block].layer;
+    return checkpointing && layer >= 0 && layer < graph->blocks.back().layer;
+  }
+  bool first_of_layer(int block) const {
+    return block == 0 || graph->blocks[block - 1].layer != graph->blocks[block].layer;
+  }
+  bool last_of_layer(int block) const {
+    return block + 1 == static_cast<int>(graph->blocks.size()) ||
+           graph->blocks[block + 1].layer != graph->blocks[block].layer;
+  }
 };
 
 // kInvalidArgument when the request cannot be planned: batch keys still "auto" or unset, a

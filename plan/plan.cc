@@ -59,18 +59,6 @@ std::string_view stream_kind_name(StreamKind k) {
   return "?";
 }
 
-std::string_view pass_name(Pass p) {
-  switch (p) {
-    case Pass::kForward:
-      return "fwd";
-    case Pass::kBackward:
-      return "bwd";
-    case Pass::kRecompute:
-      return "recompute";
-  }
-  return "?";
-}
-
 std::string_view phase_name(Phase p) {
   switch (p) {
     case Phase::kForward:

@@ -103,7 +103,17 @@ struct Stream {
 };
 
 enum class Pass { kForward, kBackward, kRecompute };
-std::string_view pass_name(Pass p);
+constexpr std::string_view pass_name(Pass p) {
+  switch (p) {
+    case Pass::kForward:
+      return "fwd";
+    case Pass::kBackward:
+      return "bwd";
+    case Pass::kRecompute:
+      return "recompute";
+  }
+  return "?";
+}
 
 // Model kernels: the contiguous range [first_model_op, last_model_op] of
 // models::forward_ops(spec, workload), run forward, backward, or forward again to recompute.

@@ -38,7 +38,7 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       std::int64_t numel = 0;
       for (int p : flow.created[blk]) numel += l.params()[p].numel;
       if (index == 0 && numel > 0) {
-        grads.push_back(b.buffer({"grads.", l.blocks()[blk].name}, numel * e, Device::kGpu,
+        grads.push_back(b.buffer(b.name("grads.", l.blocks()[blk].name), numel * e, Device::kGpu,
                                  Category::kGrads, true));
         b.alloc(op, grads.back());
       } else if (index > 0) {
@@ -49,7 +49,7 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       if (index != l.micro_steps - 1 || l.world == 1) return;
       std::int64_t bucket = 0;
       auto flush = [&]() {
-        const int op = b.op({label, ".allreduce.", b.plan().ops.size()}, compute,
+        const int op = b.op(b.name(label, ".allreduce.", b.plan().ops.size()), compute,
                             Phase::kReduce,
                             CollectiveWork{CollectiveKind::kAllReduce, bucket * l.comm_bytes,
                                            l.world},

@@ -57,7 +57,7 @@ class Reducer {
     if (!ipg_->empty() || !l_.contiguous_gradients) return;
     const int k = l_.overlap_comm ? 2 : 1;
     for (int i = 0; i < k; ++i) {
-      ipg_->push_back(b_.buffer({label_, ".ipg.", i},
+      ipg_->push_back(b_.buffer(b_.name(label_, ".ipg.", i),
                                 l_.bucket_elems * l_.param_bytes, Device::kGpu,
                                 Category::kBuffers));
       b_.alloc(producer, ipg_->back());
@@ -77,7 +77,7 @@ class Reducer {
       }
     }
     const std::int64_t elems = bucket_.elems();
-    const int op = b_.op({label_, ".allreduce.", flushes_.size()},
+    const int op = b_.op(b_.name(label_, ".allreduce.", flushes_.size()),
                          b_.reduce_stream(), Phase::kReduce,
                          CollectiveWork{CollectiveKind::kAllReduce, elems * l_.comm_bytes,
                                         l_.world},
@@ -87,7 +87,7 @@ class Reducer {
     b_.at(op).transient_bytes = (one_rank() ? 0 : elems * l_.param_bytes) +
                                 (l_.comm_bytes != l_.param_bytes ? elems * l_.comm_bytes : 0);
     if (owned && !l_.offload_optimizer && partition_ < 0) {
-      partition_ = b_.buffer({label_, ".grads_in_partition"}, l_.owned_full * l_.param_bytes,
+      partition_ = b_.buffer(b_.name(label_, ".grads_in_partition"), l_.owned_full * l_.param_bytes,
                              Device::kGpu, Category::kGrads);
       if (partition_is_state_) {
         b_.plan().buffers[partition_].model_state_bytes = l_.partition * l_.param_bytes;
@@ -98,7 +98,7 @@ class Reducer {
       // Owned gradients go to the host: fp32 slices at the boundary, full 16-bit gradients to
       // accumulate before it (async_accumulate_grad_in_cpu_via_gpu).
       const Bytes bytes = boundary_ ? owned_elems * 4 : owned_full * l_.param_bytes;
-      const int d2h = b_.op({label_, ".grads_to_host.", flushes_.size()},
+      const int d2h = b_.op(b_.name(label_, ".grads_to_host.", flushes_.size()),
                             b_.d2h_stream(), Phase::kReduce, CopyWork{bytes, false, true}, {op});
       if (boundary_) b_.at(d2h).transient_bytes = owned_elems * 4;
     }
@@ -114,7 +114,7 @@ class Reducer {
     if (!bucket_.empty()) flush(last_op);
     const Bytes s = l_.owned_full * l_.param_bytes;
     const bool add = accumulate_into >= 0 && partition_ >= 0;
-    const int op = b_.op({label_, ".epilogue"}, b_.compute_stream(), Phase::kReduce,
+    const int op = b_.op(b_.name(label_, ".epilogue"), b_.compute_stream(), Phase::kReduce,
                          MemoryWork{add ? 2 * s : 0, add ? s : 0},
                          {flushes_.empty() ? last_op : flushes_.back()});
     if (release_ipg) {
@@ -220,7 +220,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
         std::int64_t numel = 0;
         for (int p : flow.created[blk]) numel += l.params()[p].numel;
         if (index == 0 && numel > 0) {
-          const int buf = b.buffer({label, ".grads.", l.blocks()[blk].name}, numel * e,
+          const int buf = b.buffer(b.name(label, ".grads.", l.blocks()[blk].name), numel * e,
                                    Device::kGpu, Category::kGrads, true);
           b.alloc(op, buf);
           full.track(buf, flow.created[blk]);
@@ -259,7 +259,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
             walk = -1;
           }
           if (walk < 0) {
-            walk = b.op({label, ".copy_to_ipg.", b.plan().ops.size()}, compute,
+            walk = b.op(b.name(label, ".copy_to_ipg.", b.plan().ops.size()), compute,
                         Phase::kReduce, MemoryWork{}, {last_op});
           }
           reducer.add(p, walk);
@@ -275,7 +275,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
       if (l.overlap_comm) b.device_sync({label, ".epilogue_sync"}, Phase::kReduce);
       if (index == 0 || l.stage == 1) partition0 = reducer.partition_buffer();
       if (offload && l.stage == 2 && index > 0 && !boundary) {
-        b.op({label, ".grads_from_host"}, b.h2d_stream(), Phase::kReduce,
+        b.op(b.name(label, ".grads_from_host"), b.h2d_stream(), Phase::kReduce,
              CopyWork{l.owned_full * e, true, true}, {b.last_op()});
       }
     };

@@ -119,23 +119,22 @@ class Fetcher {
 
   void gather(const std::vector<int>& params, const char* what) {
     std::int64_t elems = 0;
-    for (int p : params) elems += l_.world * l_.partition_numel(l_.params()[p].numel);
+    for (int p : params) elems += l_.world * l_.partition_elems[p];
     int h2d = -1;
     if (l_.offload_param) {
       // Partitions come from (pinned) host memory first (partition_parameters.py).
       const Bytes bytes = elems / l_.world * l_.param_bytes;
-      h2d = b_.op({label_, ".h2d_params.", b_.plan().ops.size()},
+      h2d = b_.op(b_.name(label_, ".h2d_params.", b_.plan().ops.size()),
                   b_.h2d_stream(), Phase::kForward, CopyWork{bytes, true, true});
     }
     const CollectiveWork work{CollectiveKind::kAllGather, elems * l_.param_bytes, l_.world};
     const std::size_t id = b_.plan().ops.size();
-    const int op = h2d >= 0 ? b_.op({label_, ".", what, ".", id}, b_.gather_stream(),
-                                    Phase::kForward, work, {h2d})
-                            : b_.op({label_, ".", what, ".", id}, b_.gather_stream(),
-                                    Phase::kForward, work);
+    const NameRef name = b_.name(label_, ".", what, ".", id);
+    const int op = h2d >= 0 ? b_.op(name, b_.gather_stream(), Phase::kForward, work, {h2d})
+                            : b_.op(name, b_.gather_stream(), Phase::kForward, work);
     for (int p : params) {
-      buffer_[p] = b_.buffer({label_, ".gathered.", id, ".", l_.params()[p].name},
-                             l_.world * l_.partition_numel(l_.params()[p].numel) * l_.param_bytes,
+      buffer_[p] = b_.buffer(b_.name(label_, ".gathered.", id, ".", l_.params()[p].name),
+                             l_.world * l_.partition_elems[p] * l_.param_bytes,
                              Device::kGpu, Category::kParams);
       b_.alloc(op, buffer_[p]);
       fetched_by_[p] = op;
@@ -165,9 +164,7 @@ class Fetcher {
     next_use_.assign(use_begin_[n], -1);
     elems_before_.assign(n + 1, 0);
     for (int t = 0; t < n; ++t) {
-      std::int64_t elems = 0;
-      for (int q : l_.blocks()[l_.trace[t].block].params) elems += l_.params()[q].numel;
-      elems_before_[t + 1] = elems_before_[t] + elems;
+      elems_before_[t + 1] = elems_before_[t] + l_.blocks()[l_.trace[t].block].param_numel;
     }
     std::vector<int> seen(l_.params().size(), -1);  // the nearest later position reading p
     for (int t = n - 1; t >= 0; --t) {
@@ -214,12 +211,12 @@ class Scatterer {
     if (k >= 3) b_.host_wait_before_next(flushes_[k - 3]);
     std::int64_t padded = 0, shard = 0;
     for (int p : bucket_.params()) {
-      padded += l_.world * l_.partition_numel(l_.params()[p].numel);
-      shard += l_.partition_numel(l_.params()[p].numel);
+      padded += l_.world * l_.partition_elems[p];
+      shard += l_.partition_elems[p];
     }
     const auto& params = bucket_.params();
     const bool single = params.size() == 1 && l_.params()[params[0]].numel % l_.world == 0;
-    const int op = b_.op({label_, ".reduce_scatter.", flushes_.size()},
+    const int op = b_.op(b_.name(label_, ".reduce_scatter.", flushes_.size()),
                          b_.reduce_stream(), Phase::kReduce,
                          CollectiveWork{CollectiveKind::kReduceScatter, padded * l_.comm_bytes,
                                         l_.world},
@@ -280,7 +277,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   }
   std::int64_t persistent_full = 0;
   for (int p : l.real_params()) {
-    if (l.persistent[p]) persistent_full += l.world * l.partition_numel(l.params()[p].numel);
+    if (l.persistent[p]) persistent_full += l.world * l.partition_elems[p];
   }
   if (persistent_full > 0) {
     b.persistent({"params.persistent"}, persistent_full * e, Device::kGpu, Category::kParams);

@@ -13,23 +13,6 @@ using plan::Plan;
 // Costs are non-negative: rounding half up is llround's half-away-from-zero, without the call.
 std::int64_t to_ns(double seconds) { return static_cast<std::int64_t>(seconds * 1e9 + 0.5); }
 
-// A stream's FIFO of issued ops: appended in issue order, consumed from the front.
-struct Fifo {
-  std::vector<int> ids;
-  std::size_t head = 0;
-
-  bool empty() const { return head == ids.size(); }
-  int front() const { return ids[head]; }
-  void push(int i) {
-    if (empty()) {
-      ids.clear();
-      head = 0;
-    }
-    ids.push_back(i);
-  }
-  void pop() { ++head; }
-};
-
 enum class EventKind : std::uint8_t { kHostIssue, kOpEnd, kFlowStart, kLinkCheck };
 
 struct Event {
@@ -112,18 +95,23 @@ struct LinkState {
 
 enum class OpState : std::uint8_t { kPending, kQueued, kRunning, kDone };
 
-// What the event loop reads about an op, gathered once: the Plan's ops carry names and
-// variants the loop does not need.
+// Everything the event loop reads and writes about an op, in one record: the Plan's ops carry
+// names and variants the loop does not need.
 struct HotOp {
   std::int64_t host_ns = 0;
-  std::int64_t wait_ns = 0;   // the round trip of the wait before it
-  std::int64_t fixed_ns = 0;  // 0 when skipped
-  int wait_for = -1;          // Op::host_wait_for
+  std::int64_t wait_ns = 0;     // the round trip of the wait before it
+  std::int64_t fixed_ns = 0;    // 0 when skipped
+  std::int64_t not_before = 0;  // when the host has finished issuing it
+  int wait_for = -1;            // Op::host_wait_for
   int stream = 0;
-  int link = -1;              // -1: no flow (or skipped)
-  std::uint32_t deps_begin = 0, deps_end = 0;  // Op::deps, into Plan::dep_ids
-  bool waits = false;         // the host blocks until it finishes
-  bool skipped = false;       // an overflow step skips it
+  int link = -1;                // -1: no flow (or skipped)
+  int next_on_stream = -1;      // the next op of its stream in issue order, or -1
+  std::uint32_t dep_cursor = 0;  // its first dep not known to be done (into Plan::dep_ids)
+  std::uint32_t deps_end = 0;
+  OpState state = OpState::kPending;
+  bool has_waiter = false;  // the head of some stream has waited for it
+  bool waits = false;       // the host blocks until it finishes
+  bool skipped = false;     // an overflow step skips it
 };
 
 class Engine {
@@ -131,12 +119,18 @@ class Engine {
   Engine(const Plan& plan, const std::vector<OpCost>& costs, const std::vector<Link>& links,
          const EngineOptions& options)
       : plan_(plan), costs_(costs), options_(options), n_(static_cast<int>(plan.ops.size())),
-        state_(n_, OpState::kPending), not_before_(n_, 0), dep_cursor_(n_, 0),
-        queues_(plan.streams.size()), running_(plan.streams.size(), -1),
+        head_(plan.streams.size(), -1), running_(plan.streams.size(), -1),
         waiting_on_(plan.streams.size(), -1),
         events_(static_cast<int>(plan.streams.size()), static_cast<int>(links.size())) {
     ZS_CHECK(costs.size() == plan.ops.size());
     hot_.resize(n_);
+    std::vector<char> on_host(plan.streams.size());
+    for (std::size_t s = 0; s < on_host.size(); ++s) {
+      on_host[s] = plan.streams[s].kind == plan::StreamKind::kCpu;
+    }
+    // Streams are FIFO in issue order: a stream's queue is its ops from head_ on that the host
+    // has issued, linked by next_on_stream.
+    std::vector<int> last(plan.streams.size(), -1);
     for (int i = 0; i < n_; ++i) {
       const plan::Op& op = plan.ops[i];
       const OpCost& c = costs[i];
@@ -148,9 +142,16 @@ class Engine {
       h.fixed_ns = h.skipped ? 0 : to_ns(c.fixed_s);
       h.stream = op.stream;
       h.link = !h.skipped && c.link >= 0 && c.link_amount > 0 ? c.link : -1;
-      h.waits = op.host_waits || plan.streams[op.stream].kind == plan::StreamKind::kCpu;
-      h.deps_begin = op.deps.begin;
+      h.waits = op.host_waits || on_host[op.stream] != 0;
+      h.dep_cursor = op.deps.begin;
       h.deps_end = op.deps.end;
+      int& prev = last[op.stream];
+      if (prev >= 0) {
+        hot_[prev].next_on_stream = i;
+      } else {
+        head_[op.stream] = i;
+      }
+      prev = i;
     }
     for (const Link& l : links) links_.push_back(LinkState{l.capacity, {}, 0});
     if (options.record) result_.ops.assign(n_, OpTime{});
@@ -266,7 +267,7 @@ class Engine {
         if (options_.record) result_.ops[i].wait_ns = t;
         t += h.wait_ns;
         host_t_ = t;
-        if (state_[h.wait_for] != OpState::kDone) {
+        if (hot_[h.wait_for].state != OpState::kDone) {
           host_blocked_on_ = h.wait_for;
           return;
         }
@@ -279,11 +280,11 @@ class Engine {
         now_ = std::max(now_, t);
       }
       ++next_;
-      state_[i] = OpState::kQueued;
+      HotOp& q = hot_[i];
+      q.state = OpState::kQueued;
       ++in_flight_;
-      not_before_[i] = t + h.host_ns;
+      q.not_before = t + h.host_ns;
       if (options_.record) result_.ops[i].issue_ns = t;
-      queues_[h.stream].push(i);
       host_t_ = t + h.host_ns;
       if (h.waits) host_blocked_on_ = i;
       try_start(h.stream, t);
@@ -298,45 +299,51 @@ class Engine {
   }
 
   // True when op i's dependencies have finished; otherwise records the one it waits for.
-  bool deps_done(int i, int stream) {
-    const HotOp& h = hot_[i];
-    std::uint32_t& c = dep_cursor_[i];
-    if (c < h.deps_begin) c = h.deps_begin;
+  bool deps_done(HotOp& h, int stream) {
     const int* deps = plan_.dep_ids.data();
-    while (c < h.deps_end && state_[deps[c]] == OpState::kDone) ++c;
+    std::uint32_t c = h.dep_cursor;
+    while (c < h.deps_end && hot_[deps[c]].state == OpState::kDone) ++c;
+    h.dep_cursor = c;
     if (c == h.deps_end) return true;
     waiting_on_[stream] = deps[c];
+    hot_[deps[c]].has_waiter = true;
     return false;
   }
 
+  // Starts the op at the head of `stream` if it has been issued, the stream is free and its
+  // dependencies have finished.
   void try_start(int stream, std::int64_t t) {
-    if (running_[stream] >= 0 || queues_[stream].empty()) return;
-    const int i = queues_[stream].front();
-    if (!deps_done(i, stream)) return;
+    const int i = head_[stream];
+    if (running_[stream] >= 0 || i < 0 || i >= next_) return;
+    HotOp& h = hot_[i];
+    if (!deps_done(h, stream)) return;
     waiting_on_[stream] = -1;
-    queues_[stream].pop();
+    head_[stream] = h.next_on_stream;
     running_[stream] = i;
-    state_[i] = OpState::kRunning;
+    h.state = OpState::kRunning;
     if (options_.record) result_.ops[i].start_ns = t;
     if (log_transitions_) result_.transitions.push_back(Transition{t, i, +1});
-    const HotOp& h = hot_[i];
     if (h.link >= 0) {
       push(t + h.fixed_ns, EventKind::kFlowStart, i);
     } else {
-      push(h.skipped ? t : std::max(t + h.fixed_ns, not_before_[i]), EventKind::kOpEnd, i);
+      push(h.skipped ? t : std::max(t + h.fixed_ns, h.not_before), EventKind::kOpEnd, i);
     }
   }
 
   void finish(int i, std::int64_t t) {
     const int stream = hot_[i].stream;
-    state_[i] = OpState::kDone;
+    hot_[i].state = OpState::kDone;
     --in_flight_;
     if (options_.record) result_.ops[i].end_ns = t;
     if (log_transitions_) result_.transitions.push_back(Transition{t, i, -1});
     running_[stream] = -1;
     // Only the op's own stream and streams whose head waits for it can start something now.
-    for (int s = 0; s < static_cast<int>(queues_.size()); ++s) {
-      if (s == stream || waiting_on_[s] == i) try_start(s, t);
+    if (!hot_[i].has_waiter) {
+      try_start(stream, t);
+    } else {
+      for (int s = 0; s < static_cast<int>(running_.size()); ++s) {
+        if (s == stream || waiting_on_[s] == i) try_start(s, t);
+      }
     }
     if (host_blocked_on_ == i) {
       host_blocked_on_ = -1;
@@ -365,11 +372,15 @@ class Engine {
       l.flows[0].rate = std::min(l.flows[0].cap, l.capacity);  // the usual case, no sort
     } else {
       // Max-min fairness: the most capped flows take their cap, the rest share what is left.
+      // A link carries a handful of flows: an insertion sort by (cap, index).
       order_.resize(l.flows.size());
-      for (std::size_t k = 0; k < order_.size(); ++k) order_[k] = static_cast<int>(k);
-      std::sort(order_.begin(), order_.end(), [&](int a, int b) {
-        return l.flows[a].cap != l.flows[b].cap ? l.flows[a].cap < l.flows[b].cap : a < b;
-      });
+      for (std::size_t k = 0; k < order_.size(); ++k) {
+        const int idx = static_cast<int>(k);
+        const double cap = l.flows[k].cap;
+        std::size_t j = k;
+        for (; j > 0 && l.flows[order_[j - 1]].cap > cap; --j) order_[j] = order_[j - 1];
+        order_[j] = idx;
+      }
       double left = l.capacity;
       std::size_t n = order_.size();
       for (int k : order_) {
@@ -412,12 +423,12 @@ class Engine {
       }
     }
     rebalance(link, t);
-    // A finished flow ends its op now, unless the host is still issuing it (not_before_).
+    // A finished flow ends its op now, unless the host is still issuing it (HotOp::not_before).
     for (int op : done_) {
-      if (not_before_[op] <= t) {
+      if (hot_[op].not_before <= t) {
         finish(op, t);
       } else {
-        push(not_before_[op], EventKind::kOpEnd, op);
+        push(hot_[op].not_before, EventKind::kOpEnd, op);
       }
     }
   }
@@ -427,10 +438,7 @@ class Engine {
   EngineOptions options_;
   int n_;
   std::vector<HotOp> hot_;
-  std::vector<OpState> state_;
-  std::vector<std::int64_t> not_before_;
-  std::vector<std::uint32_t> dep_cursor_;  // per op: its first dep not known to be done
-  std::vector<Fifo> queues_;
+  std::vector<int> head_;  // per stream: its first op not yet started, or -1
   std::vector<int> running_;
   std::vector<int> waiting_on_;  // per stream: the op its head waits for, or -1
   std::vector<LinkState> links_;
