@@ -5,31 +5,22 @@
 namespace zs::plan {
 
 PlanBuilder::PlanBuilder(const Layout& layout, bool names) : l_(layout), names_(names) {
-  const std::size_t distinct = static_cast<std::size_t>(std::min(layout.micro_steps, 3));
-  const std::size_t per_block = layout.stage == 3 ? 3 : 2;
-  const std::size_t ops = layout.trace.size() * distinct * per_block + 64;
+  // Room for one micro-step (stage 3 issues about 1.6 ops per trace entry, stages 0-2 fewer);
+  // plans of several distinct micro-steps grow from there. Memory reserved but never written
+  // is not free either: a sweep's working set has to stay in the core's cache.
+  const std::size_t ops = layout.trace.size() * 2 + 64;
   plan_.ops.reserve(ops);
-  plan_.buffers.reserve(ops);
-  plan_.dep_ids.reserve(2 * ops);
+  plan_.buffers.reserve(ops / 2);
+  plan_.dep_ids.reserve(ops);
   if (names_) plan_.names.reserve(48 * ops);
 }
 
-int PlanBuilder::stream(int* slot, const char* name, StreamKind kind) {
-  if (*slot < 0) {
-    *slot = plan_.add_stream(name, kind);
-    last_on_.push_back(-1);
-  }
+int PlanBuilder::add_stream(int* slot, const char* name, StreamKind kind) {
+  *slot = plan_.add_stream(name, kind);
+  last_on_.push_back(-1);
   return *slot;
 }
 
-int PlanBuilder::compute_stream() { return stream(&compute_, "compute", StreamKind::kCompute); }
-int PlanBuilder::reduce_stream() {
-  return l_.overlap_comm ? stream(&reduce_, "reduce", StreamKind::kCollective) : compute_stream();
-}
-int PlanBuilder::gather_stream() {
-  return l_.overlap_comm ? stream(&gather_, "allgather", StreamKind::kCollective)
-                         : compute_stream();
-}
 int PlanBuilder::h2d_stream() { return stream(&h2d_, "h2d", StreamKind::kCopyH2D); }
 int PlanBuilder::d2h_stream() { return stream(&d2h_, "d2h", StreamKind::kCopyD2H); }
 int PlanBuilder::host_stream() { return stream(&host_, "host", StreamKind::kCpu); }
@@ -66,11 +57,6 @@ int PlanBuilder::host_sync(Name name, Phase phase, std::span<const int> deps, in
   return id;
 }
 
-void PlanBuilder::host_wait_before_next(int op_id) {
-  ZS_CHECK(pending_wait_ < 0 && op_id >= 0 && op_id <= last_op());
-  pending_wait_ = op_id;
-}
-
 int PlanBuilder::device_sync(Name name, Phase phase) {
   std::vector<int> deps;
   for (int s = 0; s < static_cast<int>(last_on_.size()); ++s) {
@@ -83,18 +69,6 @@ int PlanBuilder::host_op(Name name, Phase phase, Work work, std::span<const int>
   const int id = op(name, host_stream(), phase, std::move(work), deps);
   plan_.ops[id].host_waits = true;
   return id;
-}
-
-void PlanBuilder::alloc(int op_id, int buffer_id) {
-  Buffer& b = plan_.buffers[buffer_id];
-  ZS_CHECK(!b.persistent && b.alloc_op < 0);
-  b.alloc_op = op_id;
-}
-
-void PlanBuilder::free(int op_id, int buffer_id) {
-  Buffer& b = plan_.buffers[buffer_id];
-  ZS_CHECK(!b.persistent && b.free_op < 0);
-  b.free_op = op_id;
 }
 
 int PlanBuilder::last_on(int stream_id) const { return last_on_[stream_id]; }

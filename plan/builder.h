@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/check.h"
 #include "plan/layout.h"
 #include "plan/plan.h"
 
@@ -19,7 +20,7 @@ namespace zs::plan {
 
 class PlanBuilder {
  public:
-  // Reserves room for the plan's ops, buffers and names (a guess from the trace length).
+  // Reserves room for a micro-step's ops, buffers and names (a guess from the trace length).
   // Without `names` every op and buffer gets an empty name (PlanRequest::names).
   explicit PlanBuilder(const Layout& layout, bool names = true);
 
@@ -28,9 +29,15 @@ class PlanBuilder {
 
   // Streams, created on first use. Without overlap_comm DeepSpeed runs its collectives on the
   // current (compute) stream, so reduce_stream()/gather_stream() return the compute stream.
-  int compute_stream();
-  int reduce_stream();
-  int gather_stream();
+  int compute_stream() { return stream(&compute_, "compute", StreamKind::kCompute); }
+  int reduce_stream() {
+    return l_.overlap_comm ? stream(&reduce_, "reduce", StreamKind::kCollective)
+                           : compute_stream();
+  }
+  int gather_stream() {
+    return l_.overlap_comm ? stream(&gather_, "allgather", StreamKind::kCollective)
+                           : compute_stream();
+  }
   int h2d_stream();
   int d2h_stream();
   int host_stream();  // the host thread (StreamKind::kCpu); use host_op / host_sync
@@ -78,7 +85,10 @@ class PlanBuilder {
   }
   // The host synchronizes on op `op_id` (event.synchronize()) before it issues the next op
   // appended: Op::host_wait_for of that op. REQUIRES: no such wait is pending already.
-  void host_wait_before_next(int op_id);
+  void host_wait_before_next(int op_id) {
+    ZS_CHECK(pending_wait_ < 0 && op_id >= 0 && op_id <= last_op());
+    pending_wait_ = op_id;
+  }
   // torch.cuda.synchronize(): the host waits for the last op issued on every stream.
   int device_sync(Name name, Phase phase);
   // Work the host thread does itself (CPU Adam): runs on the host stream, the host waits.
@@ -87,8 +97,16 @@ class PlanBuilder {
     return host_op(name, phase, std::move(work), std::span<const int>(deps.begin(), deps.size()));
   }
   // Buffer `buffer_id` is allocated when op `op_id` is issued / released after it is issued.
-  void alloc(int op_id, int buffer_id);
-  void free(int op_id, int buffer_id);
+  void alloc(int op_id, int buffer_id) {
+    Buffer& b = plan_.buffers[buffer_id];
+    ZS_CHECK(!b.persistent && b.alloc_op < 0);
+    b.alloc_op = op_id;
+  }
+  void free(int op_id, int buffer_id) {
+    Buffer& b = plan_.buffers[buffer_id];
+    ZS_CHECK(!b.persistent && b.free_op < 0);
+    b.free_op = op_id;
+  }
   int last_op() const { return static_cast<int>(plan_.ops.size()) - 1; }
   // The last op issued on `stream`, or -1.
   int last_on(int stream) const;
@@ -99,7 +117,10 @@ class PlanBuilder {
   Plan finish(std::string summary);
 
  private:
-  int stream(int* slot, const char* name, StreamKind kind);
+  int stream(int* slot, const char* name, StreamKind kind) {
+    return *slot >= 0 ? *slot : add_stream(slot, name, kind);
+  }
+  int add_stream(int* slot, const char* name, StreamKind kind);
   NameRef make_name(Name parts) { return names_ ? plan_.add_name(parts) : NameRef{}; }
 
   const Layout& l_;
