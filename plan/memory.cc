@@ -23,14 +23,11 @@ Bytes with_fragmentation(Bytes allocated, double fragmentation) {
 }
 
 // Bytes an op's issue allocates (in) and its release frees (out), per place.
+// Bytes allocated when an op is issued (in) and released after it (out), per op.
 struct Delta {
-  Bytes gpu_in = 0, gpu_out = 0;
-  Bytes host_in = 0, host_out = 0;
-  Bytes nvme_in = 0, nvme_out = 0;
+  Bytes in = 0, out = 0;
 };
 
-// Whether buffer b is allocated at op `at`'s issue: after the allocations of `at`, before its
-// releases. `at` == -1 is before the step (persistent buffers only).
 bool live_at(const Buffer& b, int at) {
   return b.persistent || (at >= 0 && b.alloc_op <= at && at <= b.free_op);
 }
@@ -43,7 +40,10 @@ bool live_at(const Buffer& b, int at) {
 MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   MemoryReport r;
   const int n = static_cast<int>(plan.ops.size());
-  std::vector<Delta> delta(static_cast<std::size_t>(n));
+  // GPU buffers are most of a plan's; host and NVMe ones (offload) get their arrays when any
+  // comes and goes during the step. Small arrays keep a sweep's working set in the cache.
+  std::vector<Delta> gpu_delta(static_cast<std::size_t>(n));
+  std::vector<Delta> host_delta, nvme_delta;
   Bytes gpu = 0, host = 0, nvme = 0;  // live now
   for (const Buffer& b : plan.buffers) {
     if (b.device == Device::kGpu) r.model_states_bytes += b.model_state_bytes;
@@ -52,18 +52,12 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
       *now += b.bytes;
       continue;
     }
-    Delta& in = delta[static_cast<std::size_t>(b.alloc_op)];
-    Delta& out = delta[static_cast<std::size_t>(b.free_op)];
-    if (b.device == Device::kGpu) {
-      in.gpu_in += b.bytes;
-      out.gpu_out += b.bytes;
-    } else if (on_host(b.device)) {
-      in.host_in += b.bytes;
-      out.host_out += b.bytes;
-    } else {
-      in.nvme_in += b.bytes;
-      out.nvme_out += b.bytes;
-    }
+    std::vector<Delta>& deltas = b.device == Device::kGpu ? gpu_delta
+                                 : on_host(b.device)      ? host_delta
+                                                          : nvme_delta;
+    if (deltas.empty()) deltas.resize(static_cast<std::size_t>(n));
+    deltas[static_cast<std::size_t>(b.alloc_op)].in += b.bytes;
+    deltas[static_cast<std::size_t>(b.free_op)].out += b.bytes;
   }
   const Bytes fixed = o.cuda_context_bytes + o.nccl_workspace_bytes;
   Bytes gpu_allocated_at_peak = 0, gpu_transient_at_peak = 0;
@@ -86,15 +80,16 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
     nvme_peak = std::max(nvme_peak, nvme);
   };
   consider(-1, 0);  // before the step: persistent state only
+  const bool host_moves = !host_delta.empty(), nvme_moves = !nvme_delta.empty();
   for (int i = 0; i < n; ++i) {
-    const Delta& d = delta[static_cast<std::size_t>(i)];
-    gpu += d.gpu_in;
-    host += d.host_in;
-    nvme += d.nvme_in;
-    consider(i, plan.ops[static_cast<std::size_t>(i)].transient_bytes);
-    gpu -= d.gpu_out;
-    host -= d.host_out;
-    nvme -= d.nvme_out;
+    const auto k = static_cast<std::size_t>(i);
+    gpu += gpu_delta[k].in;
+    if (host_moves) host += host_delta[k].in;
+    if (nvme_moves) nvme += nvme_delta[k].in;
+    consider(i, plan.ops[k].transient_bytes);
+    gpu -= gpu_delta[k].out;
+    if (host_moves) host -= host_delta[k].out;
+    if (nvme_moves) nvme -= nvme_delta[k].out;
   }
   for (const Buffer& b : plan.buffers) {
     if (b.device == Device::kGpu && live_at(b, r.peak_op)) r.gpu_at_peak[b.category] += b.bytes;

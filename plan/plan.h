@@ -186,8 +186,8 @@ struct Op {
   Work work;
   IdRange deps;               // ids of earlier ops that must finish first (Plan::deps)
   Bytes transient_bytes = 0;  // GPU working memory while it runs (activation gradients, temps)
-  bool host_waits = false;    // the host blocks until it has finished
   int host_wait_for = -1;     // an earlier op the host synchronizes on before issuing this one
+  bool host_waits = false;    // the host blocks until it has finished
   bool skipped_on_overflow = false;  // not run when the fp16 loss scaler finds an overflow
 };
 

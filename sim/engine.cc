@@ -123,7 +123,7 @@ class Engine {
         waiting_on_(plan.streams.size(), -1),
         events_(static_cast<int>(plan.streams.size()), static_cast<int>(links.size())) {
     ZS_CHECK(costs.size() == plan.ops.size());
-    hot_.resize(n_);
+    hot_.reserve(n_);  // each record is written once, below
     std::vector<char> on_host(plan.streams.size());
     for (std::size_t s = 0; s < on_host.size(); ++s) {
       on_host[s] = plan.streams[s].kind == plan::StreamKind::kCpu;
@@ -134,7 +134,7 @@ class Engine {
     for (int i = 0; i < n_; ++i) {
       const plan::Op& op = plan.ops[i];
       const OpCost& c = costs[i];
-      HotOp& h = hot_[i];
+      HotOp& h = hot_.emplace_back();
       h.skipped = options.overflow && op.skipped_on_overflow;
       h.host_ns = to_ns(c.host_s);
       h.wait_ns = to_ns(c.host_wait_s);
