@@ -19,7 +19,6 @@
 // CASE_INDEX (0-based) runs one case only, in sweep mode, for profiling; RUNS fixes the number
 // of timed simulations instead (for instruction counts under a profiler).
 #include <algorithm>
-#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -61,13 +60,6 @@ const Case kCases[] = {
 };
 
 constexpr int kWindows = 5;
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -121,7 +113,7 @@ int main(int argc, char** argv) {
       const int windows = fixed_runs > 0 ? 1 : kWindows;
       for (int w = 0; w < windows; ++w) {
         int runs = 0;
-        const double start = cpu_seconds();
+        const double start = zs::process_cpu_seconds();
         double elapsed = 0;
         while (fixed_runs > 0 ? runs < fixed_runs
                               : (elapsed < seconds / kWindows || runs < 3)) {
@@ -134,7 +126,7 @@ int main(int argc, char** argv) {
           ops = result->built.plan.ops.size();
           step_s = result->time.step_s;
           ++runs;
-          elapsed = cpu_seconds() - start;
+          elapsed = zs::process_cpu_seconds() - start;
         }
         rates[w] = runs / elapsed;
       }

@@ -15,7 +15,6 @@
 //   zero_optimization.reduce_bucket_size=1e6..2.5e8:+1e6  (4 x 2 x 5 x 250 = 10,000 variants).
 #include <chrono>
 #include <cstdio>
-#include <ctime>
 #include <memory>
 #include <string>
 
@@ -31,13 +30,6 @@ double wall_seconds() {
   using Clock = std::chrono::steady_clock;
   return std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 }
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -81,10 +73,10 @@ int main(int argc, char** argv) {
   for (int jobs : {1, 2}) {
     setup.jobs = jobs;
     const double start = wall_seconds();
-    const double cpu_start = cpu_seconds();
+    const double cpu_start = zs::process_cpu_seconds();
     auto out = zs::sim::run_sweep(setup);
     const double elapsed = wall_seconds() - start;
-    const double cpu = cpu_seconds() - cpu_start;
+    const double cpu = zs::process_cpu_seconds() - cpu_start;
     if (!out.ok()) {
       std::fprintf(stderr, "%s\n", out.status().message().c_str());
       return 1;

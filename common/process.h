@@ -1,4 +1,4 @@
-// Process-wide settings that only main() may apply.
+// Process-wide settings that only main() may apply, and the process's CPU clock.
 #pragma once
 
 namespace zs {
@@ -9,5 +9,9 @@ namespace zs {
 // comes back as fresh zeroed pages, a page fault per 4 KiB (15% of a sweep's time on a 70B
 // plan). Does nothing on other C libraries. Call it once, at the start of main().
 void keep_freed_memory();
+
+// Seconds of CPU time this process has used, all its threads (CLOCK_PROCESS_CPUTIME_ID): what
+// the benchmarks divide by, since other processes on a shared machine disturb it least.
+double process_cpu_seconds();
 
 }  // namespace zs

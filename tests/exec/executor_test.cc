@@ -3,28 +3,19 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <fstream>
 #include <string>
 
 #include "exec/device.h"
 #include "exec/model_runner.h"
 #include "models/hf_config.h"
 #include "sim/simulate.h"
+#include "tests/exec/exec_test_plans.h"
 
 namespace zs::exec {
 namespace {
 
-// A small English text: byte-level tokens the tiny model can learn.
-std::string text() {
-  std::string t;
-  for (int i = 0; i < 12; ++i) {
-    t += "DeepSpeed users tune ds_config files by trial and error on expensive clusters. "
-         "zerosim predicts what a config will do before it runs. ";
-  }
-  return t;
-}
+using testing::tiny_gpt_simulation;
+using testing::training_text;
 
 std::string config(int stage, const std::string& precision = R"("bf16": {"enabled": true})") {
   return R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2, )" +
@@ -36,31 +27,14 @@ std::string config(int stage, const std::string& precision = R"("bf16": {"enable
          "sub_group_size": 5000}})";
 }
 
-// The simulation (and so the plan) of `cfg` for tiny-gpt without dropout on `gpus` GPUs.
-sim::SimulationResult plan_for(const std::string& cfg, int gpus = 1, bool checkpointing = false) {
-  static int counter = 0;
-  const std::string path = ::testing::TempDir() + "zs_exec_" + std::to_string(getpid()) + "_" +
-                           std::to_string(counter++) + ".json";
-  std::ofstream(path) << cfg;
-  sim::SimulationRequest r;
-  r.config_path = path;
-  r.model = without_dropout(*models::resolve_model("tiny-gpt"));
-  r.cluster = *configs::make_cluster("h100-80gb-sxm", 1, gpus);
-  r.seq_len = 32;
-  r.activation_checkpointing = checkpointing;
-  auto sim = sim::simulate(r);
-  EXPECT_TRUE(sim.ok()) << sim.status().message();
-  return sim.ok() ? std::move(sim).value() : sim::SimulationResult{};
-}
-
 // `steps` steps of training with the plan of `cfg` on one GPU.
 ExecResult train(const std::string& cfg, int steps, bool checkpointing = false,
                  int inject_overflow_step = -1) {
-  const sim::SimulationResult sim = plan_for(cfg, 1, checkpointing);
+  const sim::SimulationResult sim = tiny_gpt_simulation(cfg, 1, checkpointing);
   ExecOptions o;
   o.steps = steps;
   o.seed = 7;
-  o.text = text();
+  o.text = training_text();
   o.inject_overflow_step = inject_overflow_step;
   auto out = execute(sim.built, sim.config.config, o);
   EXPECT_TRUE(out.ok()) << out.status().message();
@@ -134,7 +108,7 @@ TEST(Executor, TheTimelineNamesEveryOpOfThePlanOnce) {
 }
 
 TEST(Executor, RejectsMoreThanOneRank) {
-  const sim::SimulationResult sim = plan_for(config(2), 2);
+  const sim::SimulationResult sim = tiny_gpt_simulation(config(2), 2);
   ASSERT_EQ(sim.built.plan.world_size, 2);
   for (Backend backend : {Backend::kCpu, Backend::kCuda}) {
     ExecOptions o;
@@ -148,10 +122,10 @@ TEST(Executor, RejectsMoreThanOneRank) {
 // Runs everywhere: with a CUDA device the CUDA backend trains (tests/exec_cuda/ checks how
 // well); without one, or in a build without CUDA, it says so, as `run --backend cuda` does.
 TEST(Executor, CudaBackendTrainsOrSaysWhyNot) {
-  const sim::SimulationResult sim = plan_for(config(2));
+  const sim::SimulationResult sim = tiny_gpt_simulation(config(2));
   ExecOptions o;
   o.steps = 1;
-  o.text = text();
+  o.text = training_text();
   o.backend = Backend::kCuda;
   auto out = execute(sim.built, sim.config.config, o);
   const Status cuda = cuda_backend_status();

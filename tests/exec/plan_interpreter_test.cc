@@ -4,9 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <unistd.h>
-
-#include <fstream>
 #include <map>
 #include <string>
 #include <utility>
@@ -14,26 +11,18 @@
 #include "exec/model_runner.h"
 #include "models/hf_config.h"
 #include "sim/simulate.h"
+#include "tests/exec/exec_test_plans.h"
 
 namespace zs::exec {
 namespace {
 
 // The plan of tiny-gpt (2 layers) at ZeRO `stage`, with or without full checkpointing.
 plan::Plan plan_for(int stage, bool checkpointing) {
-  const std::string path = ::testing::TempDir() + "zs_interp_" + std::to_string(getpid()) + "_" +
-                           std::to_string(stage) + (checkpointing ? "c" : "") + ".json";
-  std::ofstream(path) << R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 3,
-    "bf16": {"enabled": true}, "zero_optimization": {"stage": )"
-                      << stage << "}}";
-  sim::SimulationRequest r;
-  r.config_path = path;
-  r.model = without_dropout(*models::resolve_model("tiny-gpt"));
-  r.cluster = *configs::make_cluster("h100-80gb-sxm", 1, 1);
-  r.seq_len = 32;
-  r.activation_checkpointing = checkpointing;
-  auto sim = sim::simulate(r);
-  EXPECT_TRUE(sim.ok()) << sim.status().message();
-  return sim.ok() ? sim->built.plan : plan::Plan{};
+  const std::string cfg =
+      R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 3,
+          "bf16": {"enabled": true}, "zero_optimization": {"stage": )" +
+      std::to_string(stage) + "}}";
+  return testing::tiny_gpt_simulation(cfg, 1, checkpointing).built.plan;
 }
 
 // One checkpoint per transformer layer: tiny-gpt's model ops are the embedding (0), layer 0

@@ -1,10 +1,8 @@
 // The executor's CUDA backend against its CPU backend, through real Plans of tiny-gpt.
 // Labelled "gpu": every test skips itself without a CUDA device.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cmath>
-#include <fstream>
 #include <set>
 #include <string>
 #include <utility>
@@ -13,20 +11,14 @@
 #include "exec/model_runner.h"
 #include "models/hf_config.h"
 #include "sim/simulate.h"
+#include "tests/exec/exec_test_plans.h"
 #include "tests/kernels_cuda/cuda_test_util.h"
 
 namespace zs::exec {
 namespace {
 
-// A small English text: byte-level tokens the tiny model can learn.
-std::string text() {
-  std::string t;
-  for (int i = 0; i < 12; ++i) {
-    t += "DeepSpeed users tune ds_config files by trial and error on expensive clusters. "
-         "zerosim predicts what a config will do before it runs. ";
-  }
-  return t;
-}
+using testing::tiny_gpt_simulation;
+using testing::training_text;
 
 std::string config(int stage, const std::string& precision) {
   return R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2, )" + precision +
@@ -40,30 +32,13 @@ const char* kBf16 = R"("bf16": {"enabled": true})";
 const char* kFp32 = R"("bf16": {"enabled": false})";
 const char* kFp16 = R"("fp16": {"enabled": true, "initial_scale_power": 10, "hysteresis": 1})";
 
-// The simulation (and so the plan) of `cfg` for tiny-gpt without dropout on one GPU.
-sim::SimulationResult plan_for(const std::string& cfg, bool checkpointing = false) {
-  static int counter = 0;
-  const std::string path = ::testing::TempDir() + "zs_exec_cuda_" + std::to_string(getpid()) + "_" +
-                           std::to_string(counter++) + ".json";
-  std::ofstream(path) << cfg;
-  sim::SimulationRequest r;
-  r.config_path = path;
-  r.model = without_dropout(*models::resolve_model("tiny-gpt"));
-  r.cluster = *configs::make_cluster("h100-80gb-sxm", 1, 1);
-  r.seq_len = 32;
-  r.activation_checkpointing = checkpointing;
-  auto sim = sim::simulate(r);
-  EXPECT_TRUE(sim.ok()) << sim.status().message();
-  return sim.ok() ? std::move(sim).value() : sim::SimulationResult{};
-}
-
 ExecResult train(const std::string& cfg, Backend backend, int steps, bool checkpointing = false,
                  int inject_overflow_step = -1) {
-  const sim::SimulationResult sim = plan_for(cfg, checkpointing);
+  const sim::SimulationResult sim = tiny_gpt_simulation(cfg, 1, checkpointing);
   ExecOptions o;
   o.steps = steps;
   o.seed = 7;
-  o.text = text();
+  o.text = training_text();
   o.inject_overflow_step = inject_overflow_step;
   o.backend = backend;
   auto out = execute(sim.built, sim.config.config, o);
@@ -138,7 +113,7 @@ TEST_F(CudaExecutor, Fp16OverflowSkipsTheStepAndHalvesTheScale) {
 // weights and the fp32 gradients (4 + 4 + 4 + 2 + 4 bytes per parameter), and never more
 // allocated than reserved. Checkpointing frees each layer's activations, so its peak is lower.
 TEST_F(CudaExecutor, ReportsTheAllocatorPeaks) {
-  const sim::SimulationResult sim = plan_for(config(2, kBf16));
+  const sim::SimulationResult sim = tiny_gpt_simulation(config(2, kBf16));
   const plan::Layout& l = sim.built.layout;
   const std::int64_t params =
       ModelRunner::create(l.graph->spec, l.graph->workload, 7)->num_param_elements();
@@ -154,7 +129,7 @@ TEST_F(CudaExecutor, ReportsTheAllocatorPeaks) {
 }
 
 TEST_F(CudaExecutor, TheTimelineNamesEveryOpOfThePlanOnce) {
-  const sim::SimulationResult sim = plan_for(config(3, kBf16));
+  const sim::SimulationResult sim = tiny_gpt_simulation(config(3, kBf16));
   const ExecResult r = train(config(3, kBf16), Backend::kCuda, 2);
   std::size_t runs = 0;
   for (const plan::Segment& seg : sim.built.plan.segments) {

@@ -17,6 +17,7 @@
 #include "exec/model_runner.h"
 #include "kernels/cpu/dtype.h"
 #include "models/zoo.h"
+#include "tests/exec/exec_test_models.h"
 #include "tests/kernels_cuda/cuda_test_util.h"
 
 namespace zs::exec {
@@ -25,46 +26,10 @@ namespace {
 using models::ModelSpec;
 using models::ParamTensor;
 using models::Workload;
-
-// zoo "tiny-gpt" shrunk: 2 layers, h 32, 4 heads of 8, I 128, vocab 64, 16 positions (as
-// tests/exec/model_runner_test.cc).
-ModelSpec small_gpt() {
-  ModelSpec spec = without_dropout(models::zoo_model("tiny-gpt").value());
-  spec.name = "small-gpt";
-  spec.vocab_size = 64;
-  spec.hidden_size = 32;
-  spec.head_dim = 8;
-  spec.intermediate_size = 128;
-  spec.max_position_embeddings = 16;
-  return spec;
-}
-
-// A llama-family model with RMSNorm, RoPE, SwiGLU, grouped-query attention (4 query heads, 2
-// kv heads), an untied LM head and Qwen2's q/k/v biases.
-ModelSpec small_llama() {
-  ModelSpec spec = models::zoo_model("llama3-8b").value();
-  spec.name = "small-llama";
-  spec.vocab_size = 64;
-  spec.hidden_size = 32;
-  spec.num_layers = 2;
-  spec.num_heads = 4;
-  spec.num_kv_heads = 2;
-  spec.head_dim = 8;
-  spec.intermediate_size = 48;
-  spec.max_position_embeddings = 64;
-  spec.bias.qkv = true;
-  spec.rope_theta = 10000.0;
-  return spec;
-}
-
-constexpr Workload kSmall{.micro_batch = 2, .seq_len = 16};
-
-std::vector<std::int32_t> random_ids(std::int64_t n, std::int64_t vocab, std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<std::int32_t> ids(static_cast<std::size_t>(n));
-  for (std::int32_t& id : ids) id = static_cast<std::int32_t>(rng() % vocab);
-  return ids;
-}
+using testing::kSmall;
+using testing::random_ids;
+using testing::small_gpt;
+using testing::small_llama;
 
 // x rounded to bf16 and widened back (what a bf16 runner's weights hold).
 std::vector<float> rounded_to_bf16(std::vector<float> x) {

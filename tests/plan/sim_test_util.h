@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <optional>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -16,6 +17,7 @@ namespace zs::plan {
 
 struct SimSetup {
   std::string model = "gpt2";
+  std::optional<models::ModelSpec> spec;  // simulated instead of `model` when set
   std::string gpu = "a100-80gb";
   int nodes = 1;
   int gpus_per_node = 8;
@@ -32,7 +34,7 @@ inline sim::SimulationResult simulate_text(const std::string& config, const SimS
   std::ofstream(path) << config;
   sim::SimulationRequest r;
   r.config_path = path;
-  auto model = models::resolve_model(s.model);
+  auto model = s.spec ? Result<models::ModelSpec>(*s.spec) : models::resolve_model(s.model);
   EXPECT_TRUE(model.ok()) << model.status().message();
   auto cluster = configs::make_cluster(s.gpu, s.nodes, s.gpus_per_node);
   EXPECT_TRUE(cluster.ok()) << cluster.status().message();
