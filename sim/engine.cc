@@ -372,14 +372,6 @@ class Engine {
     }
     if (l.flows.size() == 1) {
       l.flows[0].rate = std::min(l.flows[0].cap, l.capacity);  // the usual case, no sort
-    } else if (l.flows.size() == 2) {
-      // The general case below for two flows: the lower cap (the first on a tie) goes first.
-      Flow& a = l.flows[0];
-      Flow& b = l.flows[1];
-      Flow& lo = b.cap < a.cap ? b : a;
-      Flow& hi = b.cap < a.cap ? a : b;
-      lo.rate = std::min(lo.cap, l.capacity / 2.0);
-      hi.rate = std::min(hi.cap, l.capacity - lo.rate);
     } else {
       // Max-min fairness: the most capped flows take their cap, the rest share what is left.
       // A link carries a handful of flows: an insertion sort by (cap, index).
