@@ -35,9 +35,9 @@ void add_common_flags(CLI::App* cmd, CommonFlags* f, bool json_flag) {
                   "gradient_accumulation_steps, to resolve \"auto\"");
   cmd->add_option("--precision", f->precision,
                   "fp32, fp16 or bf16: the trainer's --fp16/--bf16, to resolve \"auto\"");
-  cmd->add_option("--ds-version", f->ds_version,
-                  "DeepSpeed release whose rules apply (default " +
-                      configs::kLatestDsVersion.str() + ")");
+  cmd->add_option(
+      "--ds-version", f->ds_version,
+      "DeepSpeed release whose rules apply (default " + configs::kLatestDsVersion.str() + ")");
   if (json_flag) cmd->add_flag("--json", f->json, "print one JSON object instead of the report");
 }
 
@@ -71,8 +71,33 @@ Result<Inputs> read_inputs(const CommonFlags& f) {
   return in;
 }
 
-int fail(const Status& s) {
+std::string error_json(std::string_view code, const std::string& message, int exit_code) {
+  json::Json j;
+  j["error"]["code"] = code;
+  j["error"]["message"] = message;
+  j["error"]["exit_code"] = exit_code;
+  return j.dump(2, ' ', false, json::Json::error_handler_t::replace);
+}
+
+int fail(const Status& s, bool json) {
   std::fprintf(stderr, "%s\n", s.message().c_str());
+  if (json) {
+    std::string_view code = "invalid_argument";
+    switch (s.code()) {
+      case StatusCode::kNotFound:
+        code = "not_found";
+        break;
+      case StatusCode::kIoError:
+        code = "io_error";
+        break;
+      case StatusCode::kParseError:
+        code = "parse_error";
+        break;
+      default:
+        break;
+    }
+    print(error_json(code, s.message(), 1));
+  }
   return 1;
 }
 

@@ -1,10 +1,9 @@
 // The flags `check` and `simulate` share, and turning them into check options.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <optional>
 #include <string>
-
-#include <CLI/CLI.hpp>
 
 #include "cli/flags.h"
 #include "common/status.h"
@@ -37,8 +36,14 @@ struct Inputs {
 };
 Result<Inputs> read_inputs(const CommonFlags& f);
 
-// Prints `s`'s message to stderr; returns exit code 1.
-int fail(const Status& s);
+// Prints `s`'s message to stderr; returns exit code 1. With `json` (the command's --json), also
+// prints the error as one JSON object on stdout (error_json), so a script reading stdout gets
+// one on every path.
+int fail(const Status& s, bool json = false);
+
+// {"error": {"code": "invalid_argument" | "not_found" | "io_error" | "parse_error" | "usage",
+//            "message": MESSAGE, "exit_code": EXIT_CODE}}, indented as --json output is.
+std::string error_json(std::string_view code, const std::string& message, int exit_code);
 
 // Writes `text` to stdout.
 void print(const std::string& text);

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "cli/options.h"
-#include "common/file.h"
+#include "common/output_file.h"
 #include "reports/gnuplot.h"
 #include "reports/html_report.h"
 #include "reports/report_inputs.h"
@@ -20,13 +20,20 @@ struct ReportFlags {
 int run_report(const ReportFlags& f) {
   auto in = reports::load_report_inputs(f.input);
   if (!in.ok()) return fail(in.status());
+  for (const std::string& input : in->files_read) {
+    if (same_file(f.output, input)) {
+      return fail(Status::invalid_argument(
+          "-o " + f.output + ": is " + input +
+          ", a file this report reads; write the HTML to another file (e.g. report.html)"));
+    }
+  }
   const char* path_env = std::getenv("PATH");
   auto gnuplot = reports::find_gnuplot(path_env != nullptr ? path_env : "");
   if (!gnuplot.ok()) return fail(gnuplot.status());
   reports::GnuplotRenderer renderer(*gnuplot);
   auto page = reports::render_report_html(*in, renderer);
   if (!page.ok()) return fail(page.status().with_context("zerosim report"));
-  const Status written = write_file_atomic(f.output, *page);
+  const Status written = write_output_file(f.output, *page);
   if (!written.is_ok()) return fail(written);
   print("zerosim report: wrote " + f.output + " (" + std::to_string(page->size()) + " bytes)");
   return 0;

@@ -3,8 +3,10 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
+#include <new>
 
 #include "cli/options.h"
 #include "common/file.h"
@@ -82,15 +84,21 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
   j["final_loss_scale"] = r.final_loss_scale;
   json::Json steps = json::Json::array();
   for (const exec::StepStats& s : r.steps) {
-    steps.push_back({{"step", s.step}, {"loss", s.loss}, {"seconds", s.seconds},
-                     {"skipped", s.skipped}, {"loss_scale", s.loss_scale}, {"lr", s.lr},
+    steps.push_back({{"step", s.step},
+                     {"loss", s.loss},
+                     {"seconds", s.seconds},
+                     {"skipped", s.skipped},
+                     {"non_finite_grads", s.non_finite_grads},
+                     {"loss_scale", s.loss_scale},
+                     {"lr", s.lr},
                      {"grad_norm", s.grad_norm}});
   }
   j["steps"] = steps;
   // The last step's ops, by the Plan's op ids: what the simulator's trace predicts.
   json::Json timeline = json::Json::array();
   for (const exec::OpTiming& t : r.timeline) {
-    timeline.push_back({{"op", t.op}, {"repetition", t.repetition},
+    timeline.push_back({{"op", t.op},
+                        {"repetition", t.repetition},
                         {"start_s", static_cast<double>(t.start_ns) * 1e-9},
                         {"end_s", static_cast<double>(t.end_ns) * 1e-9}});
   }
@@ -99,36 +107,82 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
   return j;
 }
 
+// The most bytes of training text --data reads (byte-level tokens are held as 4-byte ids).
+constexpr std::int64_t kMaxTextBytes = std::int64_t{1} << 30;
+
+// What `run` does not do that the config asks for, said before it starts.
+std::vector<std::string> run_notes(const configs::DsConfig& c) {
+  std::vector<std::string> notes;
+  std::string what;
+  if (configs::offload_optimizer_enabled(c)) {
+    what = "optimizer states to " + c.zero.offload_optimizer.device.value;
+  }
+  if (configs::offload_param_enabled(c)) {
+    what += (what.empty() ? "" : " and ") + std::string("parameters to ") +
+            c.zero.offload_param.device.value;
+  }
+  if (!what.empty()) {
+    notes.push_back("the config offloads " + what +
+                    "; the executor does not offload yet: it keeps every tensor on the backend's "
+                    "device, so the measured time and memory are those of the same config "
+                    "without offload (the prediction beside them includes it)");
+  }
+  return notes;
+}
+
+std::string step_line(const exec::StepStats& s, std::int64_t tokens_per_step) {
+  char line[320];
+  // printf spells a NaN with its sign bit "-nan"; the sign of a NaN means nothing.
+  const auto unsigned_nan = [](double v) { return std::isnan(v) ? std::fabs(v) : v; };
+  std::snprintf(
+      line, sizeof line,
+      "step %3d  loss %8.4f  %8.3f s  %10.0f tokens/s  lr %.3g  scale %g  grad norm %.4g%s", s.step,
+      unsigned_nan(s.loss), s.seconds,
+      s.seconds > 0 ? static_cast<double>(tokens_per_step) / s.seconds : 0.0, s.lr, s.loss_scale,
+      unsigned_nan(s.grad_norm),
+      s.skipped ? (s.non_finite_grads ? "  skipped (inf/NaN gradients)" : "  skipped (overflow)")
+      : s.non_finite_grads ? "  inf/NaN gradients applied (as DeepSpeed does here)"
+                           : "");
+  return line;
+}
+
 int run_run(const RunFlags& f) {
   auto in = read_inputs(f.common);
-  if (!in.ok()) return fail(in.status());
+  if (!in.ok()) return fail(in.status(), f.common.json);
   if (!in->model) {
-    return fail(Status::invalid_argument("run needs --model (a zoo name or a config.json)"));
+    return fail(Status::invalid_argument("run needs --model (a zoo name or a config.json)"),
+                f.common.json);
   }
   if (f.backend != "cpu" && f.backend != "cuda") {
     return fail(Status::invalid_argument("--backend: \"" + f.backend +
-                                         "\" is not allowed; expected cpu or cuda"));
+                                         "\" is not allowed; expected cpu or cuda"),
+                f.common.json);
   }
   if (f.backend == "cuda") {
     const Status cuda = exec::cuda_backend_status();
-    if (!cuda.is_ok()) return fail(cuda);
+    if (!cuda.is_ok()) return fail(cuda, f.common.json);
   }
   auto steps = parse_int_flag("--steps", f.steps, 1, 1'000'000);
-  if (!steps.ok()) return fail(steps.status());
+  if (!steps.ok()) return fail(steps.status(), f.common.json);
   auto seed = parse_int_flag("--seed", f.seed, 0, 1'000'000'000);
-  if (!seed.ok()) return fail(seed.status());
+  if (!seed.ok()) return fail(seed.status(), f.common.json);
   exec::ExecOptions options;
   options.steps = static_cast<int>(*steps);
   options.seed = static_cast<std::uint64_t>(*seed);
   options.backend = f.backend == "cuda" ? exec::Backend::kCuda : exec::Backend::kCpu;
   if (!f.inject_overflow.empty()) {
-    auto k = parse_int_flag("--inject-overflow-step", f.inject_overflow, 0, 1'000'000);
-    if (!k.ok()) return fail(k.status());
+    // A step the run never reaches would be ignored silently: the range is the run's steps.
+    auto k = parse_int_flag("--inject-overflow-step", f.inject_overflow, 0, *steps - 1);
+    if (!k.ok()) {
+      return fail(Status::invalid_argument(k.status().message() + " (the run has " +
+                                           std::to_string(*steps) + " step(s), from 0)"),
+                  f.common.json);
+    }
     options.inject_overflow_step = static_cast<int>(*k);
   }
   if (!f.data.empty()) {
-    auto text = read_file(f.data, "text file");
-    if (!text.ok()) return fail(text.status().with_context("--data"));
+    auto text = read_file(f.data, "text file", kMaxTextBytes);
+    if (!text.ok()) return fail(text.status().with_context("--data"), f.common.json);
     options.text = std::move(text).value();
   }
 
@@ -141,40 +195,56 @@ int run_run(const RunFlags& f) {
     request.cluster = *in->cluster;
   } else {
     auto c = configs::make_cluster("h100-80gb-sxm", 1, 1);
-    if (!c.ok()) return fail(c.status());
+    if (!c.ok()) return fail(c.status(), f.common.json);
     request.cluster = *c;
   }
   if (request.cluster.world_size() != 1) {
     return fail(Status::invalid_argument("run: the executor runs one rank; the cluster has " +
                                          std::to_string(request.cluster.world_size()) +
-                                         " GPUs (use --gpus-per-node 1)"));
+                                         " GPUs (use --gpus-per-node 1)"),
+                f.common.json);
   }
   if (!f.seq_len.empty()) {
     auto s = parse_int_flag("--seq-len", f.seq_len, 1, 1'000'000);
-    if (!s.ok()) return fail(s.status());
+    if (!s.ok()) return fail(s.status(), f.common.json);
     request.seq_len = *s;
   }
   request.activation_checkpointing = f.checkpointing;
   auto sim = sim::simulate(request);
-  if (!sim.ok()) return fail(sim.status());
-  auto result = exec::execute(sim->built, sim->config.config, options);
-  if (!result.ok()) return fail(result.status().with_context(f.common.config));
+  if (!sim.ok()) return fail(sim.status(), f.common.json);
+  const std::vector<std::string> notes = run_notes(sim->config.config);
+  const std::int64_t tokens_per_step =
+      sim->built.layout.micro_batch * sim->built.layout.seq_len * sim->built.layout.micro_steps;
+  if (!f.common.json) {
+    // Each step's line is printed (and flushed) as it ends, so a run stopped part-way, or read
+    // through a pipe, keeps the steps it made.
+    print("zerosim run: " + sim->built.plan.summary + ", backend " + f.backend);
+    for (const std::string& n : notes) print("note: " + n);
+    std::fflush(stdout);
+    options.on_step = [tokens_per_step](const exec::StepStats& s) {
+      print(step_line(s, tokens_per_step));
+      std::fflush(stdout);
+    };
+  }
+  Result<exec::ExecResult> result = Status::invalid_argument("not run");
+  try {
+    result = exec::execute(sim->built, sim->config.config, options);
+  } catch (const std::bad_alloc&) {
+    return fail(Status::invalid_argument(
+                    "run: the machine ran out of memory while allocating the model's buffers; "
+                    "use a smaller --micro-batch or --seq-len"),
+                f.common.json);
+  }
+  if (!result.ok()) return fail(result.status().with_context(f.common.config), f.common.json);
 
   if (f.common.json) {
-    print(measured_json(*sim, request, *result, f.backend)
-              .dump(2, ' ', false, json::Json::error_handler_t::replace));
+    json::Json j = measured_json(*sim, request, *result, f.backend);
+    j["notes"] = notes;
+    print(j.dump(2, ' ', false, json::Json::error_handler_t::replace));
     return 0;
   }
-  std::string out = "zerosim run: " + sim->built.plan.summary + ", backend " + f.backend + "\n";
+  std::string out;
   char line[320];
-  for (const exec::StepStats& s : result->steps) {
-    std::snprintf(line, sizeof line,
-                  "step %3d  loss %8.4f  %8.3f s  %10.0f tokens/s  lr %.3g  scale %g%s\n",
-                  s.step, s.loss, s.seconds,
-                  s.seconds > 0 ? static_cast<double>(result->tokens_per_step) / s.seconds : 0.0,
-                  s.lr, s.loss_scale, s.skipped ? "  skipped (overflow)" : "");
-    out += line;
-  }
   const double step_s = steady_step_s(*result);
   const double tokens_per_s =
       step_s > 0 ? static_cast<double>(result->tokens_per_step) / step_s : 0.0;
@@ -220,8 +290,9 @@ std::function<int()> add_run_command(CLI::App& app) {
   cmd->add_flag("--checkpointing", flags->checkpointing,
                 "full activation checkpointing (recompute each layer in backward)");
   cmd->add_option("--inject-overflow-step", flags->inject_overflow,
-                  "put an inf into a gradient at this step (0-based), to see the fp16 loss "
-                  "scaler skip it");
+                  "put an inf into a gradient at this step (0-based, below --steps): the fp16 "
+                  "loss scaler skips it; bf16 and fp32 do what DeepSpeed does for their ZeRO "
+                  "stage");
   return [flags] { return run_run(*flags); };
 }
 

@@ -38,14 +38,17 @@ Result<double> parse_number_flag(const char* flag, const std::string& text, doub
 
 int run_simulate(const SimulateFlags& f) {
   auto in = read_inputs(f.common);
-  if (!in.ok()) return fail(in.status());
+  if (!in.ok()) return fail(in.status(), f.common.json);
   if (!in->model) {
-    return fail(Status::invalid_argument("simulate needs --model (a zoo name or a config.json)"));
+    return fail(Status::invalid_argument("simulate needs --model (a zoo name or a config.json)"),
+                f.common.json);
   }
   if (!in->cluster) {
-    return fail(Status::invalid_argument(
-        "simulate needs a cluster: --gpu PRESET [--nodes N] [--gpus-per-node K], or --cluster "
-        "FILE"));
+    return fail(
+        Status::invalid_argument(
+            "simulate needs a cluster: --gpu PRESET [--nodes N] [--gpus-per-node K], or --cluster "
+            "FILE"),
+        f.common.json);
   }
   sim::SimulationRequest request;
   request.config_path = f.common.config;
@@ -54,35 +57,36 @@ int run_simulate(const SimulateFlags& f) {
   request.cluster = *in->cluster;
   if (!f.seq_len.empty()) {
     auto s = parse_int_flag("--seq-len", f.seq_len, 1, 10'000'000);
-    if (!s.ok()) return fail(s.status());
+    if (!s.ok()) return fail(s.status(), f.common.json);
     request.seq_len = *s;
   }
   if (f.attention != "flash" && f.attention != "eager") {
     return fail(Status::invalid_argument("--attention: \"" + f.attention +
-                                         "\" is not allowed; expected flash or eager"));
+                                         "\" is not allowed; expected flash or eager"),
+                f.common.json);
   }
   request.flash_attention = f.attention == "flash";
   if (!f.fragmentation.empty()) {
     auto v = parse_number_flag("--fragmentation", f.fragmentation, 0, 1, "a fraction from 0 to 1");
-    if (!v.ok()) return fail(v.status());
+    if (!v.ok()) return fail(v.status(), f.common.json);
     request.fragmentation = *v;
   }
   if (!f.straggler.empty()) {
     auto v = parse_number_flag("--straggler", f.straggler, 1, 100, "a factor from 1 to 100");
-    if (!v.ok()) return fail(v.status());
+    if (!v.ok()) return fail(v.status(), f.common.json);
     request.collective_slowdown = *v;
   }
   if (!f.profile.empty()) {
     auto p = sim::load_cost_profile(f.profile, sim::default_cost_profile(request.cluster));
-    if (!p.ok()) return fail(p.status());
+    if (!p.ok()) return fail(p.status(), f.common.json);
     request.profile = *p;
   }
   request.activation_checkpointing = f.checkpointing;
   auto result = sim::simulate(request);
-  if (!result.ok()) return fail(result.status());
+  if (!result.ok()) return fail(result.status(), f.common.json);
   if (!f.trace.empty()) {
     const Status s = sim::write_trace(f.trace, result->built.plan, result->time);
-    if (!s.is_ok()) return fail(s);
+    if (!s.is_ok()) return fail(s, f.common.json);
   }
   if (f.print_plan) {
     print(plan::to_text(result->built.plan));
@@ -99,9 +103,10 @@ int run_simulate(const SimulateFlags& f) {
 
 std::function<int()> add_simulate_command(CLI::App& app) {
   auto flags = std::make_shared<SimulateFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "simulate", "Predict per-GPU and host peak memory and the step time of one optimizer "
-                  "step of a DeepSpeed config on a model and a cluster");
+  CLI::App* cmd =
+      app.add_subcommand("simulate",
+                         "Predict per-GPU and host peak memory and the step time of one optimizer "
+                         "step of a DeepSpeed config on a model and a cluster");
   add_common_flags(cmd, &flags->common);
   cmd->add_option("--seq-len", flags->seq_len,
                   "tokens per sequence (default: the model's max_position_embeddings)");

@@ -24,11 +24,11 @@ Status flag_conflict(const Flags& f, const sim::Axis& axis, bool global_batch) {
                                     ": --micro-batch replaces it in every variant; vary "
                                     "micro_batch instead, or drop --micro-batch");
   }
-  const bool accum = axis.shorthand == sim::Shorthand::kGradAccum ||
-                     path == "gradient_accumulation_steps";
+  const bool accum =
+      axis.shorthand == sim::Shorthand::kGradAccum || path == "gradient_accumulation_steps";
   if (accum && global_batch) {
-    return Status::invalid_argument("--vary " + axis.key +
-                                    ": --global-batch sets gradient accumulation; drop one of them");
+    return Status::invalid_argument(
+        "--vary " + axis.key + ": --global-batch sets gradient accumulation; drop one of them");
   }
   if (path == "gradient_accumulation_steps" && !f.sweep.common.grad_accum.empty()) {
     return Status::invalid_argument("--vary " + axis.key +
@@ -51,11 +51,16 @@ int run_sweep_command(const Flags& f) {
   const Status axes_ok =
       sim::check_axes(setup->axes, *setup->base.config_document, setup->base.check.version);
   if (!axes_ok.is_ok()) return fail(axes_ok);
+  const Status count_ok = sim::check_variant_count(setup->axes);
+  if (!count_ok.is_ok()) return fail(count_ok);
+  const reports::SweepInfo info = sweep_info(f.sweep, *setup, "sweep");
+  auto writer = open_outputs(f.sweep, info, setup->axes, &*setup);
+  if (!writer.ok()) return fail(writer.status());
   ProgressBar bar("sweep", f.sweep.progress || stderr_is_terminal());
   setup->progress = [&bar](std::int64_t done, std::int64_t total) { bar.update(done, total); };
   auto out = sim::run_sweep(*setup);
   if (!out.ok()) return fail(out.status());
-  return write_and_summarize(f.sweep, sweep_info(f.sweep, *setup, "sweep"), *out);
+  return finish_and_summarize(info, **writer, *out);
 }
 
 }  // namespace

@@ -12,6 +12,10 @@
 namespace zs::cli {
 namespace {
 
+// A sweep past either gets a warning before it starts.
+constexpr std::int64_t kWarnRows = 10'000;
+constexpr double kWarnSeconds = 60;
+
 Result<double> parse_headroom(const std::string& text) {
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
@@ -98,6 +102,13 @@ Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f) {
     }
     ZS_ASSIGN_OR_RETURN(setup.global_batch,
                         parse_int_flag("--global-batch", f.global_batch, 1, 1'000'000'000));
+    const std::int64_t world = r.cluster.world_size();
+    if (*setup.global_batch % world != 0) {
+      return Status::invalid_argument(
+          "--global-batch " + f.global_batch + ": is not a multiple of the cluster's " +
+          std::to_string(world) + " GPUs, so no micro-batch x gradient accumulation x " +
+          std::to_string(world) + " makes it; expected a multiple of " + std::to_string(world));
+    }
   }
   setup.render = [](const sim::SimulationResult& result, const sim::SimulationRequest& request) {
     return reports::render_simulation_json(result, request)
@@ -119,13 +130,42 @@ reports::SweepInfo sweep_info(const SweepFlags& f, const sim::SweepSetup& setup,
   info.gpu_memory_bytes = r.cluster.gpu_memory_bytes();
   info.seq_len = r.seq_len > 0 ? r.seq_len : r.model.max_position_embeddings;
   info.headroom = setup.headroom;
+  info.out_dir = f.out;
   return info;
 }
 
-int write_and_summarize(const SweepFlags& f, const reports::SweepInfo& info,
-                        const sim::SweepOutcome& out) {
+Result<std::unique_ptr<reports::SweepWriter>> open_outputs(const SweepFlags& f,
+                                                           const reports::SweepInfo& info,
+                                                           const std::vector<sim::Axis>& axes,
+                                                           sim::SweepSetup* setup) {
+  ZS_ASSIGN_OR_RETURN(std::unique_ptr<reports::SweepWriter> writer,
+                      reports::SweepWriter::begin(f.out, info, axes));
+  reports::SweepWriter* w = writer.get();
+  setup->row_sink = [w](const sim::SweepRow& r) { return w->add_row(r); };
+  const int jobs = setup->jobs;
+  const std::size_t n_axes = axes.size();
+  setup->on_start = [w, jobs, n_axes, info](std::int64_t rows, double baseline_s) {
+    const double est_s = baseline_s * static_cast<double>(rows - 1) / jobs;
+    if (rows <= kWarnRows && est_s <= kWarnSeconds) return;
+    const auto memory = static_cast<Bytes>(rows) * sim::held_bytes_per_row(n_axes);
+    const auto disk = static_cast<Bytes>(rows) * w->bytes_written();
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "zerosim %s: warning: %s rows: about %s on %d thread(s) (the first took %s), "
+                  "about %s of memory and %s of results in %s; Ctrl-C stops it and leaves the "
+                  "files there as they were\n",
+                  info.command.c_str(), format_grouped(rows).c_str(),
+                  sim::format_seconds(est_s).c_str(), jobs, sim::format_seconds(baseline_s).c_str(),
+                  format_bytes(memory).c_str(), format_bytes(disk).c_str(), info.out_dir.c_str());
+    std::fputs(buf, stderr);
+  };
+  return writer;
+}
+
+int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& writer,
+                         const sim::SweepOutcome& out) {
   const sim::SimulationResult* best = out.best_result ? &*out.best_result : nullptr;
-  auto written = reports::write_sweep_outputs(f.out, info, out, best);
+  auto written = writer.finish(out, best);
   if (!written.ok()) return fail(written.status());
   int invalid = 0;
   for (const sim::SweepRow& r : out.rows) invalid += r.ok ? 0 : 1;

@@ -3,7 +3,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "cli/options.h"
 #include "common/status.h"
@@ -35,9 +37,21 @@ Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f);
 reports::SweepInfo sweep_info(const SweepFlags& f, const sim::SweepSetup& setup,
                               std::string command);
 
-// Writes the outcome into --out and prints what it found; returns the exit code (0: written,
-// a sweep without a feasible variant included; 1: the files could not be written).
-int write_and_summarize(const SweepFlags& f, const reports::SweepInfo& info,
-                        const sim::SweepOutcome& out);
+// Opens --out for the sweep's files (reports::SweepWriter: SIGINT, SIGTERM and SIGHUP are held
+// until it is finished or dropped, and the files already there stay as they were until then) and
+// points `setup`'s row sink at it, so rows stream to disk as they finish. Before the variants
+// after the baseline start, a sweep expected to take over a minute or to have over 10,000 rows
+// gets a warning on stderr with the estimated time, memory and disk use.
+// `keys`: the axes whose values the rows carry (setup->axes, or a tune's).
+Result<std::unique_ptr<reports::SweepWriter>> open_outputs(const SweepFlags& f,
+                                                           const reports::SweepInfo& info,
+                                                           const std::vector<sim::Axis>& axes,
+                                                           sim::SweepSetup* setup);
+
+// Finishes the files (the ranking, the winner, best_ds_config.json) and prints what the sweep
+// found; returns the exit code (0: written, a sweep without a feasible variant included; 1: the
+// files could not be written, and the old ones are unchanged).
+int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& writer,
+                         const sim::SweepOutcome& out);
 
 }  // namespace zs::cli

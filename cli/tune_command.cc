@@ -29,11 +29,14 @@ int run_tune_command(const Flags& f) {
     if (!m.ok()) return fail(m.status());
     options.max_micro_batch = *m;
   }
+  const reports::SweepInfo info = sweep_info(f.sweep, *setup, "tune");
+  auto writer = open_outputs(f.sweep, info, sim::tune_axes(), &*setup);
+  if (!writer.ok()) return fail(writer.status());
   ProgressBar bar("tune", f.sweep.progress || stderr_is_terminal());
   setup->progress = [&bar](std::int64_t done, std::int64_t total) { bar.update(done, total); };
   auto out = sim::run_tune(*setup, options);
   if (!out.ok()) return fail(out.status());
-  return write_and_summarize(f.sweep, sweep_info(f.sweep, *setup, "tune"), *out);
+  return finish_and_summarize(info, **writer, *out);
 }
 
 }  // namespace

@@ -1,48 +1,87 @@
 #include "common/file.h"
 
-#include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "common/units.h"
 
 namespace zs {
+namespace {
 
-Result<std::string> read_file(const std::string& path, std::string_view kind) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::invalid_argument(path + ": error[file]: is a directory, not a " +
-                                    std::string(kind));
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return Status::not_found(path + ": error[file]: cannot open the file (does it exist?)");
-  }
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Status::io_error(path + ": error[file]: reading the file failed");
-  return buf.str();
+const char* not_regular_kind(mode_t mode) {
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
 }
 
-Status write_file_atomic(const std::string& path, std::string_view text) {
-  const std::string tmp = path + ".tmp";
-  const Status failed = Status::io_error(path + ": error[file]: cannot write the file");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return failed;
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    if (!out.flush()) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      return failed;
+// Closes the descriptor when the read is over, whatever the path out.
+struct Fd {
+  int fd;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
+Result<std::string> read_file(const std::string& path, std::string_view kind,
+                              std::int64_t max_bytes) {
+  const std::string what(kind);
+  // O_NONBLOCK: opening a FIFO must not wait for a writer (it is refused below anyway).
+  const Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)};
+  if (f.fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) {
+      return Status::not_found(path + ": error[file]: cannot open the file (does it exist?)");
     }
+    return Status::not_found(path + ": error[file]: cannot open the file: " + std::strerror(errno));
   }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    return failed;
+  struct stat st {};
+  if (::fstat(f.fd, &st) != 0) {
+    return Status::io_error(path +
+                            ": error[file]: cannot inspect the file: " + std::strerror(errno));
   }
-  return Status::ok();
+  if (S_ISDIR(st.st_mode)) {
+    return Status::invalid_argument(path + ": error[file]: is a directory, not a " + what);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return Status::invalid_argument(path + ": error[file]: is " + not_regular_kind(st.st_mode) +
+                                    ", not a regular file; expected a " + what +
+                                    " (save it to a file first)");
+  }
+  const auto too_big = [&](std::int64_t size, bool at_least) {
+    return Status::invalid_argument(path + ": error[file]: holds " + (at_least ? "over " : "") +
+                                    format_bytes(size) + "; a " + what + " may hold at most " +
+                                    format_bytes(max_bytes));
+  };
+  if (st.st_size > max_bytes) return too_big(st.st_size, false);
+  std::string out;
+  out.resize(static_cast<std::size_t>(st.st_size));
+  std::size_t got = 0;
+  // Read to the end, not to st_size: a file that grows meanwhile still stops at the limit.
+  while (true) {
+    if (got == out.size()) {
+      if (static_cast<std::int64_t>(got) > max_bytes) return too_big(max_bytes, true);
+      out.resize(got + 4096);
+    }
+    const ssize_t n = ::read(f.fd, out.data() + got, out.size() - got);
+    if (n < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return Status::io_error(path +
+                              ": error[file]: reading the file failed: " + std::strerror(errno));
+    }
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  if (static_cast<std::int64_t>(got) > max_bytes) return too_big(max_bytes, true);
+  out.resize(got);
+  return out;
 }
 
 }  // namespace zs

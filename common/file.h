@@ -1,6 +1,7 @@
-// Reading whole files for the readers that need their bytes (JSON configs, training text).
+// Reading whole input files (JSON configs, model and cluster files, profiles, training text).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -8,14 +9,16 @@
 
 namespace zs {
 
-// The bytes of the file at `path`. kInvalidArgument when it is a directory ("is a directory, not
-// a <kind>"), kNotFound when it cannot be opened, kIoError when reading fails; each message starts
-// with "PATH: error[file]:".
-Result<std::string> read_file(const std::string& path, std::string_view kind = "file");
+// The most bytes an input file may hold unless its reader says otherwise: a DeepSpeed config, a
+// model's config.json, a cluster file or a profile is a few kilobytes; 16 MiB is far past any.
+inline constexpr std::int64_t kMaxInputFileBytes = std::int64_t{16} << 20;
 
-// Writes `text` to `path` through a temporary file beside it and a rename, so that a reader
-// (or a crash) never sees a half-written file. kIoError naming the path when it fails; the
-// temporary file is removed then.
-Status write_file_atomic(const std::string& path, std::string_view text);
+// The bytes of the regular file at `path`, at most `max_bytes` of them. Each message starts with
+// "PATH: error[file]:". kInvalidArgument when it is a directory or not a regular file (a device,
+// a FIFO, a socket: "is a character device, not a regular file; expected a <kind>"), or when it
+// holds more than `max_bytes` (the size and the limit); kNotFound when it cannot be opened;
+// kIoError when reading fails.
+Result<std::string> read_file(const std::string& path, std::string_view kind = "file",
+                              std::int64_t max_bytes = kMaxInputFileBytes);
 
 }  // namespace zs

@@ -57,8 +57,8 @@ std::optional<std::string> to_int(const Json& v, std::int64_t* out, std::string*
     if (d != std::floor(d)) {
       return "expected an integer, got " + render_value(v) + " (it has a fractional part)";
     }
-    if (d < -9.2e18 || d > 9.2e18) return "expected an integer, got " + render_value(v) +
-                                          " (out of the 64-bit range)";
+    if (d < -9.2e18 || d > 9.2e18)
+      return "expected an integer, got " + render_value(v) + " (out of the 64-bit range)";
     *out = static_cast<std::int64_t>(d);
     return std::nullopt;
   }
@@ -88,8 +88,8 @@ std::optional<std::string> to_number(const Json& v, double* out, std::string* wa
     const auto r = std::from_chars(s.data(), s.data() + s.size(), parsed);
     if (!s.empty() && r.ec == std::errc() && r.ptr == s.data() + s.size()) {
       *out = parsed;
-      *warning = "the number is written as a string " + render_value(v) +
-                 "; write it without quotes";
+      *warning =
+          "the number is written as a string " + render_value(v) + "; write it without quotes";
       return std::nullopt;
     }
     return "expected a number, got the string " + render_value(v);
@@ -127,9 +127,7 @@ const Json* ObjectReader::member(std::string_view key) {
 
 const Json* ObjectReader::raw(std::string_view key) { return member(key); }
 
-std::string ObjectReader::member_path(std::string_view key) const {
-  return child_path(path_, key);
-}
+std::string ObjectReader::member_path(std::string_view key) const { return child_path(path_, key); }
 
 SourcePos ObjectReader::position(std::string_view key) const {
   return doc_.position_of(member_path(key));
@@ -166,6 +164,10 @@ std::optional<std::int64_t> ObjectReader::get_int(std::string_view key, IntRange
   if (v == nullptr) return std::nullopt;
   std::int64_t out = 0;
   std::string warning;
+  if (!strict_why_.empty() && !v->is_number_integer() && !v->is_number_unsigned()) {
+    type_error(key, *v, "an integer (" + strict_why_ + ")");
+    return std::nullopt;
+  }
   if (auto err = to_int(*v, &out, &warning)) {
     report(key, Severity::kError, "wrong-type", *err);
     return std::nullopt;
@@ -174,8 +176,8 @@ std::optional<std::int64_t> ObjectReader::get_int(std::string_view key, IntRange
   if (out < range.min || out > range.max) {
     std::string allowed;
     if (range.min != INT64_MIN && range.max != INT64_MAX) {
-      allowed = "an integer in [" + std::to_string(range.min) + ", " +
-                std::to_string(range.max) + "]";
+      allowed =
+          "an integer in [" + std::to_string(range.min) + ", " + std::to_string(range.max) + "]";
     } else if (range.min != INT64_MIN) {
       allowed = "an integer >= " + std::to_string(range.min);
     } else {
@@ -193,6 +195,10 @@ std::optional<double> ObjectReader::get_number(std::string_view key, NumberRange
   if (v == nullptr) return std::nullopt;
   double out = 0;
   std::string warning;
+  if (!strict_why_.empty() && !v->is_number()) {
+    type_error(key, *v, "a number (" + strict_why_ + ")");
+    return std::nullopt;
+  }
   if (auto err = to_number(*v, &out, &warning)) {
     report(key, Severity::kError, "wrong-type", *err);
     return std::nullopt;
@@ -206,7 +212,8 @@ std::optional<double> ObjectReader::get_number(std::string_view key, NumberRange
   const bool below = range.min_exclusive ? out <= range.min : out < range.min;
   if (below || out > range.max) {
     std::string allowed = "a number ";
-    if (range.min > -1e308) allowed += (range.min_exclusive ? "> " : ">= ") + format_double(range.min);
+    if (range.min > -1e308)
+      allowed += (range.min_exclusive ? "> " : ">= ") + format_double(range.min);
     if (range.min > -1e308 && range.max < 1e308) allowed += " and ";
     if (range.max < 1e308) allowed += "<= " + format_double(range.max);
     report(key, Severity::kError, "out-of-range",

@@ -52,6 +52,12 @@ class ObjectReader {
   // and every get_* returns nullopt.
   ObjectReader(const Document& doc, const Json& obj, std::string path, Diagnostics* diags);
 
+  // Strict typing, as a file read by a strict loader needs (an HF config.json, which
+  // transformers' strict dataclasses reject with a TypeError): from now on get_int takes only a
+  // JSON integer and get_number only a JSON number; a numeric string or, for get_int, 4096.0 is
+  // an error whose message ends with `why`.
+  void set_strict(std::string why) { strict_why_ = std::move(why); }
+
   const std::string& path() const { return path_; }
   bool valid() const { return obj_ != nullptr; }
   bool has(std::string_view key) const;
@@ -92,6 +98,7 @@ class ObjectReader {
   std::string path_;
   Diagnostics* diags_;
   std::set<std::string, std::less<>> read_;
+  std::string strict_why_;  // non-empty: strict typing (set_strict)
 };
 
 }  // namespace zs::json

@@ -112,9 +112,7 @@ class Parser {
     return {kDigits[u >> 4], kDigits[u & 15]};
   }
 
-  SourcePos pos() const {
-    return SourcePos{line_, static_cast<int>(i_ - line_start_) + 1};
-  }
+  SourcePos pos() const { return SourcePos{line_, static_cast<int>(i_ - line_start_) + 1}; }
 
   // Moves the cursor to byte `target` (forward only), keeping line/column right.
   void seek(std::size_t target) {
@@ -171,8 +169,7 @@ class Parser {
 
   Status parse_value(const std::string& path, int depth, Json* out) {
     if (depth > kMaxDepth) {
-      return error(pos(), path,
-                   "nesting deeper than " + std::to_string(kMaxDepth) + " levels",
+      return error(pos(), path, "nesting deeper than " + std::to_string(kMaxDepth) + " levels",
                    "no DeepSpeed config nests this deep");
     }
     if (i_ >= t_.size()) return error(pos(), path, "unexpected end of file; expected a value");
@@ -426,8 +423,8 @@ class Parser {
         if (at('\'')) {
           return error(kp, path, "single-quoted key", "JSON keys use double quotes");
         }
-        return error(kp, path, "expected a key in double quotes, found '" +
-                                   excerpt(token_at(i_)) + "'",
+        return error(kp, path,
+                     "expected a key in double quotes, found '" + excerpt(token_at(i_)) + "'",
                      at(',') ? "two commas in a row?" : "keys must be quoted strings");
       }
       const SourcePos key_pos = pos();
@@ -435,10 +432,10 @@ class Parser {
       ZS_RETURN_IF_ERROR(parse_string(path, &key));
       const std::string member_path = child_path(path, key);
       if (auto it = seen.find(key); it != seen.end()) {
-        return error(key_pos, member_path,
-                     "duplicate key '" + key + "' (first at line " +
-                         std::to_string(it->second.line) + ")",
-                     "DeepSpeed rejects duplicate keys: 'Duplicate keys in DeepSpeed config'");
+        return error(
+            key_pos, member_path,
+            "duplicate key '" + key + "' (first at line " + std::to_string(it->second.line) + ")",
+            "DeepSpeed rejects duplicate keys: 'Duplicate keys in DeepSpeed config'");
       }
       seen.emplace(key, key_pos);
       ZS_RETURN_IF_ERROR(skip_ws(member_path));
@@ -451,7 +448,11 @@ class Parser {
       doc_->positions[member_path] = key_pos;
       Json value;
       ZS_RETURN_IF_ERROR(parse_value(member_path, depth + 1, &value));
-      (*out)[key] = std::move(value);
+      // Appended to the object's vector directly: the key is known to be new (`seen`), and
+      // ordered_json's operator[] would search the members first, which is quadratic in a
+      // large object.
+      auto& members = out->get_ref<Json::object_t&>();
+      members.Json::object_t::Container::emplace_back(std::move(key), std::move(value));
       ZS_RETURN_IF_ERROR(skip_ws(member_path));
       if (at(',')) {
         const SourcePos comma = pos();
@@ -511,9 +512,9 @@ class Parser {
       if (i_ >= t_.size()) {
         return error(open, path, "unterminated array", "a closing ] is missing");
       }
-      return error(pos(), elem_path, "expected ',' or ']' after an array element",
-                   at('|') ? "a documentation placeholder such as [true|false]? pick one value"
-                           : "");
+      return error(
+          pos(), elem_path, "expected ',' or ']' after an array element",
+          at('|') ? "a documentation placeholder such as [true|false]? pick one value" : "");
     }
   }
 
@@ -552,8 +553,8 @@ Result<Document> parse_text(std::string_view text, std::string source_name) {
   return doc;
 }
 
-Result<Document> parse_file(const std::string& path) {
-  ZS_ASSIGN_OR_RETURN(const std::string text, read_file(path, "JSON file"));
+Result<Document> parse_file(const std::string& path, std::int64_t max_bytes) {
+  ZS_ASSIGN_OR_RETURN(const std::string text, read_file(path, "JSON file", max_bytes));
   return parse_text(text, path);
 }
 

@@ -12,13 +12,13 @@
 
 #include <functional>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "common/diagnostics.h"
+#include "common/file.h"
 #include "common/status.h"
 
 namespace zs::json {
@@ -48,8 +48,10 @@ struct Document {
 // diagnostic ("SOURCE:LINE:COL: error[json-syntax]: PATH: ..."). Never throws or aborts.
 Result<Document> parse_text(std::string_view text, std::string source_name);
 
-// Reads and parses the file at `path`; kNotFound / kIoError when it cannot be read.
-Result<Document> parse_file(const std::string& path);
+// Reads and parses the file at `path`; kNotFound / kIoError when it cannot be read,
+// kInvalidArgument when it is not a regular file or holds more than `max_bytes`
+// (common/file.h read_file).
+Result<Document> parse_file(const std::string& path, std::int64_t max_bytes = kMaxInputFileBytes);
 
 // The deepest nesting the reader accepts; deeper input is a parse error, not a stack overflow.
 inline constexpr int kMaxDepth = 200;

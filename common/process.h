@@ -1,5 +1,9 @@
-// Process-wide settings that only main() may apply, and the process's CPU clock.
+// Process-wide settings that only main() may apply, the process's CPU clock, and the memory
+// the machine has left for it.
 #pragma once
+
+#include <cstdint>
+#include <optional>
 
 namespace zs {
 
@@ -13,5 +17,10 @@ void keep_freed_memory();
 // Seconds of CPU time this process has used, all its threads (CLOCK_PROCESS_CPUTIME_ID): what
 // the benchmarks divide by, since other processes on a shared machine disturb it least.
 double process_cpu_seconds();
+
+// Bytes of memory this process could still allocate without swapping or being killed: the
+// kernel's MemAvailable (/proc/meminfo), or less when a cgroup v2 limit (memory.max less
+// memory.current) is tighter. nullopt when neither can be read (not Linux).
+std::optional<std::int64_t> available_memory_bytes();
 
 }  // namespace zs

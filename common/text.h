@@ -13,8 +13,11 @@ namespace zs {
 int edit_distance(std::string_view a, std::string_view b);
 
 // The candidate closest to `word`, when it is close enough to be a plausible typo: edit distance
-// at most max(2, |word|/3), or equal to `word` without its leading underscores (a key disabled
-// by prefixing "_"). Ties go to the earliest candidate.
+// at most max(2, |word|/3), equal to `word` without its leading underscores (a key disabled by
+// prefixing "_"), or starting with `word` (3 characters or more: a name cut short), the last two
+// counting as distance 1. Ties go to the candidate sharing the longest start with `word`, then to
+// the earliest. Words over 128 characters get none;
+// the cost is O(|word| x max(2, |word|/3)) per candidate.
 std::optional<std::string> closest_match(std::string_view word,
                                          std::span<const std::string> candidates);
 std::optional<std::string> closest_match(std::string_view word,

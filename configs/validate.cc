@@ -42,9 +42,8 @@ void check_batch(const CheckOptions& o, LoadedConfig* lc, Reporter& r) {
     b.micro_batch_per_gpu.set(b.train_batch_size.value / ws / b.gradient_accumulation_steps.value,
                               Origin::kDerived, "train_batch_size // world // grad_accum, " + why);
   } else if (micro && gas && !train) {
-    b.train_batch_size.set(
-        b.micro_batch_per_gpu.value * b.gradient_accumulation_steps.value * ws, Origin::kDerived,
-        "micro x grad_accum x world, " + why);
+    b.train_batch_size.set(b.micro_batch_per_gpu.value * b.gradient_accumulation_steps.value * ws,
+                           Origin::kDerived, "micro x grad_accum x world, " + why);
   } else if (train && !micro && !gas) {
     b.gradient_accumulation_steps.set(1, Origin::kDerived, "1 when only train_batch_size is set");
     b.micro_batch_per_gpu.set(b.train_batch_size.value / ws, Origin::kDerived,
@@ -58,16 +57,17 @@ void check_batch(const CheckOptions& o, LoadedConfig* lc, Reporter& r) {
   const Int m = b.micro_batch_per_gpu.value;
   const Int g = b.gradient_accumulation_steps.value;
   if (m <= 0 || g <= 0) {
-    r.error("batch-mismatch", m <= 0 ? "train_micro_batch_size_per_gpu" : "gradient_accumulation_steps",
-            "DeepSpeed's integer division gives " + str(m <= 0 ? m : g) + " with train_batch_size " +
-                str(t) + " on " + str(ws) + " GPUs, and it must be greater than 0",
-            "train_batch_size must be at least micro x grad_accum x world");
+    r.error(
+        "batch-mismatch", m <= 0 ? "train_micro_batch_size_per_gpu" : "gradient_accumulation_steps",
+        "DeepSpeed's integer division gives " + str(m <= 0 ? m : g) + " with train_batch_size " +
+            str(t) + " on " + str(ws) + " GPUs, and it must be greater than 0",
+        "train_batch_size must be at least micro x grad_accum x world");
     return;
   }
   if (t != m * g * ws) {
-    const std::string path = b.train_batch_size.in_file() ? "train_batch_size"
+    const std::string path = b.train_batch_size.in_file()      ? "train_batch_size"
                              : b.micro_batch_per_gpu.in_file() ? "train_micro_batch_size_per_gpu"
-                                                                : "gradient_accumulation_steps";
+                                                               : "gradient_accumulation_steps";
     r.error("batch-mismatch", path,
             "train_batch_size " + str(t) + " != micro_batch_per_gpu " + str(m) +
                 " x gradient_accumulation_steps " + str(g) + " x world_size " + str(ws) + " = " +
@@ -160,7 +160,8 @@ void check_zero(const DsConfig& c, Reporter& r) {
     r.error("partial-offload", "zero_optimization.offload_optimizer.ratio",
             "ratio " + json::render_value(Json(z.offload_optimizer.ratio.value)) +
                 " needs ZeRO stage 3; DeepSpeed asserts \"Partial offloading only supported for "
-                "ZeRO Stage 3.\" (stage is " + std::to_string(stage) + ")");
+                "ZeRO Stage 3.\" (stage is " +
+                std::to_string(stage) + ")");
   }
   const bool grad_avg = c.comm.gradient_allreduce_op.value == "mean";
   if ((stage == 2 || stage == 3) && z.reduce_scatter.value && grad_avg) {
@@ -170,14 +171,16 @@ void check_zero(const DsConfig& c, Reporter& r) {
               json::render_value(Json(c.comm.gradient_predivide_factor.value)) +
                   " is not allowed with " + which +
                   " and reduce_scatter: DeepSpeed asserts \"gradient_predivide_factor != 1.0 is "
-                  "not yet supported with " + which + " with reduce scatter enabled\"",
+                  "not yet supported with " +
+                  which + " with reduce scatter enabled\"",
               "remove it or set zero_optimization.reduce_scatter to false");
     }
     if (c.comm.prescale_gradients.value) {
       r.error("prescale-with-reduce-scatter", "prescale_gradients",
               "true is not allowed with " + which +
                   " and reduce_scatter: DeepSpeed asserts \"pre-scale gradients is not yet "
-                  "supported with " + which + " with reduce scatter enabled\"",
+                  "supported with " +
+                  which + " with reduce scatter enabled\"",
               "remove it or set zero_optimization.reduce_scatter to false");
     }
   }
@@ -195,6 +198,26 @@ void check_zero(const DsConfig& c, Reporter& r) {
   if (c.comm.gradient_allreduce_op.value == "sum" && stage == 3) {
     r.error("allreduce-sum", "gradient_allreduce_op",
             "DeepSpeed raises \"gradient_allreduce_op='sum' is not supported with ZeRO stage 3\"");
+  }
+  // NVMe offload at stage 3 needs a directory: nvme_path defaults to None and no validator
+  // checks it (runtime/zero/offload_config.py). Parameters: zero.Init asserts '"nvme_path" in
+  // DeepSpeed Config cannot be None if remote device is nvme' (partition_parameters.py
+  // _validate_remote_device); optimizer states: stage3.py _configure_tensor_swapping joins None
+  // into a path (TypeError). Below stage 3 the path is never read (ZeRO-1/2 offloads to the CPU;
+  // a warning says so).
+  if (stage == 3) {
+    const auto check_path = [&](const char* key, const std::string& device,
+                                const Knob<std::string>& path, const char* why) {
+      if (device != "nvme" || (path.is_set() && !path.is_auto() && !path.value.empty())) return;
+      r.error("nvme-path-missing", std::string("zero_optimization.") + key + ".nvme_path",
+              std::string("is missing, and ") + key +
+                  ".device is \"nvme\"; DeepSpeed fails at start-up without it (" + why + ")",
+              "set \"nvme_path\" to a directory on the NVMe drive, e.g. \"/local_nvme\"");
+    };
+    check_path("offload_param", z.offload_param.device.value, z.offload_param.nvme_path,
+               "zero.Init asserts \"nvme_path\" cannot be None");
+    check_path("offload_optimizer", z.offload_optimizer.device.value, z.offload_optimizer.nvme_path,
+               "stage3.py joins None into its swap folder: a TypeError");
   }
 }
 
@@ -217,9 +240,10 @@ void check_optimizer(const DsConfig& c, Reporter& r) {
                        o.kind == OptimizerKind::kOneBitLamb;
   if (stage > 0 && !supported && !one_bit && !c.zero_allow_untested_optimizer.value) {
     r.error("untested-optimizer", "optimizer.type",
-            "\"" + o.type.value + "\" is not one of ZeRO's tested optimizers; DeepSpeed asserts "
-            "\"You are using an untested ZeRO Optimizer. Please add "
-            "<\"zero_allow_untested_optimizer\": true> in the configuration file to use it.\"",
+            "\"" + o.type.value +
+                "\" is not one of ZeRO's tested optimizers; DeepSpeed asserts "
+                "\"You are using an untested ZeRO Optimizer. Please add "
+                "<\"zero_allow_untested_optimizer\": true> in the configuration file to use it.\"",
             "add \"zero_allow_untested_optimizer\": true");
   }
   if ((o.kind == OptimizerKind::kLamb || o.kind == OptimizerKind::kOneBitLamb) &&
@@ -244,8 +268,9 @@ void check_optimizer(const DsConfig& c, Reporter& r) {
               "set_grad_none argument (TypeError)");
     }
     if (key == "amsgrad" && value == true && !cpu_path) {
-      r.error("amsgrad", path, "FusedAdam raises \"FusedAdam does not support the AMSGrad "
-                               "variant\"");
+      r.error("amsgrad", path,
+              "FusedAdam raises \"FusedAdam does not support the AMSGrad "
+              "variant\"");
     }
   }
 }
@@ -284,8 +309,9 @@ void check_cluster(const CheckOptions& o, const DsConfig& c, Reporter& r) {
   if (!o.cluster) return;
   if (c.bf16.enabled.value && !o.cluster->gpu_supports_bf16) {
     r.error("bf16-unsupported", c.bf16.key + ".enabled",
-            o.cluster->gpu_name + " has no bf16 support; DeepSpeed raises \"Type bf16 is not "
-            "supported on your device.\"",
+            o.cluster->gpu_name +
+                " has no bf16 support; DeepSpeed raises \"Type bf16 is not "
+                "supported on your device.\"",
             "use fp16 on this GPU");
   }
 }

@@ -2,18 +2,20 @@
 
 namespace zs::exec {
 
-Batches::Batches(const models::Workload& w, std::int64_t vocab, const std::string& text,
-                 std::uint64_t seed)
-    : w_(w), vocab_(vocab), rng_(seed) {
-  tokens_.assign(text.begin(), text.end());
-  for (std::int32_t& t : tokens_) t = static_cast<unsigned char>(t);
+Batches::Batches(const models::Workload& w, std::int64_t vocab,
+                 const std::optional<std::string>& text, std::uint64_t seed)
+    : w_(w), vocab_(vocab), has_text_(text.has_value()), rng_(seed) {
+  if (!text) return;
+  tokens_.reserve(text->size());
+  for (const char c : *text) tokens_.push_back(static_cast<unsigned char>(c));
 }
 
 Status Batches::check() const {
-  if (tokens_.empty()) return Status::ok();
+  if (!has_text_) return Status::ok();
   if (static_cast<std::int64_t>(tokens_.size()) < w_.seq_len + 1) {
     return Status::invalid_argument("the training text has " + std::to_string(tokens_.size()) +
-                                    " bytes; one sequence needs " + std::to_string(w_.seq_len + 1));
+                                    " bytes; one sequence needs " + std::to_string(w_.seq_len + 1) +
+                                    " (seq_len + 1)");
   }
   if (vocab_ < 256) {
     return Status::invalid_argument(

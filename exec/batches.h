@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -17,11 +18,11 @@ namespace zs::exec {
 // by a std::mt19937_64 seeded with `seed`. Backends get the same batches for the same seed.
 class Batches {
  public:
-  Batches(const models::Workload& w, std::int64_t vocab, const std::string& text,
+  Batches(const models::Workload& w, std::int64_t vocab, const std::optional<std::string>& text,
           std::uint64_t seed);
 
-  // OK, or kInvalidArgument when the text is shorter than one sequence plus one token or the
-  // vocabulary cannot hold byte-level tokens (< 256).
+  // OK, or kInvalidArgument when a text is given that is shorter than one sequence plus one
+  // token (an empty one included) or the vocabulary cannot hold byte-level tokens (< 256).
   Status check() const;
 
   // The next micro-batch: inputs and targets, each (b * s) token-major, resized as needed.
@@ -30,6 +31,7 @@ class Batches {
  private:
   models::Workload w_;
   std::int64_t vocab_;
+  bool has_text_ = false;
   std::vector<std::int32_t> tokens_;
   std::int64_t cursor_ = 0;
   std::mt19937_64 rng_;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,24 +15,31 @@ enum class Backend {
   kCuda,  // kernels/cuda on the current CUDA device (exec/cuda_model_runner.h)
 };
 
+struct StepStats {
+  int step = 0;
+  double loss = 0;       // mean over the step's micro-steps
+  double seconds = 0;    // wall time of the step
+  bool skipped = false;  // the optimizer did not run: an fp16 overflow, or bf16 ZeRO-1/2's check
+  bool non_finite_grads = false;  // the gradients held inf or NaN (exec/plan_interpreter.h)
+  double loss_scale = 1;          // the scale this step ran with
+  double lr = 0;                  // the learning rate the step applied (or would have)
+  double grad_norm = 0;  // global norm of the unscaled gradients (inf or NaN when they are)
+};
+
 struct ExecOptions {
   int steps = 10;          // optimizer steps
   std::uint64_t seed = 0;  // weights and synthetic tokens
-  std::string text;        // training text, byte-level tokens; empty: seeded random tokens
+  // Training text, byte-level tokens; none: seeded random tokens. A text given must hold one
+  // sequence plus one token (an empty file is an error, not random tokens).
+  std::optional<std::string> text;
   // Puts an inf into one gradient before the optimizer step of this step (0-based; -1: never):
-  // what an fp16 overflow looks like to the loss scaler.
+  // what an fp16 overflow looks like to the loss scaler, and what a bf16/fp32 step with
+  // non-finite gradients does (exec/plan_interpreter.h).
   int inject_overflow_step = -1;
   Backend backend = Backend::kCpu;
-};
-
-struct StepStats {
-  int step = 0;
-  double loss = 0;        // mean over the step's micro-steps
-  double seconds = 0;     // wall time of the step
-  bool skipped = false;   // an fp16 overflow skipped the optimizer
-  double loss_scale = 1;  // the scale this step ran with
-  double lr = 0;          // the learning rate the step applied (or would have)
-  double grad_norm = 0;   // global norm of the unscaled gradients
+  // Called after each step with its figures, before the next starts (a command prints them as
+  // they come). Unset: nothing is called.
+  std::function<void(const StepStats&)> on_step;
 };
 
 // One op's run in the last step: the Plan's op id, which repetition of its segment, and its

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "common/process.h"
+#include "common/units.h"
 #include "exec/device.h"
 #include "exec/model_runner.h"
 #include "exec/plan_interpreter.h"
@@ -134,9 +136,35 @@ class CpuBackend final : public StepBackend {
   std::int64_t op_start_ns_ = 0;
 };
 
+// The CPU backend keeps everything in host memory: refuse before allocating what the machine
+// does not have (it would thrash or be killed), naming what takes the memory.
+Status check_host_memory(const models::ModelSpec& spec, const models::Workload& w) {
+  const std::optional<std::int64_t> available = available_memory_bytes();
+  if (!available) return Status::ok();
+  ZS_RETURN_IF_ERROR(check_runnable(spec, w));
+  std::int64_t params = 0;
+  for (const models::ParamTensor& p : models::parameter_tensors(spec)) {
+    if (!p.tied) params += p.numel;
+  }
+  // The runner's buffers, then fp32 master weights and Adam's two moments (CpuBackend).
+  const std::int64_t runner = ModelRunner::host_bytes(spec, w);
+  const std::int64_t optimizer = 3 * static_cast<std::int64_t>(sizeof(float)) * params;
+  if (runner + optimizer <= *available) return Status::ok();
+  return Status::invalid_argument(
+      "the CPU backend needs about " + format_bytes(runner + optimizer) +
+      " of host memory for model \"" + spec.name + "\" at micro-batch " +
+      std::to_string(w.micro_batch) + " x seq_len " + std::to_string(w.seq_len) + " (" +
+      format_bytes(runner) + " of fp32 weights, gradients and activations, " +
+      format_bytes(optimizer) + " of master weights and Adam states), and " +
+      format_bytes(*available) +
+      " is available (MemAvailable, or the cgroup's memory.max); use a smaller --micro-batch "
+      "or --seq-len");
+}
+
 Result<ExecResult> execute_cpu(const plan::BuiltPlan& built, const configs::DsConfig& config,
                                const ExecOptions& options) {
   const plan::Layout& l = built.layout;
+  ZS_RETURN_IF_ERROR(check_host_memory(l.graph->spec, l.graph->workload));
   ZS_ASSIGN_OR_RETURN(ModelRunner runner,
                       ModelRunner::create(l.graph->spec, l.graph->workload, options.seed));
   CpuBackend backend(std::move(runner), l.precision);

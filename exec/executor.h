@@ -31,8 +31,10 @@ namespace zs::exec {
 // kernels (exec/model_runner.h check_runnable; exec/cuda_model_runner.h
 // check_cuda_runnable), the optimizer or scheduler is not one this executor implements, the
 // text is shorter than one micro-batch plus one token or holds bytes beyond the vocabulary,
-// the fp16 loss scale reaches its minimum (DeepSpeed raises there), or, on CUDA, this build has
-// no CUDA or the machine no device (exec/device.h) or the device runs out of memory.
+// the fp16 loss scale reaches its minimum (DeepSpeed raises there), on the CPU the run would need
+// more host memory than is available (common/process.h available_memory_bytes), or, on CUDA,
+// this build has no CUDA or the machine no device (exec/device.h) or the device runs out of
+// memory.
 Result<ExecResult> execute(const plan::BuiltPlan& built, const configs::DsConfig& config,
                            const ExecOptions& options);
 

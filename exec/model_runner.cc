@@ -87,6 +87,17 @@ Result<ModelRunner> ModelRunner::create(const ModelSpec& spec, const models::Wor
   return r;
 }
 
+std::int64_t ModelRunner::host_bytes(const ModelSpec& spec, const models::Workload& w) {
+  constexpr std::int64_t kFloat = sizeof(float);
+  std::int64_t numel = 0;
+  param_offsets(models::parameter_tensors(spec), &numel);
+  std::int64_t bytes = 2 * kFloat * numel;  // weights, gradients
+  for (const models::Op& op : models::forward_ops(spec, w)) {
+    bytes += kFloat * (2 * output_numel(op) + saved_numel(op));  // out, dout, saved
+  }
+  return bytes + 2 * static_cast<std::int64_t>(sizeof(std::int32_t)) * w.tokens();
+}
+
 std::vector<std::int64_t> ModelRunner::param_offsets(
     const std::vector<models::ParamTensor>& tensors, std::int64_t* numel) {
   std::vector<std::int64_t> offsets(tensors.size(), 0);

@@ -65,6 +65,10 @@ class ModelRunner {
   // error.
   static Result<ModelRunner> create(const models::ModelSpec& spec, const models::Workload& w,
                                     std::uint64_t seed);
+  // The bytes create() allocates for `spec` and `w`, counted without allocating them: weights
+  // and gradients, every op's output, output gradient and saved extras, the batch.
+  // REQUIRES: check_runnable(spec, w) is OK.
+  static std::int64_t host_bytes(const models::ModelSpec& spec, const models::Workload& w);
 
   const models::ModelSpec& spec() const { return spec_; }
   const models::Workload& workload() const { return workload_; }

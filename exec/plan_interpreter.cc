@@ -41,6 +41,41 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// What DeepSpeed 0.19.6 does when the gradients of a step without loss scaling (bf16, fp32)
+// hold inf or NaN. Its helpers mask a non-finite norm to -1 (runtime/utils.py
+// get_global_norm_of_tensors / mask_nan_or_inf_with_val_inplace).
+enum class NonFinitePolicy {
+  // bf16 at ZeRO 1/2 with bf16.check_grad_overflow (default true since 0.17.1): the step is
+  // skipped as an fp16 overflow is (zero/stage_1_and_2.py step: check_overflow, then return on
+  // overflow; engine.py _configure_zero_optimizer passes the flag for bf16 only).
+  kSkip,
+  // ZeRO 1/2 otherwise (fp32, or the check off) and ZeRO 3 (stage3.py checks fp16 only): the
+  // masked -1 per group becomes 1 in torch.linalg.vector_norm of the group norms
+  // (scaled_global_norm), unscale_and_clip_grads divides by max(1, (1 + 1e-6) / clip), and the
+  // optimizer runs on the inf/NaN gradients.
+  kApplyMaskedNorm,
+  // fp32 at stage 0: engine.py _take_model_step -> clip_fp32_gradients -> utils.py
+  // clip_grad_norm_, whose coefficient min(clip / (norm + 1e-6), 1) is 0 for an inf norm and NaN
+  // for a NaN one (no masking there); the optimizer runs.
+  kApplyTorchClip,
+  // bf16 at stage 0: FP16_Optimizer with bf16 (fused_optimizer.py step) skips only when it
+  // scales gradients, so the -1 norm clips nothing and the optimizer runs; the engine still sees
+  // optimizer.overflow and holds the LR schedule (engine.py _take_model_step).
+  kApplyHoldLr,
+};
+
+NonFinitePolicy non_finite_policy(const configs::DsConfig& c, configs::Precision precision) {
+  const std::int64_t stage = c.zero.stage.value;
+  if (stage == 0) {
+    return precision == configs::Precision::kBf16 ? NonFinitePolicy::kApplyHoldLr
+                                                  : NonFinitePolicy::kApplyTorchClip;
+  }
+  if (stage < 3 && precision == configs::Precision::kBf16 && c.bf16.check_grad_overflow.value) {
+    return NonFinitePolicy::kSkip;
+  }
+  return NonFinitePolicy::kApplyMaskedNorm;
+}
+
 class Interpreter {
  public:
   Interpreter(const plan::BuiltPlan& built, const configs::DsConfig& config,
@@ -72,6 +107,7 @@ class Interpreter {
     for (int step = 0; step < options_.steps; ++step) {
       ZS_ASSIGN_OR_RETURN(StepStats s, run_step(step, step + 1 == options_.steps, &out.timeline));
       out.skipped_steps += s.skipped ? 1 : 0;
+      if (options_.on_step) options_.on_step(s);
       out.steps.push_back(s);
     }
     out.final_loss_scale = scaler_ ? scaler_->scale() : 1.0;
@@ -83,9 +119,10 @@ class Interpreter {
     StepStats s;
     s.step = step;
     s.loss_scale = scaler_ ? scaler_->scale() : 1.0;
-    s.lr = lr_.at(applied_steps_);
+    s.lr = lr_.at(lr_steps_);
     prepared_ = false;
     skip_ = false;
+    hold_lr_ = false;
     cursor_ = 0;
     micro_steps_ = 0;
     const Clock::time_point t0 = Clock::now();
@@ -102,6 +139,7 @@ class Interpreter {
     if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, &s));  // a plan with no optimizer op
     StepEnd end = backend_.end_step(!skip_);
     if (!skip_) ++applied_steps_;
+    if (!skip_ && !hold_lr_) ++lr_steps_;
     s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     s.skipped = skip_;
     ZS_CHECK(static_cast<int>(end.losses.size()) == micro_steps_);
@@ -155,8 +193,27 @@ class Interpreter {
     }
     const double norm = std::sqrt(backend_.grads_sum_squares());
     s->grad_norm = norm / s->loss_scale;
-    backend_.scale_grads(
-        kernels::cpu::combined_scale(norm, s->loss_scale, config_.gradient_clipping.value));
+    const double clip = config_.gradient_clipping.value;
+    if (std::isfinite(norm)) {
+      backend_.scale_grads(kernels::cpu::combined_scale(norm, s->loss_scale, clip));
+      return Status::ok();
+    }
+    // Only without a loss scaler: with one, an inf/NaN gradient is an overflow (above).
+    s->non_finite_grads = true;
+    switch (non_finite_policy(config_, layout_.precision)) {
+      case NonFinitePolicy::kSkip:
+        skip_ = true;
+        break;
+      case NonFinitePolicy::kApplyMaskedNorm:
+        backend_.scale_grads(kernels::cpu::combined_scale(1.0, 1.0, clip));
+        break;
+      case NonFinitePolicy::kApplyTorchClip:
+        if (clip > 0) backend_.scale_grads(kernels::cpu::torch_clip_divisor(norm, clip));
+        break;
+      case NonFinitePolicy::kApplyHoldLr:
+        hold_lr_ = true;
+        break;
+    }
     return Status::ok();
   }
 
@@ -181,10 +238,12 @@ class Interpreter {
   std::map<int, int> checkpoints_;  // last model op -> first (checkpoint_ranges())
   std::optional<DynamicLossScaler> scaler_;
   std::vector<std::int32_t> inputs_, targets_;  // (b * s)
-  std::int64_t applied_steps_ = 0;
+  std::int64_t applied_steps_ = 0;              // optimizer steps taken (Adam's step count)
+  std::int64_t lr_steps_ = 0;                   // LR scheduler steps taken
   std::int64_t cursor_ = 0;  // next master weight the optimizer updates this step
   bool prepared_ = false;
   bool skip_ = false;
+  bool hold_lr_ = false;  // the step runs but the LR schedule does not advance
   int micro_steps_ = 0;
 };
 

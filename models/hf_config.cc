@@ -16,22 +16,22 @@ using json::ObjectReader;
 
 constexpr std::string_view kModelTypes[] = {"gpt2", "llama", "mistral", "qwen2"};
 
-// A required positive size.
-std::optional<std::int64_t> required_size(ObjectReader& r, std::string_view key) {
+// A required size from 1 to `max` (model_spec.h kMax*).
+std::optional<std::int64_t> required_size(ObjectReader& r, std::string_view key, std::int64_t max) {
   if (!r.has(key)) {
     r.report(key, Severity::kError, "missing-key",
              "required key is missing; expected a positive integer");
     return std::nullopt;
   }
-  return r.get_int(key, {.min = 1});
+  return r.get_int(key, {.min = 1, .max = max});
 }
 
-// An optional positive size: `fallback` when absent or null.
+// An optional size from 1 to `max`: `fallback` when absent or null.
 std::optional<std::int64_t> optional_size(ObjectReader& r, std::string_view key,
-                                          std::int64_t fallback) {
+                                          std::int64_t fallback, std::int64_t max) {
   const Json* v = r.has(key) ? r.raw(key) : nullptr;
   if (v == nullptr || v->is_null()) return fallback;
-  return r.get_int(key, {.min = 1});
+  return r.get_int(key, {.min = 1, .max = max});
 }
 
 double optional_number(ObjectReader& r, std::string_view key, double fallback,
@@ -71,11 +71,11 @@ bool check_divides(ObjectReader& r, std::string_view divisor_key, std::int64_t d
 }
 
 void read_gpt2(ObjectReader& r, ModelSpec* spec) {
-  const auto vocab = required_size(r, "vocab_size");
-  const auto h = required_size(r, "n_embd");
-  const auto layers = required_size(r, "n_layer");
-  const auto heads = required_size(r, "n_head");
-  const auto positions = optional_size(r, "n_positions", 1024);
+  const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
+  const auto h = required_size(r, "n_embd", kMaxHiddenSize);
+  const auto layers = required_size(r, "n_layer", kMaxLayers);
+  const auto heads = required_size(r, "n_head", kMaxHiddenSize);
+  const auto positions = optional_size(r, "n_positions", 1024, kMaxPositions);
   spec->activation = activation(r, "activation_function", "gelu_new");
   spec->dropout = {.embd = probability(r, "embd_pdrop", 0.1),
                    .attn = probability(r, "attn_pdrop", 0.1),
@@ -87,7 +87,7 @@ void read_gpt2(ObjectReader& r, ModelSpec* spec) {
     r.report("add_cross_attention", Severity::kError, "unsupported",
              "true is not supported; expected false (zerosim models decoder-only training)");
   }
-  const auto inner = optional_size(r, "n_inner", 0);  // null or absent: 4h
+  const auto inner = optional_size(r, "n_inner", 0, kMaxIntermediateSize);  // null or absent: 4h
   if (!vocab || !h || !layers || !heads || !positions || !inner) return;
   if (!check_divides(r, "n_head", *heads, "n_embd", *h)) return;
   spec->vocab_size = *vocab;
@@ -125,17 +125,18 @@ std::int64_t sliding_window(ObjectReader& r, ModelType type) {
   if (type == ModelType::kLlama) return 0;
   if (type == ModelType::kQwen2 && !optional_bool(r, "use_sliding_window", false)) return 0;
   if (r.has("sliding_window") && r.raw("sliding_window")->is_null()) return 0;
-  return optional_size(r, "sliding_window", 4096).value_or(0);
+  return optional_size(r, "sliding_window", 4096, kMaxPositions).value_or(0);
 }
 
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const FamilyDefaults defaults = family_defaults(type);
-  const auto vocab = required_size(r, "vocab_size");
-  const auto h = required_size(r, "hidden_size");
-  const auto layers = required_size(r, "num_hidden_layers");
-  const auto heads = required_size(r, "num_attention_heads");
-  const auto inner = required_size(r, "intermediate_size");
-  const auto positions = optional_size(r, "max_position_embeddings", defaults.max_positions);
+  const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
+  const auto h = required_size(r, "hidden_size", kMaxHiddenSize);
+  const auto layers = required_size(r, "num_hidden_layers", kMaxLayers);
+  const auto heads = required_size(r, "num_attention_heads", kMaxHiddenSize);
+  const auto inner = required_size(r, "intermediate_size", kMaxIntermediateSize);
+  const auto positions =
+      optional_size(r, "max_position_embeddings", defaults.max_positions, kMaxPositions);
   spec->activation = activation(r, "hidden_act", "silu");
   spec->dropout = {.attn = probability(r, "attention_dropout", 0)};
   spec->norm_eps = optional_number(r, "rms_norm_eps", 1e-6, {.min = 0, .min_exclusive = true});
@@ -153,8 +154,9 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   // 0 stands for num_attention_heads (an explicit null, or llama's absent key) and for a
   // derived head_dim.
   const bool kv_given = r.has("num_key_value_heads");
-  const auto kv_raw = kv_given ? optional_size(r, "num_key_value_heads", 0) : defaults.kv_heads;
-  const auto head_dim_raw = optional_size(r, "head_dim", 0);
+  const auto kv_raw =
+      kv_given ? optional_size(r, "num_key_value_heads", 0, kMaxHiddenSize) : defaults.kv_heads;
+  const auto head_dim_raw = optional_size(r, "head_dim", 0, kMaxHiddenSize);
   if (!vocab || !h || !layers || !heads || !inner || !positions || !kv_raw || !head_dim_raw) {
     return;
   }
@@ -221,6 +223,12 @@ void warn_relaxations(const json::Document& doc, Diagnostics* warnings) {
 Result<ModelSpec> hf_config_from_document(const json::Document& doc, Diagnostics* warnings) {
   Diagnostics diags;
   ObjectReader r(doc, doc.root, "", &diags);
+  // transformers' config classes are strict dataclasses (5.4 on: `Field 'hidden_size' expected
+  // int, got str`); before that, LlamaConfig.__init__'s hidden_size // num_attention_heads raised
+  // a TypeError on a string.
+  r.set_strict(
+      "transformers' config classes reject a number written as a string, and a float "
+      "where they expect an int");
   ModelSpec spec;
   if (r.valid()) read_config(doc, r, &spec);
   if (diags.has_errors()) return errors_to_status(diags, doc.source);

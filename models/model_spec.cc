@@ -77,17 +77,28 @@ std::string_view mlp_kind_name(MlpKind k) { return k == MlpKind::kGelu ? "gelu" 
 std::span<const std::string_view> known_activations() { return kActivations; }
 
 Status validate(const ModelSpec& spec) {
-  const std::pair<std::string_view, std::int64_t> sizes[] = {
-      {"vocab_size", spec.vocab_size},
-      {"hidden_size", spec.hidden_size},
-      {"num_layers", spec.num_layers},
-      {"num_heads", spec.num_heads},
-      {"num_kv_heads", spec.num_kv_heads},
-      {"head_dim", spec.head_dim},
-      {"intermediate_size", spec.intermediate_size},
-      {"max_position_embeddings", spec.max_position_embeddings}};
-  for (const auto& [field, value] : sizes) {
-    if (value <= 0) return field_error(spec, field, std::to_string(value), "an integer >= 1");
+  struct Size {
+    std::string_view field;
+    std::int64_t value;
+    std::int64_t max;
+  };
+  const Size sizes[] = {{"vocab_size", spec.vocab_size, kMaxVocabSize},
+                        {"hidden_size", spec.hidden_size, kMaxHiddenSize},
+                        {"num_layers", spec.num_layers, kMaxLayers},
+                        {"num_heads", spec.num_heads, kMaxHiddenSize},
+                        {"num_kv_heads", spec.num_kv_heads, kMaxHiddenSize},
+                        {"head_dim", spec.head_dim, kMaxHiddenSize},
+                        {"intermediate_size", spec.intermediate_size, kMaxIntermediateSize},
+                        {"max_position_embeddings", spec.max_position_embeddings, kMaxPositions}};
+  for (const Size& s : sizes) {
+    if (s.value <= 0 || s.value > s.max) {
+      return field_error(spec, s.field, std::to_string(s.value),
+                         "an integer from 1 to " + std::to_string(s.max));
+    }
+  }
+  if (spec.q_dim() > kMaxHiddenSize) {
+    return field_error(spec, "num_heads * head_dim", std::to_string(spec.q_dim()),
+                       "at most " + std::to_string(kMaxHiddenSize));
   }
   if (spec.num_heads % spec.num_kv_heads != 0) {
     return field_error(spec, "num_kv_heads", std::to_string(spec.num_kv_heads),

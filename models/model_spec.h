@@ -104,8 +104,19 @@ std::string_view mlp_kind_name(MlpKind k);
 // alike.
 std::span<const std::string_view> known_activations();
 
+// The largest sizes zerosim accepts. Each is far past any published model (the largest have
+// vocabularies of 256k, hidden sizes of 25,600, 126 layers, MLP widths of 73,728 and contexts of
+// 10M tokens); together they keep every parameter count under 2^54 and its bytes in 64-bit
+// integers (validate_workload bounds what the batch multiplies).
+inline constexpr std::int64_t kMaxVocabSize = std::int64_t{1} << 24;
+inline constexpr std::int64_t kMaxHiddenSize = std::int64_t{1} << 17;  // also num_heads * head_dim
+inline constexpr std::int64_t kMaxLayers = 10'000;
+inline constexpr std::int64_t kMaxIntermediateSize = std::int64_t{1} << 19;
+inline constexpr std::int64_t kMaxPositions = std::int64_t{1} << 24;
+
 // Returns OK if `spec` describes a model that can be built, else kInvalidArgument naming the
-// model, the field and its value. Checks: every size > 0; num_kv_heads divides num_heads;
+// model, the field and its value. Checks: every size > 0 and at most its kMax* above (heads and
+// head_dim at most kMaxHiddenSize, their product too); num_kv_heads divides num_heads;
 // dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
 // num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral

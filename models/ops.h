@@ -35,7 +35,13 @@ struct Workload {
 // OK, or kInvalidArgument naming the field and value: micro_batch >= 1, seq_len >= 1,
 // act_bytes 2 or 4, and seq_len <= max_position_embeddings for learned position embeddings (the
 // wpe table has no row past it; rotary models may run longer than they were trained for).
+// Also kInvalidArgument when the workload is too large to count: check_workload_size.
 Status validate_workload(const ModelSpec& spec, const Workload& w);
+
+// kInvalidArgument naming the model, the micro-batch and the sequence when a layer's FLOPs or a
+// micro-step's activation bytes could pass 2^62, so that no count of the model graph or the
+// plan's memory overflows int64. REQUIRES: validate(spec) is OK.
+Status check_workload_size(const ModelSpec& spec, const Workload& w);
 
 enum class OpKind {
   kEmbedding,       // token lookup (+ learned positions) (+ embedding dropout)

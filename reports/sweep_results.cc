@@ -1,8 +1,5 @@
 #include "reports/sweep_results.h"
 
-#include <filesystem>
-
-#include "common/file.h"
 #include "common/units.h"
 #include "configs/ds_config_writer.h"
 #include "sim/ranking.h"
@@ -22,9 +19,9 @@ std::string dump_indented(const Json& j) {
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-Json row_json(const sim::SweepOutcome& out, const sim::SweepRow& r, double headroom) {
+Json row_json(const std::vector<std::string>& keys, const sim::SweepRow& r, double headroom) {
   Json values = Json::object();
-  for (std::size_t a = 0; a < out.axes.size(); ++a) values[out.axes[a].key] = r.values[a];
+  for (std::size_t a = 0; a < keys.size(); ++a) values[keys[a]] = r.values[a];
   Json j = Json::object();
   j["id"] = r.id;
   j["values"] = std::move(values);
@@ -36,8 +33,9 @@ Json row_json(const sim::SweepOutcome& out, const sim::SweepRow& r, double headr
 }
 
 // A row on one line; "result" spliced in from the rendering the sweep stored.
-std::string row_line(const sim::SweepOutcome& out, const sim::SweepRow& r, double headroom) {
-  std::string line = dump(row_json(out, r, headroom));
+std::string row_line(const std::vector<std::string>& keys, const sim::SweepRow& r,
+                     double headroom) {
+  std::string line = dump(row_json(keys, r, headroom));
   if (r.ok && !r.rendered.empty()) {
     line.pop_back();  // the closing brace
     line += ",\"result\":" + r.rendered + "}";
@@ -72,26 +70,45 @@ Json render_timeline_json(const sim::SimulationResult& r) {
   return out;
 }
 
-std::string render_sweep_json(const SweepInfo& info, const sim::SweepOutcome& out,
-                              const sim::SimulationResult* best) {
-  Json base = {{"config", info.config_path},    {"model", info.model},
-               {"cluster", info.cluster},       {"gpu", info.gpu},
-               {"world_size", info.world_size}, {"gpu_memory_bytes", info.gpu_memory_bytes},
-               {"seq_len", info.seq_len},       {"headroom", info.headroom}};
+namespace {
+
+std::string csv_header(const std::vector<std::string>& keys) {
+  std::string s = "id";
+  for (const std::string& k : keys) s += "," + csv_field(k);
+  s += ",status,feasible,peak_bytes,capacity_bytes,oom";
+  for (plan::Category c : kCategories) s += "," + std::string(plan::category_name(c)) + "_bytes";
+  return s +
+         ",step_s,compute_s,exposed_comm_s,exposed_offload_s,optimizer_s,other_s,"
+         "samples_per_s,tokens_per_s,tflops_per_gpu,mfu,error\n";
+}
+
+std::string csv_line(const sim::SweepRow& r, double headroom) {
+  std::string s = std::to_string(r.id);
+  for (const Json& v : r.values) s += "," + csv_field(v.is_null() ? "" : sim::value_text(v));
+  s += r.ok ? ",ok" : ",invalid";
+  s += sim::is_feasible(r, headroom) ? ",true" : ",false";
+  if (!r.ok) return s + std::string(19, ',') + "," + csv_field(r.error) + "\n";
+  const sim::VariantMetrics& m = r.metrics;
+  s += "," + std::to_string(m.gpu_peak_bytes) + "," + std::to_string(m.gpu_capacity_bytes) +
+       (m.gpu_oom ? ",true" : ",false");
+  for (plan::Category c : kCategories) s += "," + std::to_string(m.gpu_breakdown[c]);
+  for (double x : {m.step_s, m.compute_s, m.exposed_comm_s, m.exposed_offload_s, m.optimizer_s,
+                   m.other_s, m.samples_per_s, m.tokens_per_s, m.tflops_per_gpu, m.mfu}) {
+    s += "," + format_double(x);
+  }
+  return s + ",\n";
+}
+
+// What results.json holds after its rows.
+std::string json_tail(const sim::SweepOutcome& out, const Json* best_config,
+                      const sim::SimulationResult* best) {
   Json varied = Json::array();
   for (const sim::Axis& a : out.axes) varied.push_back({{"key", a.key}, {"values", a.values}});
-  std::string s = "{\n\"format\": \"zerosim.sweep/1\",\n";
-  s += "\"command\": " + dump(Json(info.command)) + ",\n";
-  s += "\"base\": " + dump(base) + ",\n";
-  s += "\"varied\": " + dump(varied) + ",\n";
-  s += "\"rows\": [\n";
-  for (std::size_t i = 0; i < out.rows.size(); ++i) {
-    s += row_line(out, out.rows[i], info.headroom) + (i + 1 < out.rows.size() ? ",\n" : "\n");
-  }
-  s += "],\n";
+  std::string s = "\"varied\": " + dump(varied) + ",\n";
   s += "\"ranking\": " + dump(Json(out.ranking)) + ",\n";
   s += "\"pareto\": " + dump(Json(out.pareto)) + ",\n";
   s += "\"best\": " + (out.best ? std::to_string(*out.best) : std::string("null")) + ",\n";
+  s += "\"best_config\": " + (best_config != nullptr ? dump(*best_config) : "null") + ",\n";
   s += "\"why\": " + dump(Json(out.why)) + ",\n";
   s += "\"best_timeline\": [";
   if (best != nullptr) {
@@ -101,64 +118,84 @@ std::string render_sweep_json(const SweepInfo& info, const sim::SweepOutcome& ou
     }
     if (!timeline.empty()) s += "\n";
   }
-  s += "]\n}\n";
-  return s;
+  return s + "]\n}\n";
 }
 
-std::string render_sweep_csv(const sim::SweepOutcome& out, double headroom) {
-  std::string s = "id";
-  for (const sim::Axis& a : out.axes) s += "," + csv_field(a.key);
-  s += ",status,feasible,peak_bytes,capacity_bytes,oom";
-  for (plan::Category c : kCategories) s += "," + std::string(plan::category_name(c)) + "_bytes";
-  s += ",step_s,compute_s,exposed_comm_s,exposed_offload_s,optimizer_s,other_s,samples_per_s,"
-       "tokens_per_s,tflops_per_gpu,mfu,error\n";
-  for (const sim::SweepRow& r : out.rows) {
-    s += std::to_string(r.id);
-    for (const Json& v : r.values) s += "," + csv_field(v.is_null() ? "" : sim::value_text(v));
-    s += r.ok ? ",ok" : ",invalid";
-    s += sim::is_feasible(r, headroom) ? ",true" : ",false";
-    if (r.ok) {
-      const sim::VariantMetrics& m = r.metrics;
-      s += "," + std::to_string(m.gpu_peak_bytes) + "," + std::to_string(m.gpu_capacity_bytes) +
-           (m.gpu_oom ? ",true" : ",false");
-      for (plan::Category c : kCategories) s += "," + std::to_string(m.gpu_breakdown[c]);
-      for (double x : {m.step_s, m.compute_s, m.exposed_comm_s, m.exposed_offload_s, m.optimizer_s,
-                       m.other_s, m.samples_per_s, m.tokens_per_s, m.tflops_per_gpu, m.mfu}) {
-        s += "," + format_double(x);
-      }
-      s += ",\n";
-    } else {
-      s += std::string(19, ',') + "," + csv_field(r.error) + "\n";
-    }
+constexpr const char* kResultsJson = "results.json";
+constexpr const char* kResultsCsv = "results.csv";
+constexpr const char* kBestConfig = "best_ds_config.json";
+
+}  // namespace
+
+SweepWriter::SweepWriter(std::unique_ptr<OutputSet> set, SweepInfo info, OutputStream json,
+                         OutputStream csv, std::vector<std::string> keys)
+    : set_(std::move(set)),
+      info_(std::move(info)),
+      json_(std::move(json)),
+      csv_(std::move(csv)),
+      keys_(std::move(keys)) {}
+
+Result<std::unique_ptr<SweepWriter>> SweepWriter::begin(const std::string& dir, SweepInfo info,
+                                                        const std::vector<sim::Axis>& axes) {
+  ZS_ASSIGN_OR_RETURN(std::unique_ptr<OutputSet> set,
+                      OutputSet::begin(dir, {kResultsJson, kResultsCsv, kBestConfig}));
+  ZS_ASSIGN_OR_RETURN(OutputStream json, set->open(kResultsJson));
+  ZS_ASSIGN_OR_RETURN(OutputStream csv, set->open(kResultsCsv));
+  std::vector<std::string> keys;
+  for (const sim::Axis& a : axes) keys.push_back(a.key);
+  const Json base = {{"config", info.config_path},    {"model", info.model},
+                     {"cluster", info.cluster},       {"gpu", info.gpu},
+                     {"world_size", info.world_size}, {"gpu_memory_bytes", info.gpu_memory_bytes},
+                     {"seq_len", info.seq_len},       {"headroom", info.headroom}};
+  const std::string head =
+      "{\n\"format\": \"zerosim.sweep/1\",\n\"command\": " + dump(Json(info.command)) +
+      ",\n\"base\": " + dump(base) + ",\n\"rows\": [\n";
+  const std::string header = csv_header(keys);
+  ZS_RETURN_IF_ERROR(json.write(head));
+  ZS_RETURN_IF_ERROR(csv.write(header));
+  std::unique_ptr<SweepWriter> w(new SweepWriter(std::move(set), std::move(info), std::move(json),
+                                                 std::move(csv), std::move(keys)));
+  w->bytes_ = static_cast<std::int64_t>(head.size() + header.size());
+  return w;
+}
+
+Status SweepWriter::add_row(const sim::SweepRow& r) {
+  ZS_CHECK(r.id == rows_);
+  if (interrupted()) {
+    return Status::io_error(set_->dir() +
+                            ": error[file]: interrupted; the files already there "
+                            "are unchanged");
   }
-  return s;
+  const std::string line = (rows_ > 0 ? ",\n" : "") + row_line(keys_, r, info_.headroom);
+  const std::string csv = csv_line(r, info_.headroom);
+  ZS_RETURN_IF_ERROR(json_.write(line));
+  ZS_RETURN_IF_ERROR(csv_.write(csv));
+  bytes_ += static_cast<std::int64_t>(line.size() + csv.size());
+  ++rows_;
+  return Status::ok();
 }
 
-Result<WrittenFiles> write_sweep_outputs(const std::string& dir, const SweepInfo& info,
-                                         const sim::SweepOutcome& out,
+Result<WrittenFiles> SweepWriter::finish(const sim::SweepOutcome& out,
                                          const sim::SimulationResult* best) {
   ZS_CHECK(best == nullptr || out.best.has_value());
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec || !std::filesystem::is_directory(dir, ec)) {
-    return Status::io_error(dir + ": error[file]: cannot create the output directory");
-  }
+  ZS_CHECK(static_cast<int>(out.rows.size()) == rows_);
   WrittenFiles written;
-  const auto write = [&](const std::string& name, const std::string& text) -> Status {
-    const std::string path = (std::filesystem::path(dir) / name).string();
-    ZS_RETURN_IF_ERROR(write_file_atomic(path, text));
-    written.paths.push_back(path);
-    return Status::ok();
-  };
-  ZS_RETURN_IF_ERROR(write("results.json", render_sweep_json(info, out, best)));
-  ZS_RETURN_IF_ERROR(write("results.csv", render_sweep_csv(out, info.headroom)));
+  std::optional<configs::ResolvedConfig> resolved;
   if (best != nullptr) {
-    const configs::ResolvedConfig resolved = configs::resolved_ds_config(best->config);
-    written.kept_autos = resolved.kept;
-    ZS_RETURN_IF_ERROR(write("best_ds_config.json", dump_indented(resolved.config)));
-  } else {
-    std::filesystem::remove(std::filesystem::path(dir) / "best_ds_config.json", ec);
+    resolved = configs::resolved_ds_config(best->config);
+    written.kept_autos = resolved->kept;
   }
+  const Json* best_config = resolved ? &resolved->config : nullptr;
+  ZS_RETURN_IF_ERROR(
+      json_.write((rows_ > 0 ? "\n],\n" : "],\n") + json_tail(out, best_config, best)));
+  ZS_RETURN_IF_ERROR(json_.close());
+  ZS_RETURN_IF_ERROR(csv_.close());
+  written.paths = {set_->path_of(kResultsJson), set_->path_of(kResultsCsv)};
+  if (best_config != nullptr) {
+    ZS_RETURN_IF_ERROR(set_->write(kBestConfig, dump_indented(*best_config)));
+    written.paths.push_back(set_->path_of(kBestConfig));
+  }
+  ZS_RETURN_IF_ERROR(set_->commit());
   return written;
 }
 

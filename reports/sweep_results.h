@@ -7,20 +7,23 @@
 // results.json: {"format": "zerosim.sweep/1", "command": "sweep" | "tune",
 //   "base": {"config", "model", "cluster", "gpu", "world_size", "gpu_memory_bytes", "seq_len",
 //            "headroom"},
-//   "varied": [{"key", "values": [...]}, ...],
 //   "rows": [{"id", "values": {KEY: VALUE, ...}, "status": "ok" | "invalid", "error" (invalid
 //             only), "feasible", "baseline", "result" (ok only: `simulate --json`'s object)}],
-//   "ranking": [feasible row ids, best first], "pareto": [row ids, by peak memory ascending],
-//   "best": row id | null, "why": ["...", ...],
+//   "varied": [{"key", "values": [...]}, ...] (after the rows: a tune learns its values as it
+//   goes), "ranking": [feasible row ids, best first],
+//   "pareto": [row ids, by peak memory ascending], "best": row id | null,
+//   "best_config": the object best_ds_config.json holds | null, "why": ["...", ...],
 //   "best_timeline": [{"stream", "op", "name", "start_s", "end_s"}, ...]}
 // Rows are written one per line. The same outcome gives byte-identical files.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "common/json_reader.h"
+#include "common/output_file.h"
 #include "common/status.h"
 #include "common/units.h"
 #include "configs/ds_config_writer.h"
@@ -39,12 +42,8 @@ struct SweepInfo {
   Bytes gpu_memory_bytes = 0;
   std::int64_t seq_len = 0;
   double headroom = 0.05;
+  std::string out_dir;  // where the files go (--out), for messages
 };
-
-// `best` is the winner simulated with op names (VariantRunner::simulate_named), or null.
-std::string render_sweep_json(const SweepInfo& info, const sim::SweepOutcome& out,
-                              const sim::SimulationResult* best);
-std::string render_sweep_csv(const sim::SweepOutcome& out, double headroom);
 
 // The winner's predicted step: per op, its stream, id, name and simulated start and end (the
 // first repetition of each segment), in op order.
@@ -56,10 +55,43 @@ struct WrittenFiles {
   std::vector<configs::KeptAuto> kept_autos;
 };
 
-// Creates `dir` when needed and writes the files, each through a temporary file and a rename.
-// A stale best_ds_config.json is removed when no variant fits. kIoError naming the path.
-Result<WrittenFiles> write_sweep_outputs(const std::string& dir, const SweepInfo& info,
-                                         const sim::SweepOutcome& out,
-                                         const sim::SimulationResult* best);
+// Writes the files of one sweep or tune as a set (common/output_file.h OutputSet): the rows
+// stream into results.json and results.csv in a staging directory inside `dir` as the sweep
+// produces them, so that no more than a row's rendering is held per row; finish() appends the
+// ranking, the winner and its timeline, writes best_ds_config.json (only when a variant fits)
+// and moves the set into place, removing a stale best_ds_config.json. Until then, and whenever
+// something fails or an interrupt arrives (SIGINT, SIGTERM and SIGHUP are held from begin()),
+// the files already in `dir` stay as they were, and abandoning the writer removes the staging
+// directory (and `dir` when begin() created it).
+// REQUIRES: one thread at a time (a sweep calls add_row serialized, in id order).
+class SweepWriter {
+ public:
+  // kIoError / kInvalidArgument naming `dir` (common/output_file.h OutputSet::begin).
+  // `axes`: the keys only are read (a tune learns its values as it goes).
+  static Result<std::unique_ptr<SweepWriter>> begin(const std::string& dir, SweepInfo info,
+                                                    const std::vector<sim::Axis>& axes);
+
+  // Appends a row. REQUIRES: rows arrive with ids 0, 1, 2, ...
+  Status add_row(const sim::SweepRow& r);
+  // Whether an interrupt is pending; add_row then fails, and so would finish().
+  bool interrupted() const { return set_->interrupted(); }
+  // Bytes of results.json and results.csv written so far.
+  std::int64_t bytes_written() const { return bytes_; }
+
+  // `out` holds every row added (its rows' renderings may be dropped); `best` is the winner
+  // simulated with op names (VariantRunner::simulate_named), or null.
+  Result<WrittenFiles> finish(const sim::SweepOutcome& out, const sim::SimulationResult* best);
+
+ private:
+  SweepWriter(std::unique_ptr<OutputSet> set, SweepInfo info, OutputStream json, OutputStream csv,
+              std::vector<std::string> keys);
+  std::unique_ptr<OutputSet> set_;
+  SweepInfo info_;
+  OutputStream json_;
+  OutputStream csv_;
+  std::vector<std::string> keys_;  // the axes' keys
+  int rows_ = 0;
+  std::int64_t bytes_ = 0;
+};
 
 }  // namespace zs::reports

@@ -92,7 +92,11 @@ std::optional<int> read_row_id(const json::Document& doc, const Json& v, const s
   d.code = "bad-row-id";
   std::int64_t id = 0;
   std::string warning;
-  if (auto err = json::to_int(v, &id, &warning)) {
+  if (!v.is_number()) {
+    // zerosim writes ids as JSON integers; a string here means the file was edited or is not ours.
+    d.message = "expected an integer row id, got " + std::string(json::type_name(v)) + " " +
+                json::render_value(v);
+  } else if (auto err = json::to_int(v, &id, &warning)) {
     d.message = *err;
   } else if (const SweepRow* row = id < 0 || id > INT32_MAX ? nullptr : t.row(static_cast<int>(id));
              row == nullptr) {
@@ -250,6 +254,9 @@ Result<SweepTable> parse_sweep_table(const json::Document& doc) {
       }
     }
   }
+  if (top.has("best_config") && !doc.root["best_config"].is_null()) {
+    if (const Json* config = top.object("best_config")) t.best_config = *config;
+  }
   if (top.has("best_timeline")) {
     if (const Json* tl = top.array("best_timeline")) {
       t.best_timeline = read_timeline(doc, *tl, &diags);
@@ -260,7 +267,7 @@ Result<SweepTable> parse_sweep_table(const json::Document& doc) {
 }
 
 Result<SweepTable> load_sweep_table(const std::string& path) {
-  ZS_ASSIGN_OR_RETURN(const json::Document doc, json::parse_file(path));
+  ZS_ASSIGN_OR_RETURN(const json::Document doc, json::parse_file(path, kMaxResultsFileBytes));
   return parse_sweep_table(doc);
 }
 

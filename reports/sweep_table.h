@@ -100,6 +100,9 @@ struct SweepTable {
   std::optional<int> best;
   std::vector<std::string> why;
   std::vector<TimelineSpan> best_timeline;
+  // The winner's config as the sweep wrote it to best_ds_config.json; none in files written
+  // before zerosim recorded it.
+  std::optional<json::Json> best_config;
 
   // The row with `id`, or nullptr.
   const SweepRow* row(int id) const;
@@ -112,7 +115,11 @@ struct SweepTable {
 // "FILE:LINE:COL: error[code]: PATH: what was found and what is allowed".
 Result<SweepTable> parse_sweep_table(const json::Document& doc);
 
-// Reads and parses the file at `path` (kNotFound, kIoError, kParseError as json::parse_file).
+// The largest results.json a report reads: about 2 KB a row, so over 100,000 rows.
+inline constexpr std::int64_t kMaxResultsFileBytes = std::int64_t{256} << 20;
+
+// Reads and parses the file at `path` (kNotFound, kIoError, kParseError as json::parse_file;
+// kInvalidArgument past kMaxResultsFileBytes).
 Result<SweepTable> load_sweep_table(const std::string& path);
 
 // Reads the simulate --json object `obj` at JSON path `path` of `doc` (a row's "result", a

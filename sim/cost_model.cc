@@ -28,8 +28,8 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
   switch (op.kind) {
     case OpKind::kLinear: {
       const auto& g = std::get<models::GemmShape>(op.shape);
-      const double side = std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) *
-                                    static_cast<double>(g.k));
+      const double side =
+          std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
       const double rate = peak * gemm_efficiency(p, side);
       k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
       k.bwd_s = roofline(bwd_f, rate, bwd_b, hbm);
@@ -73,15 +73,21 @@ double memory_s(double bytes, double hbm, const CostProfile& p) {
 
 }  // namespace
 
-double peak_flops(const configs::GpuSpec& gpu, std::int64_t act_bytes) {
-  if (act_bytes >= 4) return gpu.fp32_flops_per_s;
-  if (gpu.bf16_flops_per_s) return *gpu.bf16_flops_per_s;
-  return gpu.fp16_flops_per_s.value_or(gpu.fp32_flops_per_s);
+double peak_flops(const configs::GpuSpec& gpu, configs::Precision precision) {
+  switch (precision) {
+    case configs::Precision::kFp32:
+      return gpu.fp32_flops_per_s;
+    case configs::Precision::kFp16:
+      return gpu.fp16_flops_per_s.value_or(gpu.bf16_flops_per_s.value_or(gpu.fp32_flops_per_s));
+    case configs::Precision::kBf16:
+      break;
+  }
+  return gpu.bf16_flops_per_s.value_or(gpu.fp16_flops_per_s.value_or(gpu.fp32_flops_per_s));
 }
 
 ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpec& gpu,
-                            const CostProfile& profile) {
-  const double peak = peak_flops(gpu, graph.workload.act_bytes);
+                            configs::Precision precision, const CostProfile& profile) {
+  const double peak = peak_flops(gpu, precision);
   const double hbm = gpu.hbm_bw_bytes_per_s * profile.hbm_efficiency;
   ModelOpTimes t;
   const std::size_t n = graph.ops.size();
@@ -106,14 +112,16 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
 
 std::shared_ptr<const PricedModel> price_model(const std::shared_ptr<const plan::ModelGraph>& graph,
                                                const configs::GpuSpec& gpu,
+                                               configs::Precision precision,
                                                const CostProfile& profile,
                                                const std::shared_ptr<const PricedModel>& reuse) {
-  if (reuse != nullptr && reuse->priced_for(graph.get(), gpu, profile)) return reuse;
+  if (reuse != nullptr && reuse->priced_for(graph.get(), gpu, precision, profile)) return reuse;
   auto priced = std::make_shared<PricedModel>();
   priced->graph = graph;
   priced->gpu = gpu;
+  priced->precision = precision;
   priced->profile = profile;
-  priced->times = time_model_ops(*graph, gpu, profile);
+  priced->times = time_model_ops(*graph, gpu, precision, profile);
   return priced;
 }
 
@@ -183,8 +191,8 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
       c.fixed_s = p.pcie_latency_s;
       c.link = kPcieLink;
       c.link_amount = static_cast<double>(pw->bytes);
-      c.rate_cap = pw->pinned ? p.pcie_pinned_bytes_per_s
-                             : p.pcie_pinned_bytes_per_s / p.pageable_slowdown;
+      c.rate_cap =
+          pw->pinned ? p.pcie_pinned_bytes_per_s : p.pcie_pinned_bytes_per_s / p.pageable_slowdown;
     } else if (const auto* ow = std::get_if<plan::OptimizerWork>(&op.work)) {
       const auto bytes = static_cast<double>(ow->bytes_touched);
       c.fixed_s = ow->on_cpu ? bytes / cpu_rate : memory_s(bytes, hbm, p);

@@ -4,9 +4,8 @@
 //   bandwidth x hbm_efficiency)), at least min_kernel_s. GEMMs take their efficiency from the
 //   profile's curve at the geometric mean of m, n, k; fused attention its own efficiency; an
 //   unfused attention core its two batched GEMMs (side: the geometric mean of s, s, d) plus its
-//   elementwise passes at HBM speed; everything else is memory-bound. Peak: the tensor-core
-//   rate of the activation dtype (bf16/fp16), or plain fp32 for fp32 (PyTorch leaves TF32 off
-//   for matmuls by default). A compute op over a range of model ops costs the sum, and its
+//   elementwise passes at HBM speed; everything else is memory-bound. Peak: peak_flops of the
+//   training precision. A compute op over a range of model ops costs the sum, and its
 //   host time is one launch per kernel (forward 1 per op; backward: a GEMM 2, +1 with a bias;
 //   attention 2; others 1).
 // - Memory work and the GPU optimizer (fused Adam): bytes over achieved HBM bandwidth.
@@ -25,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "configs/ds_config.h"
 #include "configs/hardware/cluster.h"
 #include "plan/model_graph.h"
 #include "plan/plan.h"
@@ -47,30 +47,34 @@ struct ModelOpTimes {
 };
 
 ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpec& gpu,
-                            const CostProfile& profile);
+                            configs::Precision precision, const CostProfile& profile);
 
 // A graph's ModelOpTimes with what they were priced for, so that a sweep over ZeRO settings
 // of one model, workload and cluster prices the model's kernels once.
 struct PricedModel {
   std::shared_ptr<const plan::ModelGraph> graph;
   configs::GpuSpec gpu;
+  configs::Precision precision = configs::Precision::kBf16;
   CostProfile profile;
   ModelOpTimes times;
 
   bool priced_for(const plan::ModelGraph* g, const configs::GpuSpec& gpu_spec,
-                  const CostProfile& p) const {
-    return graph.get() == g && gpu == gpu_spec && profile == p;
+                  configs::Precision p_precision, const CostProfile& p) const {
+    return graph.get() == g && gpu == gpu_spec && precision == p_precision && profile == p;
   }
 };
 
-// `reuse` when it was priced for this graph, GPU and profile; else a new pricing.
+// `reuse` when it was priced for this graph, GPU, precision and profile; else a new pricing.
 std::shared_ptr<const PricedModel> price_model(const std::shared_ptr<const plan::ModelGraph>& graph,
                                                const configs::GpuSpec& gpu,
+                                               configs::Precision precision,
                                                const CostProfile& profile,
                                                const std::shared_ptr<const PricedModel>& reuse);
 
-// Peak FLOP/s for the activation dtype (bytes per element 2 or 4).
-double peak_flops(const configs::GpuSpec& gpu, std::int64_t act_bytes);
+// Peak FLOP/s of the training precision's matmuls: fp32 runs at the plain fp32 rate (PyTorch
+// leaves TF32 off for matmuls by default); bf16 at the bf16 tensor-core rate and fp16 at the fp16
+// one, each falling back to the other 16-bit rate, then to fp32, when the GPU lists no figure.
+double peak_flops(const configs::GpuSpec& gpu, configs::Precision precision);
 
 struct PricedPlan {
   std::vector<OpCost> costs;

@@ -9,6 +9,7 @@
 
 #include "common/json_path.h"
 #include "common/json_reader.h"
+#include "common/units.h"
 
 namespace zs::sim {
 namespace {
@@ -56,8 +57,8 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
       // bf16 1024: 94.89, 4096: 234.14 (zzc0721/torch-performance-test-data#108); A800 2048:
       // 192.5; the A100 SXM's best shape reaches 271.2 = 86.9% (stas00/ml-engineering MAMF
       // table), taken from 8192 on: the PCIe cards above are power-capped at large sizes.
-      p.gemm_efficiency = {{512, 0.101}, {1024, 0.304}, {2048, 0.617}, {4096, 0.750},
-                           {8192, 0.869}};
+      p.gemm_efficiency = {
+          {512, 0.101}, {1024, 0.304}, {2048, 0.617}, {4096, 0.750}, {8192, 0.869}};
       break;
     case Generation::kHopper:
       // H100 SXM 80GB HBM3, bf16, torch 2.7.0+cu128: 1024: 176.62, 2048: 676.59, 4096: 788.72,
@@ -89,10 +90,9 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   p.nvlink_ring_busbw_bytes_per_s = n.effective.nvlink_ring_busbw_bytes_per_s
                                         ? n.effective.nvlink_ring_busbw_bytes_per_s->value
                                         : 0.8 * line;
-  p.nvlink_allreduce_busbw_bytes_per_s =
-      n.effective.nvlink_allreduce_busbw_bytes_per_s
-          ? n.effective.nvlink_allreduce_busbw_bytes_per_s->value
-          : p.nvlink_ring_busbw_bytes_per_s;
+  p.nvlink_allreduce_busbw_bytes_per_s = n.effective.nvlink_allreduce_busbw_bytes_per_s
+                                             ? n.effective.nvlink_allreduce_busbw_bytes_per_s->value
+                                             : p.nvlink_ring_busbw_bytes_per_s;
   p.nic_busbw_bytes_per_s = nic_busbw(n.nic_bw_bytes_per_s);
   p.nics_per_node = n.nic_count;
   // NCCL src/graph/tuning.cc llMaxBws (NVIDIA/nccl v2.30.7): Volta {39.0, 39.0, 20.4}, Ampere
@@ -107,9 +107,9 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   // (NVIDIA/nvbandwidth#11), 25 taken; H200 55.43 H2D / 55.06 D2H (stas00/ml-engineering
   // network/README.md, nvbandwidth), used for H100 too (same Gen5 x16 link; no H100 CE
   // figure was found).
-  p.pcie_pinned_bytes_per_s =
-      gen == Generation::kVolta ? 12 * kGBps : gen == Generation::kAmpere ? 25 * kGBps
-                                                                            : 55.2 * kGBps;
+  p.pcie_pinned_bytes_per_s = gen == Generation::kVolta    ? 12 * kGBps
+                              : gen == Generation::kAmpere ? 25 * kGBps
+                                                           : 55.2 * kGBps;
   // Both directions at once on A100: D2H ~24 and H2D 12-13 GB/s (NVIDIA/nvbandwidth#11), i.e.
   // 36.5 GB/s together = 1.46x one direction. No other generation's figure was found.
   p.pcie_duplex_bytes_per_s = 1.46 * p.pcie_pinned_bytes_per_s;
@@ -157,25 +157,31 @@ namespace {
 struct NumberField {
   std::string_view key;
   double CostProfile::*member;
-  double max = 0;  // 0: no upper bound
+  double min;
+  double max;
 };
 
+// Allowed ranges: each spans orders of magnitude past what hardware and software reach both
+// ways. Outside them a figure is a typo (GB/s for bytes/s, 1e-20 for 0.8), and the simulator
+// would price steps of centuries with it.
+constexpr double kMinEfficiency = 1e-3;
 constexpr NumberField kNumberFields[] = {
-    {"attention_efficiency", &CostProfile::attention_efficiency, 1},
-    {"hbm_efficiency", &CostProfile::hbm_efficiency, 1},
-    {"kernel_launch_s", &CostProfile::kernel_launch_s},
-    {"min_kernel_s", &CostProfile::min_kernel_s},
-    {"nvlink_ring_busbw_bytes_per_s", &CostProfile::nvlink_ring_busbw_bytes_per_s},
-    {"nvlink_allreduce_busbw_bytes_per_s", &CostProfile::nvlink_allreduce_busbw_bytes_per_s},
-    {"nic_busbw_bytes_per_s", &CostProfile::nic_busbw_bytes_per_s},
-    {"pcie_pinned_bytes_per_s", &CostProfile::pcie_pinned_bytes_per_s},
-    {"pcie_duplex_bytes_per_s", &CostProfile::pcie_duplex_bytes_per_s},
-    {"pageable_slowdown", &CostProfile::pageable_slowdown},
-    {"pcie_latency_s", &CostProfile::pcie_latency_s},
-    {"cpu_adam_bytes_per_s_per_core", &CostProfile::cpu_adam_bytes_per_s_per_core},
-    {"host_memory_efficiency", &CostProfile::host_memory_efficiency, 1},
-    {"nvme_read_bytes_per_s", &CostProfile::nvme_read_bytes_per_s},
-    {"nvme_write_bytes_per_s", &CostProfile::nvme_write_bytes_per_s},
+    {"attention_efficiency", &CostProfile::attention_efficiency, kMinEfficiency, 1},
+    {"hbm_efficiency", &CostProfile::hbm_efficiency, kMinEfficiency, 1},
+    {"kernel_launch_s", &CostProfile::kernel_launch_s, 1e-9, 1},
+    {"min_kernel_s", &CostProfile::min_kernel_s, 1e-9, 1},
+    {"nvlink_ring_busbw_bytes_per_s", &CostProfile::nvlink_ring_busbw_bytes_per_s, 1e6, 1e14},
+    {"nvlink_allreduce_busbw_bytes_per_s", &CostProfile::nvlink_allreduce_busbw_bytes_per_s, 1e6,
+     1e14},
+    {"nic_busbw_bytes_per_s", &CostProfile::nic_busbw_bytes_per_s, 1e6, 1e14},
+    {"pcie_pinned_bytes_per_s", &CostProfile::pcie_pinned_bytes_per_s, 1e6, 1e13},
+    {"pcie_duplex_bytes_per_s", &CostProfile::pcie_duplex_bytes_per_s, 1e6, 1e13},
+    {"pageable_slowdown", &CostProfile::pageable_slowdown, 1, 1000},
+    {"pcie_latency_s", &CostProfile::pcie_latency_s, 1e-9, 1},
+    {"cpu_adam_bytes_per_s_per_core", &CostProfile::cpu_adam_bytes_per_s_per_core, 1e6, 1e12},
+    {"host_memory_efficiency", &CostProfile::host_memory_efficiency, kMinEfficiency, 1},
+    {"nvme_read_bytes_per_s", &CostProfile::nvme_read_bytes_per_s, 1e6, 1e12},
+    {"nvme_write_bytes_per_s", &CostProfile::nvme_write_bytes_per_s, 1e6, 1e12},
 };
 
 }  // namespace
@@ -204,22 +210,23 @@ Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base)
       for (const json::Json& pt : v) {
         if (!ok) break;
         ok = pt.is_array() && pt.size() == 2 && pt[0].is_number() && pt[1].is_number() &&
-             pt[0].get<double>() > 0 && pt[1].get<double>() > 0 && pt[1].get<double>() <= 1 &&
+             pt[0].get<double>() > 0 && std::isfinite(pt[0].get<double>()) &&
+             pt[1].get<double>() >= kMinEfficiency && pt[1].get<double>() <= 1 &&
              (curve.empty() || pt[0].get<double>() > curve.back().size);
         if (ok) curve.push_back({pt[0].get<double>(), pt[1].get<double>()});
       }
       if (!ok) {
         fail(kp, "found " + v.dump() +
-                     "; allowed: a non-empty array of [size, efficiency] pairs with sizes > 0 "
-                     "increasing and 0 < efficiency <= 1");
+                     "; allowed: a non-empty array of [size, efficiency] pairs with finite sizes "
+                     "> 0 increasing and efficiencies from 0.001 to 1");
       } else {
         base.gemm_efficiency = std::move(curve);
       }
       continue;
     }
     if (key == "cpu_cores_per_rank") {
-      if (!v.is_number_integer() || v.get<long long>() < 1) {
-        fail(kp, "found " + v.dump() + "; allowed: an integer >= 1");
+      if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1 << 20)) {
+        fail(kp, "found " + v.dump() + "; allowed: an integer from 1 to 1048576");
       } else {
         base.cpu_cores_per_rank = static_cast<int>(v.get<long long>());
       }
@@ -231,11 +238,10 @@ Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base)
       fail(kp, "unknown key; allowed: " + allowed);
       continue;
     }
-    const bool ok = v.is_number() && v.get<double>() > 0 && std::isfinite(v.get<double>()) &&
-                    (f->max == 0 || v.get<double>() <= f->max);
+    const bool ok = v.is_number() && v.get<double>() >= f->min && v.get<double>() <= f->max;
     if (!ok) {
-      fail(kp, "found " + v.dump() + "; allowed: a number > 0" +
-                   (f->max > 0 ? " and <= " + std::to_string(static_cast<int>(f->max)) : ""));
+      fail(kp, "found " + v.dump() + "; allowed: a number from " + format_double(f->min) + " to " +
+                   format_double(f->max));
       continue;
     }
     base.*(f->member) = v.get<double>();

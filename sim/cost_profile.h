@@ -9,7 +9,9 @@
 //   {"gemm_efficiency": [[1024, 0.18], [8192, 0.80]], "hbm_efficiency": 0.8,
 //    "kernel_launch_s": 7e-6, "pcie_pinned_bytes_per_s": 5.5e10, ...}
 //
-// Field names are those below; unknown keys and non-positive values are errors.
+// Field names are those below; unknown keys and values outside each field's physical range
+// (cost_profile.cc kNumberFields: an efficiency from 0.001 to 1, a bandwidth from 1 MB/s up, ...)
+// are errors.
 #pragma once
 
 #include <string>
@@ -48,9 +50,9 @@ struct CostProfile {
   bool ampere_or_newer = true;  // NCCL's ring latency factor for multi-node Simple
 
   // Host <-> GPU over PCIe, per GPU.
-  double pcie_pinned_bytes_per_s = 0;      // one direction alone
-  double pcie_duplex_bytes_per_s = 0;      // both directions together (the link's capacity)
-  double pageable_slowdown = 0;            // pinned / pageable
+  double pcie_pinned_bytes_per_s = 0;  // one direction alone
+  double pcie_duplex_bytes_per_s = 0;  // both directions together (the link's capacity)
+  double pageable_slowdown = 0;        // pinned / pageable
   double pcie_latency_s = 0;
 
   // CPU Adam (DeepSpeedCPUAdam) and host memory.

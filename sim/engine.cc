@@ -11,7 +11,12 @@ namespace {
 using plan::Plan;
 
 // Costs are non-negative: rounding half up is llround's half-away-from-zero, without the call.
-std::int64_t to_ns(double seconds) { return static_cast<std::int64_t>(seconds * 1e9 + 0.5); }
+// Saturates at kMaxDurationNs (and NaN goes there too), so that sums of two stay in int64.
+std::int64_t to_ns(double seconds) {
+  const double ns = seconds * 1e9 + 0.5;
+  if (!(ns < static_cast<double>(kMaxDurationNs))) return kMaxDurationNs;
+  return static_cast<std::int64_t>(ns);
+}
 
 enum class EventKind : std::uint8_t { kHostIssue, kOpEnd, kFlowStart, kLinkCheck };
 
@@ -83,6 +88,7 @@ class EventSlots {
 struct Flow {
   int op = 0;
   double remaining = 0;
+  double amount = 0;  // at the start, for the rounding slack of the finish test
   double cap = 0;
   double rate = 0;
 };
@@ -104,8 +110,8 @@ struct HotOp {
   std::int64_t not_before = 0;  // when the host has finished issuing it
   int wait_for = -1;            // Op::host_wait_for
   int stream = 0;
-  int link = -1;                // -1: no flow (or skipped)
-  int next_on_stream = -1;      // the next op of its stream in issue order, or -1
+  int link = -1;                 // -1: no flow (or skipped)
+  int next_on_stream = -1;       // the next op of its stream in issue order, or -1
   std::uint32_t dep_cursor = 0;  // its first dep not known to be done (into Plan::dep_ids)
   std::uint32_t deps_end = 0;
   OpState state = OpState::kPending;
@@ -118,8 +124,12 @@ class Engine {
  public:
   Engine(const Plan& plan, const std::vector<OpCost>& costs, const std::vector<Link>& links,
          const EngineOptions& options)
-      : plan_(plan), costs_(costs), options_(options), n_(static_cast<int>(plan.ops.size())),
-        head_(plan.streams.size(), -1), running_(plan.streams.size(), -1),
+      : plan_(plan),
+        costs_(costs),
+        options_(options),
+        n_(static_cast<int>(plan.ops.size())),
+        head_(plan.streams.size(), -1),
+        running_(plan.streams.size(), -1),
         waiting_on_(plan.streams.size(), -1),
         events_(static_cast<int>(plan.streams.size()), static_cast<int>(links.size())) {
     ZS_CHECK(costs.size() == plan.ops.size());
@@ -159,8 +169,10 @@ class Engine {
     if (log_transitions_) result_.transitions.reserve(2 * static_cast<std::size_t>(n_));
   }
 
-  EngineResult run() {
+  // REQUIRES: costs finite and >= 0 (run_engine checks).
+  Result<EngineResult> run() {
     for (const plan::Segment& seg : plan_.segments) {
+      if (past_horizon_) break;
       if (seg.end_op == seg.first_op) {
         result_.segments.push_back(SegmentTime{host_t_, 0, seg.repeat});
         continue;
@@ -173,6 +185,10 @@ class Engine {
         drain();
         if (host_t_ > host_done) result_.drained_repeats += seg.repeat - 1;
         const std::int64_t period = host_t_ - start;
+        if (period > 0 && seg.repeat - 1 > (kHorizonNs - host_t_) / period) {
+          past_horizon_ = true;
+          break;
+        }
         host_t_ += (seg.repeat - 1) * period;
         now_ = host_t_;
         result_.segments.push_back(SegmentTime{start, period, seg.repeat});
@@ -180,7 +196,14 @@ class Engine {
         result_.segments.push_back(SegmentTime{start, 0, 1});
       }
     }
-    drain();
+    if (!past_horizon_) drain();
+    if (past_horizon_) {
+      return Status::invalid_argument(
+          "the simulated step would take longer than " +
+          std::to_string(kHorizonNs / 1'000'000'000 / 86400 / 365) +
+          " years: a rate in the cluster or profile is far too small for the work (check the "
+          "bandwidths and FLOP/s), or the workload is far too large");
+    }
     result_.step_ns = std::max(host_t_, now_);
     // Single segments: their period is where the next one starts (or the step ends).
     for (std::size_t i = 0; i < result_.segments.size(); ++i) {
@@ -219,7 +242,7 @@ class Engine {
     next_ = first;
     end_issue_ = end;
     if (host_blocked_on_ < 0) push(host_t_, EventKind::kHostIssue, 0);
-    while (next_ < end_issue_ || host_blocked_on_ >= 0) {
+    while (!past_horizon_ && (next_ < end_issue_ || host_blocked_on_ >= 0)) {
       ZS_CHECK(!events_.empty());
       step();
     }
@@ -227,7 +250,8 @@ class Engine {
 
   // Runs until nothing is in flight; the host resumes when the last op finishes.
   void drain() {
-    while (!events_.empty()) step();
+    while (!past_horizon_ && !events_.empty()) step();
+    if (past_horizon_) return;
     ZS_CHECK(in_flight_ == 0);
     host_t_ = std::max(host_t_, now_);
   }
@@ -237,6 +261,10 @@ class Engine {
   [[gnu::always_inline]] void step() {
     const int slot = events_.earliest();
     const Event e = events_.at(slot);
+    if (e.t > kHorizonNs) {  // every later time is too: stop (run() reports it)
+      past_horizon_ = true;
+      return;
+    }
     events_.clear(slot);
     now_ = std::max(now_, e.t);
     switch (e.kind) {
@@ -269,6 +297,10 @@ class Engine {
         if (options_.record) result_.ops[i].wait_ns = t;
         t += h.wait_ns;
         host_t_ = t;
+        if (t > kHorizonNs) {
+          past_horizon_ = true;
+          return;
+        }
         if (hot_[h.wait_for].state != OpState::kDone) {
           host_blocked_on_ = h.wait_for;
           return;
@@ -288,6 +320,10 @@ class Engine {
       q.not_before = t + h.host_ns;
       if (options_.record) result_.ops[i].issue_ns = t;
       host_t_ = t + h.host_ns;
+      if (host_t_ > kHorizonNs) {
+        past_horizon_ = true;
+        return;
+      }
       if (h.waits) host_blocked_on_ = i;
       try_start(h.stream, t);
       if (h.waits || next_ >= end_issue_) return;
@@ -397,10 +433,13 @@ class Engine {
       const double s = std::max(f.remaining, 0.0) / f.rate;
       if (soonest < 0 || s < soonest) soonest = s;
     }
-    // ceil(soonest in ns), soonest >= 0, without a libm call.
+    // ceil(soonest in ns), soonest >= 0, without a libm call; saturated as to_ns does.
     const double soonest_ns = soonest * 1e9;
-    auto wait_ns = static_cast<std::int64_t>(soonest_ns);
-    if (static_cast<double>(wait_ns) < soonest_ns) ++wait_ns;
+    std::int64_t wait_ns = kMaxDurationNs;
+    if (soonest_ns < static_cast<double>(kMaxDurationNs)) {
+      wait_ns = static_cast<std::int64_t>(soonest_ns);
+      if (static_cast<double>(wait_ns) < soonest_ns) ++wait_ns;
+    }
     push(t + std::max<std::int64_t>(wait_ns, 0), EventKind::kLinkCheck, link);
   }
 
@@ -408,7 +447,8 @@ class Engine {
     const OpCost& c = costs_[i];
     LinkState& l = links_[c.link];
     advance(l, t);
-    l.flows.push_back(Flow{i, c.link_amount, c.rate_cap > 0 ? c.rate_cap : l.capacity, 0});
+    l.flows.push_back(
+        Flow{i, c.link_amount, c.link_amount, c.rate_cap > 0 ? c.rate_cap : l.capacity, 0});
     if (options_.record) result_.ops[i].flow_start_ns = t;
     rebalance(c.link, t);
   }
@@ -419,8 +459,11 @@ class Engine {
     done_.clear();
     for (std::size_t k = 0; k < l.flows.size();) {
       const Flow& f = l.flows[k];
-      // Finished, up to the nanosecond rounding of the check's time.
-      if (f.remaining <= f.rate * 1e-9 + 1e-9) {
+      // Finished, up to the nanosecond rounding of the check's time and the floating-point
+      // residue of subtracting rate x time from a large amount (without the relative slack, a
+      // residue worth more than a nanosecond of a slow flow would be re-checked a nanosecond at
+      // a time).
+      if (f.remaining <= f.rate * 1e-9 + 1e-9 + f.amount * 1e-12) {
         done_.push_back(f.op);
         l.flows.erase(l.flows.begin() + static_cast<std::ptrdiff_t>(k));
       } else {
@@ -457,6 +500,7 @@ class Engine {
   int next_ = 0;
   int end_issue_ = 0;
   int in_flight_ = 0;
+  bool past_horizon_ = false;  // an event fell past kHorizonNs: the run stops
   std::vector<int> order_;
   std::vector<int> done_;
   EngineResult result_;
@@ -464,9 +508,29 @@ class Engine {
 
 }  // namespace
 
-EngineResult run_engine(const plan::Plan& plan, const std::vector<OpCost>& costs,
-                        const std::vector<Link>& links, const EngineOptions& options) {
-  for (const OpCost& c : costs) ZS_CHECK(c.link < static_cast<int>(links.size()));
+Result<EngineResult> run_engine(const plan::Plan& plan, const std::vector<OpCost>& costs,
+                                const std::vector<Link>& links, const EngineOptions& options) {
+  for (std::size_t i = 0; i < costs.size(); ++i) {
+    const OpCost& c = costs[i];
+    ZS_CHECK(c.link < static_cast<int>(links.size()));
+    // Costs come from rates the user may give (a cluster file, a profile): a NaN or a negative
+    // one is bad input, reported, never a wrong or endless run.
+    for (const double v : {c.host_s, c.host_wait_s, c.fixed_s, c.link_amount, c.rate_cap}) {
+      if (!(v >= 0)) {
+        return Status::invalid_argument("op " + std::to_string(i) + " (" +
+                                        std::string(plan.op_name(static_cast<int>(i))) +
+                                        ") has a cost that is not a number >= 0: a rate in the "
+                                        "cluster or profile is zero, negative or not finite");
+      }
+    }
+  }
+  for (const Link& l : links) {
+    if (!(l.capacity > 0)) {
+      return Status::invalid_argument("link " + l.name +
+                                      " has no capacity: a rate in the cluster or profile is zero, "
+                                      "negative or not finite");
+    }
+  }
   return Engine(plan, costs, links, options).run();
 }
 

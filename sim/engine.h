@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "common/status.h"
 #include "plan/plan.h"
 
 namespace zs::sim {
@@ -84,14 +85,22 @@ struct SegmentTime {
 
 struct EngineResult {
   std::int64_t step_ns = 0;
-  std::vector<OpTime> ops;  // when EngineOptions::record: the first repetition's times
+  std::vector<OpTime> ops;              // when EngineOptions::record: the first repetition's times
   std::vector<Transition> transitions;  // with record or record_transitions, in time order
-  std::vector<SegmentTime> segments;  // one per plan segment, in order
-  int drained_repeats = 0;  // repetitions that needed an implicit drain
+  std::vector<SegmentTime> segments;    // one per plan segment, in order
+  int drained_repeats = 0;              // repetitions that needed an implicit drain
 };
 
+// Times past this are not simulated: an op's duration saturates at kMaxDurationNs, and a run
+// whose clock would pass kHorizonNs (about 73 years) stops with an error, so that no rate, however
+// small, overflows the clock or keeps the engine running.
+inline constexpr std::int64_t kHorizonNs = std::int64_t{1} << 61;
+inline constexpr std::int64_t kMaxDurationNs = std::int64_t{1} << 61;
+
 // REQUIRES: costs.size() == plan.ops.size(); every OpCost::link < links.size(); plan valid.
-EngineResult run_engine(const plan::Plan& plan, const std::vector<OpCost>& costs,
-                        const std::vector<Link>& links, const EngineOptions& options);
+// kInvalidArgument when a cost is negative or NaN, a link has no capacity, or the step would
+// run past kHorizonNs (rates far too small for the work).
+Result<EngineResult> run_engine(const plan::Plan& plan, const std::vector<OpCost>& costs,
+                                const std::vector<Link>& links, const EngineOptions& options);
 
 }  // namespace zs::sim

@@ -101,7 +101,7 @@ Result<SimulationResult> simulate_checked(const SimulationRequest& request,
   tr.collective_slowdown = request.collective_slowdown;
   tr.priced_model = request.priced_model;
   tr.record_ops = request.op_names;  // a trace needs both
-  r.time = simulate_step_time(tr);
+  ZS_ASSIGN_OR_RETURN(r.time, simulate_step_time(tr));
   r.config = std::move(lc);
   return r;
 }

@@ -109,8 +109,8 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
   if (t.cpu_optimizer_s > 0.2 * step) {
     s = "The CPU optimizer is on the critical path: DeepSpeedCPUAdam takes " +
         secs(t.cpu_optimizer_s) + " of the " + secs(step) + " step (" +
-        pct(t.cpu_optimizer_s, step) + ") at " + std::to_string(static_cast<int>(
-                                                     t.cpu_adam_bytes_per_s / 1e9)) +
+        pct(t.cpu_optimizer_s, step) + ") at " +
+        std::to_string(static_cast<int>(t.cpu_adam_bytes_per_s / 1e9)) +
         " GB/s per rank, and nothing overlaps it. More CPU cores per GPU (deepspeed "
         "--bind_cores_to_rank), more GPUs to shrink each rank's partition, or keeping the "
         "optimizer on the GPU would move it; a larger gradient accumulation spreads it over "
@@ -149,19 +149,20 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
 
 }  // namespace
 
-StepTime simulate_step_time(const StepTimeRequest& req) {
+Result<StepTime> simulate_step_time(const StepTimeRequest& req) {
   const plan::Plan& plan = req.built->plan;
   const plan::Layout& l = req.built->layout;
   const plan::ModelGraph& graph = *l.graph;
   StepTime st;
-  st.priced_model = price_model(l.graph, req.cluster->gpu, *req.profile, req.priced_model);
-  st.priced = cost_ops(plan, st.priced_model->times, *req.cluster, *req.profile,
-                       req.collective_slowdown);
+  st.priced_model =
+      price_model(l.graph, req.cluster->gpu, l.precision, *req.profile, req.priced_model);
+  st.priced =
+      cost_ops(plan, st.priced_model->times, *req.cluster, *req.profile, req.collective_slowdown);
   st.cpu_adam_bytes_per_s = st.priced.cpu_adam_bytes_per_s;
   EngineOptions eo;
   eo.record = req.record_ops;
   eo.record_transitions = true;
-  st.timeline = run_engine(plan, st.priced.costs, st.priced.links, eo);
+  ZS_ASSIGN_OR_RETURN(st.timeline, run_engine(plan, st.priced.costs, st.priced.links, eo));
   st.step_s = static_cast<double>(st.timeline.step_ns) * 1e-9;
   st.drained_repeats = st.timeline.drained_repeats;
 
@@ -179,8 +180,9 @@ StepTime simulate_step_time(const StepTimeRequest& req) {
   if (st.overflow_possible) {
     EngineOptions ov;
     ov.overflow = true;
-    st.overflow_step_s =
-        static_cast<double>(run_engine(plan, st.priced.costs, st.priced.links, ov).step_ns) * 1e-9;
+    ZS_ASSIGN_OR_RETURN(const EngineResult skipped,
+                        run_engine(plan, st.priced.costs, st.priced.links, ov));
+    st.overflow_step_s = static_cast<double>(skipped.step_ns) * 1e-9;
   }
 
   double fwd_flops = 0;
@@ -190,8 +192,7 @@ StepTime simulate_step_time(const StepTimeRequest& req) {
     st.samples_per_s = static_cast<double>(req.train_batch_size) / st.step_s;
     st.tokens_per_s = st.samples_per_s * static_cast<double>(l.seq_len);
     st.tflops_per_gpu = st.model_flops / st.step_s / 1e12;
-    st.mfu =
-        st.model_flops / st.step_s / peak_flops(req.cluster->gpu, graph.workload.act_bytes);
+    st.mfu = st.model_flops / st.step_s / peak_flops(req.cluster->gpu, l.precision);
   }
   st.bottleneck = explain(st, l);
   return st;

@@ -58,7 +58,7 @@ struct StepTimeRequest {
   const configs::Cluster* cluster = nullptr;
   const CostProfile* profile = nullptr;
   std::int64_t train_batch_size = 0;  // samples per optimizer step, all ranks
-  double collective_slowdown = 1.0;  // a straggler's factor on every collective (cost_model.h)
+  double collective_slowdown = 1.0;   // a straggler's factor on every collective (cost_model.h)
   // A pricing of the model's kernels from an earlier simulation; used when it was priced for
   // this graph, GPU and profile (price_model).
   std::shared_ptr<const PricedModel> priced_model;
@@ -67,6 +67,8 @@ struct StepTimeRequest {
   bool record_ops = true;
 };
 
-StepTime simulate_step_time(const StepTimeRequest& request);
+// kInvalidArgument when the engine cannot time the plan (run_engine: rates far too small for the
+// work, or costs that are not numbers).
+Result<StepTime> simulate_step_time(const StepTimeRequest& request);
 
 }  // namespace zs::sim

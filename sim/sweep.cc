@@ -1,5 +1,6 @@
 #include "sim/sweep.h"
 
+#include <chrono>
 #include <exception>
 #include <thread>
 
@@ -29,6 +30,13 @@ VariantMetrics metrics_of(const SimulationResult& r) {
   m.grad_accum = r.built.layout.micro_steps;
   m.train_batch_size = r.train_batch_size;
   return m;
+}
+
+std::int64_t held_bytes_per_row(std::size_t axes) {
+  // Per axis: the value (a json::Json and its payload), the variant's optional value, and the
+  // allocator's headers for both.
+  constexpr std::size_t kPerAxis = sizeof(json::Json) + sizeof(std::optional<json::Json>) + 48;
+  return static_cast<std::int64_t>(sizeof(SweepRow) + sizeof(Variant) + axes * kPerAxis);
 }
 
 void parallel_for(std::size_t n, int jobs, const std::function<void(std::size_t)>& fn) {
@@ -149,6 +157,12 @@ SweepRow VariantRunner::run_one(const Variant& v, int id, bool memory_only) {
   SweepRow row;
   row.id = id;
   row.variant = v;
+  if (stopped_) {
+    std::lock_guard<std::mutex> lock(mu_);
+    row.error = "not run: " + sink_status_.message();
+    row.values.assign(setup_.axes.size(), nullptr);
+    return row;
+  }
   try {
     auto p = prepare(v, /*names=*/false);
     if (!p.ok()) {
@@ -186,17 +200,36 @@ SweepRow VariantRunner::run_one(const Variant& v, int id, bool memory_only) {
 }
 
 std::vector<SweepRow> VariantRunner::run(std::span<const Variant> variants, int first_id,
-                                         bool memory_only, bool count) {
+                                         bool memory_only, bool output) {
   std::vector<SweepRow> rows(variants.size());
+  // Rows finish in any order; the sink takes them in order: finished[i] marks row i done, and
+  // next_out is the first not yet handed over.
+  std::vector<char> finished(variants.size(), 0);
+  std::size_t next_out = 0;
   parallel_for(variants.size(), setup_.jobs, [&](std::size_t i) {
     rows[i] = run_one(variants[i], first_id + static_cast<int>(i), memory_only);
-    if (count && setup_.progress) {
-      const std::int64_t done = ++done_;
-      std::lock_guard<std::mutex> lock(mu_);
-      setup_.progress(done, std::max<std::int64_t>(total_, done));
+    if (!output) return;
+    rows[i].baseline = rows[i].id == 0;
+    const std::int64_t done = ++done_;
+    std::lock_guard<std::mutex> lock(mu_);
+    if (setup_.progress) setup_.progress(done, std::max<std::int64_t>(total_, done));
+    if (!setup_.row_sink) return;
+    finished[i] = 1;
+    for (; next_out < rows.size() && finished[next_out]; ++next_out) {
+      SweepRow& r = rows[next_out];
+      if (sink_status_.is_ok()) {
+        sink_status_ = setup_.row_sink(r);
+        if (!sink_status_.is_ok()) stopped_ = true;
+      }
+      std::string().swap(r.rendered);
     }
   });
   return rows;
+}
+
+Status VariantRunner::sink_status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sink_status_;
 }
 
 Result<SimulationResult> VariantRunner::simulate_named(const Variant& v) {
@@ -220,21 +253,25 @@ void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out) {
 }
 
 Result<SweepOutcome> run_sweep(const SweepSetup& setup) {
-  const std::int64_t n = variant_count(setup.axes);
-  if (n > kMaxVariants) {
-    return Status::invalid_argument("the --vary values make more than " +
-                                    std::to_string(kMaxVariants) + " variants; narrow the ranges");
-  }
+  ZS_RETURN_IF_ERROR(check_variant_count(setup.axes));
   std::vector<Variant> variants;
-  variants.reserve(static_cast<std::size_t>(n) + 1);
+  variants.reserve(static_cast<std::size_t>(variant_count(setup.axes)) + 1);
   variants.push_back(Variant{std::vector<std::optional<json::Json>>(setup.axes.size())});
   for (Variant& v : cartesian_variants(setup.axes)) variants.push_back(std::move(v));
   VariantRunner runner(setup);
   runner.set_progress_total(static_cast<std::int64_t>(variants.size()));
   SweepOutcome out;
   out.axes = setup.axes;
-  out.rows = runner.run(variants, 0);
-  out.rows[0].baseline = true;
+  // The baseline alone first: its time tells how long the sweep will take.
+  const auto t0 = std::chrono::steady_clock::now();
+  out.rows = runner.run(std::span<const Variant>(variants).first(1), 0);
+  const double baseline_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (setup.on_start) setup.on_start(static_cast<std::int64_t>(variants.size()), baseline_s);
+  std::vector<SweepRow> rest = runner.run(std::span<const Variant>(variants).subspan(1), 1);
+  out.rows.insert(out.rows.end(), std::make_move_iterator(rest.begin()),
+                  std::make_move_iterator(rest.end()));
+  ZS_RETURN_IF_ERROR(runner.sink_status());
   rank_outcome(runner, setup.headroom, &out);
   return out;
 }

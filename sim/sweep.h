@@ -44,6 +44,15 @@ struct SweepSetup {
   std::function<std::string(const SimulationResult&, const SimulationRequest&)> render;
   // Called after each variant, serialized, with the variants done and the total expected.
   std::function<void(std::int64_t done, std::int64_t total)> progress;
+  // Receives every output row (the rows of SweepOutcome::rows, not the extra simulations that
+  // explain the winner) once, in id order, serialized; the row's rendering is dropped after it
+  // (the sink writes it out, so a million-row sweep does not hold a million renderings). A
+  // non-OK Status (a full disk, an interrupt) stops the sweep: the variants not started are not
+  // run, and run_sweep / run_tune return that Status. Unset: rows keep their renderings.
+  std::function<Status(const SweepRow&)> row_sink;
+  // Called once the baseline row is done, before the other variants start: how many output
+  // rows the sweep expects and the seconds the baseline took (for a warning about a long sweep).
+  std::function<void(std::int64_t rows, double baseline_s)> on_start;
 };
 
 // Runs variants of one setup. Thread-safe; the setup must outlive it.
@@ -51,10 +60,15 @@ class VariantRunner {
  public:
   explicit VariantRunner(const SweepSetup& setup);
 
-  // One row per variant, ids first_id, first_id + 1, ... in order. memory_only: the plan and
-  // its memory replay only (time metrics zero, nothing rendered). count: report progress.
+  // One row per variant, ids first_id, first_id + 1, ... in order; row 0 is the baseline.
+  // memory_only: the plan and its memory replay only (time metrics zero, nothing rendered).
+  // output: these are output rows: count them for progress and pass them to
+  // SweepSetup::row_sink. Once the sink has failed, the variants not yet started are rows
+  // with the sink's message, not simulated.
   std::vector<SweepRow> run(std::span<const Variant> variants, int first_id,
-                            bool memory_only = false, bool count = true);
+                            bool memory_only = false, bool output = true);
+  // OK, or the first failure of SweepSetup::row_sink.
+  Status sink_status() const;
   // The variant simulated again with op names and per-op times (the winner's timeline and the
   // name of its peak op). A Status when it is not a valid variant.
   Result<SimulationResult> simulate_named(const Variant& v);
@@ -86,7 +100,14 @@ class VariantRunner {
   std::atomic<std::int64_t> total_{0};
   std::atomic<std::int64_t> full_runs_{0};
   std::atomic<std::int64_t> memory_runs_{0};
+  Status sink_status_;                // guarded by mu_
+  std::atomic<bool> stopped_{false};  // sink_status_ is not OK
 };
+
+// About what a sweep holds per row once the row's rendering has gone to SweepSetup::row_sink
+// (the row with its metrics, its axis values and its variant), for the warning before a long
+// sweep.
+std::int64_t held_bytes_per_row(std::size_t axes);
 
 // Calls fn(0) ... fn(n - 1) on up to `jobs` threads (the caller's included).
 void parallel_for(std::size_t n, int jobs, const std::function<void(std::size_t)>& fn);
@@ -109,7 +130,8 @@ struct SweepOutcome {
 void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out);
 
 // The baseline (row 0, the config as given) and every combination of setup.axes.
-// kInvalidArgument when the sweep has more than kMaxVariants variants.
+// kInvalidArgument when the sweep has more than kMaxVariants variants; the sink's Status when
+// it failed.
 Result<SweepOutcome> run_sweep(const SweepSetup& setup);
 
 }  // namespace zs::sim

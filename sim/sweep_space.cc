@@ -1,7 +1,9 @@
 #include "sim/sweep_space.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <set>
 
 #include "common/text.h"
 #include "common/units.h"
@@ -221,10 +223,23 @@ Result<Axis> parse_vary(std::string_view spec_view) {
   axis.key = trim(spec.substr(0, eq));
   axis.shorthand = find_shorthand(axis.key);
   if (axis.shorthand == Shorthand::kNone) {
+    // Counted before parsing, so that a path of 50,000 components costs nothing.
+    const auto separators = std::count_if(axis.key.begin(), axis.key.end(),
+                                          [](char c) { return c == '.' || c == '['; });
+    if (separators >= kMaxPathDepth || axis.key.size() > kMaxKeyLength) {
+      return Status::invalid_argument(
+          "--vary " + axis.key.substr(0, 80) + (axis.key.size() > 80 ? "...: " : ": ") +
+          "a config path of at most " + std::to_string(kMaxPathDepth) + " components and " +
+          std::to_string(kMaxKeyLength) +
+          " characters is allowed (DeepSpeed's deepest keys, "
+          "such as zero_optimization.offload_optimizer.device, have 3)");
+    }
     auto path = json::parse_path(axis.key);
     if (!path.ok()) return path.status().with_context("--vary " + spec);
     axis.path = *path;
   }
+  // Numbers are compared by value (same_value): a set of them keeps a long range linear.
+  std::set<double> numbers;
   for (const std::string& raw : split_values(spec.substr(eq + 1))) {
     const std::string token = trim(raw);
     if (token.empty()) {
@@ -239,11 +254,13 @@ Result<Axis> parse_vary(std::string_view spec_view) {
     }
     for (Json& v : values) {
       ZS_RETURN_IF_ERROR(check_shorthand_value(spec, axis.shorthand, v));
-      for (const Json& seen : axis.values) {
-        if (same_value(seen, v)) {
-          return Status::invalid_argument("--vary " + spec + ": the value " + value_text(v) +
-                                          " is given twice");
-        }
+      const bool repeated =
+          v.is_number() ? !numbers.insert(v.get<double>()).second
+                        : std::any_of(axis.values.begin(), axis.values.end(),
+                                      [&](const Json& seen) { return same_value(seen, v); });
+      if (repeated) {
+        return Status::invalid_argument("--vary " + spec + ": the value " + value_text(v) +
+                                        " is given twice");
       }
       axis.values.push_back(std::move(v));
     }
@@ -271,6 +288,12 @@ std::int64_t variant_count(std::span<const Axis> axes) {
     if (n > kMaxVariants) return kMaxVariants + 1;
   }
   return n;
+}
+
+Status check_variant_count(std::span<const Axis> axes) {
+  if (variant_count(axes) <= kMaxVariants) return Status::ok();
+  return Status::invalid_argument("the --vary values make more than " +
+                                  std::to_string(kMaxVariants) + " variants; narrow the ranges");
 }
 
 std::vector<Variant> cartesian_variants(std::span<const Axis> axes) {

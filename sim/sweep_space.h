@@ -51,6 +51,9 @@ struct Axis {
 // The most values one range may expand to, and the most variants one sweep may have.
 inline constexpr std::int64_t kMaxRangeValues = 10'000;
 inline constexpr std::int64_t kMaxVariants = 1'000'000;
+// The longest config path an axis may name: components and characters.
+inline constexpr std::int64_t kMaxPathDepth = 16;
+inline constexpr std::size_t kMaxKeyLength = 256;
 
 // Parses one `--vary` argument. kInvalidArgument whose message starts "--vary SPEC:" and names
 // the key, the value and what is allowed (an unknown shorthand, a bad range, a value of the
@@ -77,6 +80,8 @@ struct Variant {
 
 // Product of the axes' sizes, capped at kMaxVariants + 1.
 std::int64_t variant_count(std::span<const Axis> axes);
+// kInvalidArgument naming the count when the axes make more than kMaxVariants variants.
+Status check_variant_count(std::span<const Axis> axes);
 // Every combination, the last axis varying fastest. REQUIRES: variant_count(axes) <= kMaxVariants.
 std::vector<Variant> cartesian_variants(std::span<const Axis> axes);
 

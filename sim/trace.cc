@@ -1,7 +1,8 @@
 #include "sim/trace.h"
 
 #include <cstdio>
-#include <fstream>
+
+#include "common/output_file.h"
 
 namespace zs::sim {
 namespace {
@@ -22,6 +23,16 @@ std::string us(std::int64_t ns) {
   return b;
 }
 
+// The repetitions of a segment that a trace draws: all of them up to kDrawnRepetitions, else
+// the first kDrawnRepetitions - 1 and the last (every repetition is the same, so the trace stays
+// the size of one micro-step's ops however long the gradient accumulation).
+std::vector<int> drawn_repetitions(int repeat) {
+  std::vector<int> shown;
+  for (int k = 0; k < repeat && k < kDrawnRepetitions - 1; ++k) shown.push_back(k);
+  if (repeat >= kDrawnRepetitions) shown.push_back(repeat - 1);
+  return shown;
+}
+
 }  // namespace
 
 std::string trace_json(const plan::Plan& plan, const StepTime& time) {
@@ -35,7 +46,9 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
     append_escaped(&out, name);
     out += "\"}},\n";
   };
-  out += "{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"rank (simulated)\"}},\n";
+  out +=
+      "{\"ph\":\"M\",\"pid\":0,\"name\":\"process_name\",\"args\":{\"name\":\"rank "
+      "(simulated)\"}},\n";
   for (int s = 0; s < n_streams; ++s) meta(s, "stream " + plan.streams[s].name);
   for (std::size_t k = 0; k < time.priced.links.size(); ++k) {
     meta(link_tid0 + static_cast<int>(k), "link " + time.priced.links[k].name);
@@ -43,6 +56,8 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
   // The host's waits before launches (Op::host_wait_for) get a track of their own.
   const int wait_tid = link_tid0 + static_cast<int>(time.priced.links.size());
   meta(wait_tid, "host waits");
+  const int folded_tid = wait_tid + 1;
+  meta(folded_tid, "folded repetitions");
   // GPU memory: persistent buffers, then each op's allocations at its issue time.
   const plan::BufferEvents ev = plan::buffer_events(plan);
   std::int64_t allocated = 0;
@@ -80,13 +95,14 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
     if (memory_delta != 0 || i == 0) {
       allocated += memory_delta;
       out += "{\"ph\":\"C\",\"pid\":0,\"name\":\"gpu memory allocated\",\"ts\":" +
-             us(t.issue_ns + shift) + ",\"args\":{\"bytes\":" + std::to_string(allocated) +
-             "}},\n";
+             us(t.issue_ns + shift) + ",\"args\":{\"bytes\":" + std::to_string(allocated) + "}},\n";
     }
   };
-  // Ops, once per repetition of their segment (segments tile the ops in order).
+  // Ops, once per drawn repetition of their segment (segments tile the ops in order); the
+  // repetitions not drawn are one span on the "folded" track.
   for (std::size_t si = 0; si < plan.segments.size(); ++si) {
     const SegmentTime& st = r.segments[si];
+    const std::vector<int> shown = drawn_repetitions(st.repeat);
     for (int i = plan.segments[si].first_op; i < plan.segments[si].end_op; ++i) {
       Bytes delta = 0;
       for (int b : ev.allocs(i)) {
@@ -95,7 +111,16 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
       for (int b : ev.frees(i)) {
         if (plan.buffers[b].device == plan::Device::kGpu) delta -= plan.buffers[b].bytes;
       }
-      for (int k = 0; k < st.repeat; ++k) emit_op(i, k * st.period_ns, delta);
+      for (int k : shown) emit_op(i, k * st.period_ns, delta);
+    }
+    if (static_cast<int>(shown.size()) < st.repeat) {
+      const int first_hidden = kDrawnRepetitions - 1;
+      const int hidden = st.repeat - kDrawnRepetitions;
+      out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(folded_tid) +
+             ",\"ts\":" + us(st.start_ns + first_hidden * st.period_ns) +
+             ",\"dur\":" + us(hidden * st.period_ns) + ",\"name\":\"" + std::to_string(hidden) +
+             " more repetitions of segment " + std::to_string(si) + ", each " + us(st.period_ns) +
+             " us like the first\"},\n";
     }
   }
   out += "{\"ph\":\"i\",\"pid\":0,\"tid\":0,\"s\":\"g\",\"name\":\"step end\",\"ts\":" +
@@ -104,21 +129,7 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
 }
 
 Status write_trace(const std::string& path, const plan::Plan& plan, const StepTime& time) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) return Status::io_error("cannot write the trace to \"" + path + "\"");
-    f << trace_json(plan, time);
-    if (!f.flush()) {
-      std::remove(tmp.c_str());
-      return Status::io_error("cannot write the trace to \"" + path + "\"");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return Status::io_error("cannot write the trace to \"" + path + "\"");
-  }
-  return Status::ok();
+  return write_output_file(path, trace_json(plan, time)).with_context("--trace");
 }
 
 }  // namespace zs::sim

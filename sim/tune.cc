@@ -1,6 +1,7 @@
 #include "sim/tune.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 
@@ -23,17 +24,6 @@ enum AxisIndex {
   kPersistence,
   kAxisCount
 };
-
-std::vector<Axis> tune_axes() {
-  return {make_axis("stage", {}),
-          make_axis("offload", {}),
-          make_axis("micro_batch", {}),
-          make_axis("checkpointing", {}),
-          make_axis("overlap_comm", {}),
-          make_axis("zero_optimization.reduce_bucket_size", {}),
-          make_axis("zero_optimization.stage3_prefetch_bucket_size", {}),
-          make_axis("zero_optimization.stage3_param_persistence_threshold", {})};
-}
 
 // Bounds of the bucket searches, in elements (DeepSpeed's unit for these knobs).
 struct KnobRange {
@@ -305,14 +295,30 @@ void collect_values(std::vector<Axis>* axes, const std::vector<SweepRow>& rows) 
 
 }  // namespace
 
+std::vector<Axis> tune_axes() {
+  return {make_axis("stage", {}),
+          make_axis("offload", {}),
+          make_axis("micro_batch", {}),
+          make_axis("checkpointing", {}),
+          make_axis("overlap_comm", {}),
+          make_axis("zero_optimization.reduce_bucket_size", {}),
+          make_axis("zero_optimization.stage3_prefetch_bucket_size", {}),
+          make_axis("zero_optimization.stage3_param_persistence_threshold", {})};
+}
+
 Result<SweepOutcome> run_tune(SweepSetup setup, const TuneOptions& options) {
   setup.axes = tune_axes();
   VariantRunner runner(setup);
   runner.set_progress_total(options.budget + 1);
   SweepOutcome out;
   const std::vector<Variant> baseline = {Variant{std::vector<std::optional<Json>>(kAxisCount)}};
+  const auto t0 = std::chrono::steady_clock::now();
   out.rows = runner.run(baseline, 0);
-  out.rows[0].baseline = true;
+  if (setup.on_start) {
+    setup.on_start(options.budget + 1,
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  ZS_RETURN_IF_ERROR(runner.sink_status());
   const SweepRow base = out.rows[0];  // a copy: the search appends to out.rows
   if (!setup.global_batch) {
     if (!base.ok) {
@@ -326,6 +332,13 @@ Result<SweepOutcome> run_tune(SweepSetup setup, const TuneOptions& options) {
   std::vector<std::int64_t> micros;
   for (std::int64_t m = 1; m <= options.max_micro_batch; m *= 2) {
     if (*setup.global_batch % (m * world) == 0) micros.push_back(m);
+  }
+  if (micros.empty()) {  // micro-batch 1 divides whenever world does
+    return Status::invalid_argument(
+        "the global batch " + std::to_string(*setup.global_batch) + " is not a multiple of the " +
+        std::to_string(world) + " GPUs, so no micro-batch x gradient accumulation x " +
+        std::to_string(world) + " GPUs makes it; give a multiple of " + std::to_string(world) +
+        " (--global-batch, or the config's train_batch_size)");
   }
   const std::int64_t base_micro = base.ok ? base.metrics.micro_batch : 0;
   if (base_micro > 0 && *setup.global_batch % (base_micro * world) == 0 &&
@@ -371,6 +384,7 @@ Result<SweepOutcome> run_tune(SweepSetup setup, const TuneOptions& options) {
   }
   refine_buckets(search, std::move(descents), out.rows, setup.headroom);
 
+  ZS_RETURN_IF_ERROR(runner.sink_status());
   out.axes = setup.axes;
   collect_values(&out.axes, out.rows);
   rank_outcome(runner, setup.headroom, &out);

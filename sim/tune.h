@@ -35,8 +35,12 @@ struct TuneOptions {
   int refine_points = 3;              // points whose buckets are refined
 };
 
+// The axes of a tune's outcome, values empty (run_tune fills them with the values tried).
+std::vector<Axis> tune_axes();
+
 // setup.axes is ignored (tune defines its own). kInvalidArgument when the global batch is not
-// known (no --global-batch and the config as given cannot be simulated).
+// known (no --global-batch and the config as given cannot be simulated) or not a multiple of the
+// world size; the row sink's Status when it failed.
 Result<SweepOutcome> run_tune(SweepSetup setup, const TuneOptions& options);
 
 }  // namespace zs::sim

@@ -30,10 +30,15 @@ struct IsOptional : std::false_type {};
 template <class T>
 struct IsOptional<std::optional<T>> : std::true_type {};
 
-constexpr json::NumberRange kPositive{.min = 0, .min_exclusive = true};
-constexpr json::NumberRange kNonNegative{.min = 0};
-constexpr json::IntRange kPositiveBytes{.min = 1};
-constexpr json::IntRange kNonNegativeBytes{.min = 0};
+// Physical ranges. A figure outside them is a typo (a rate in GB/s where bytes/s are meant, a
+// FLOP/s of 1), and the simulator would turn it into a step of centuries, so it is refused here
+// with the range. Each spans several orders of magnitude past real hardware both ways.
+constexpr json::NumberRange kFlopsPerS{.min = 1e9, .max = 1e18};  // H100 dense bf16: ~1e15
+constexpr json::NumberRange kMemoryBw{.min = 1e9, .max = 1e15};   // H200 HBM: 4.8e12
+constexpr json::NumberRange kLinkBw{.min = 1e6, .max = 1e14};     // NVLink 4: 4.5e11
+constexpr json::NumberRange kLatencyS{.min = 0, .max = 1};        // NIC: ~1e-6
+constexpr json::IntRange kMemoryBytes{.min = 1 << 20, .max = std::int64_t{1} << 50};
+constexpr json::IntRange kNonNegativeBytes{.min = 0, .max = std::int64_t{1} << 50};
 // Counts are ints; the bound keeps them there and is far above any real machine.
 constexpr json::IntRange kPositiveCount{.min = 1, .max = 1 << 20};
 constexpr json::IntRange kNonNegativeCount{.min = 0, .max = 1 << 20};
@@ -43,20 +48,20 @@ const std::vector<Field<GpuSpec>>& gpu_fields() {
   constexpr Need kReq = Need::kRequired;
   static const std::vector<Field<G>> kFields = {
       {"name", &G::name},
-      {"fp32_flops_per_s", &G::fp32_flops_per_s, {}, kPositive, kReq},
-      {"tf32_flops_per_s", &G::tf32_flops_per_s, {}, kPositive},
-      {"fp16_flops_per_s", &G::fp16_flops_per_s, {}, kPositive},
-      {"bf16_flops_per_s", &G::bf16_flops_per_s, {}, kPositive},
-      {"fp8_flops_per_s", &G::fp8_flops_per_s, {}, kPositive},
-      {"hbm_bytes", &G::hbm_bytes, kPositiveBytes, {}, kReq},
-      {"reported_hbm_bytes", &G::reported_hbm_bytes, kPositiveBytes},
-      {"hbm_bw_bytes_per_s", &G::hbm_bw_bytes_per_s, {}, kPositive, kReq},
+      {"fp32_flops_per_s", &G::fp32_flops_per_s, {}, kFlopsPerS, kReq},
+      {"tf32_flops_per_s", &G::tf32_flops_per_s, {}, kFlopsPerS},
+      {"fp16_flops_per_s", &G::fp16_flops_per_s, {}, kFlopsPerS},
+      {"bf16_flops_per_s", &G::bf16_flops_per_s, {}, kFlopsPerS},
+      {"fp8_flops_per_s", &G::fp8_flops_per_s, {}, kFlopsPerS},
+      {"hbm_bytes", &G::hbm_bytes, kMemoryBytes, {}, kReq},
+      {"reported_hbm_bytes", &G::reported_hbm_bytes, kMemoryBytes},
+      {"hbm_bw_bytes_per_s", &G::hbm_bw_bytes_per_s, {}, kMemoryBw, kReq},
       {"sm_count", &G::sm_count, kPositiveCount, {}, kReq},
-      {"nvlink_bw_bytes_per_s", &G::nvlink_bw_bytes_per_s, {}, kPositive},
-      {"nvlink_latency_s", &G::nvlink_latency_s, {}, kNonNegative},
+      {"nvlink_bw_bytes_per_s", &G::nvlink_bw_bytes_per_s, {}, kLinkBw},
+      {"nvlink_latency_s", &G::nvlink_latency_s, {}, kLatencyS},
       {"pcie_gen", &G::pcie_gen, {.min = 1, .max = 7}, {}, kReq},
-      {"pcie_bw_bytes_per_s", &G::pcie_bw_bytes_per_s, {}, kPositive, kReq},
-      {"pcie_latency_s", &G::pcie_latency_s, {}, kNonNegative},
+      {"pcie_bw_bytes_per_s", &G::pcie_bw_bytes_per_s, {}, kLinkBw, kReq},
+      {"pcie_latency_s", &G::pcie_latency_s, {}, kLatencyS},
   };
   return kFields;
 }
@@ -69,15 +74,15 @@ const std::vector<Field<NodeSpec>>& node_fields() {
       {"max_gpus_per_node", &N::max_gpus_per_node, kPositiveCount, {}, kReq},
       {"nvswitch", &N::nvswitch},
       {"nic_count", &N::nic_count, kNonNegativeCount, {}, kReq},
-      {"nic_bw_bytes_per_s", &N::nic_bw_bytes_per_s, {}, kPositive, kReq},
-      {"nic_latency_s", &N::nic_latency_s, {}, kNonNegative},
-      {"host_memory_bytes", &N::host_memory_bytes, kPositiveBytes, {}, kReq},
+      {"nic_bw_bytes_per_s", &N::nic_bw_bytes_per_s, {}, kLinkBw, kReq},
+      {"nic_latency_s", &N::nic_latency_s, {}, kLatencyS},
+      {"host_memory_bytes", &N::host_memory_bytes, kMemoryBytes, {}, kReq},
       {"cpu_cores", &N::cpu_cores, kPositiveCount, {}, kReq},
-      {"host_memory_bw_bytes_per_s", &N::host_memory_bw_bytes_per_s, {}, kPositive},
+      {"host_memory_bw_bytes_per_s", &N::host_memory_bw_bytes_per_s, {}, kMemoryBw},
       {"nvme_count", &N::nvme_count, kNonNegativeCount},
       {"nvme_bytes_each", &N::nvme_bytes_each, kNonNegativeBytes},
-      {"nvme_read_bw_bytes_per_s", &N::nvme_read_bw_bytes_per_s, {}, kPositive},
-      {"nvme_write_bw_bytes_per_s", &N::nvme_write_bw_bytes_per_s, {}, kPositive},
+      {"nvme_read_bw_bytes_per_s", &N::nvme_read_bw_bytes_per_s, {}, kLinkBw},
+      {"nvme_write_bw_bytes_per_s", &N::nvme_write_bw_bytes_per_s, {}, kLinkBw},
   };
   return kFields;
 }
@@ -148,7 +153,7 @@ void read_effective(const json::Document& doc, const json::Json& obj, const std:
     if (!r.has(f.key)) continue;
     if (r.raw(f.key)->is_null()) {
       (eff->*f.member).reset();
-    } else if (auto v = r.get_number(f.key, kPositive)) {
+    } else if (auto v = r.get_number(f.key, kLinkBw)) {
       eff->*f.member = Measurement{*v, doc.source + " (" + r.member_path(f.key) + ")"};
     }
   }

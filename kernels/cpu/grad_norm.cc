@@ -4,6 +4,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 
 #include "common/check.h"
 
@@ -37,10 +38,17 @@ double combined_scale(double total_norm, double loss_scale, double clip) {
   return std::max(clip_factor, 1.0) * loss_scale;
 }
 
+double torch_clip_divisor(double norm, double clip) {
+  ZS_CHECK(std::isfinite(clip) && clip > 0.0);
+  if (std::isnan(norm)) return norm;
+  if (std::isinf(norm)) return std::numeric_limits<double>::infinity();
+  return combined_scale(norm, 1.0, clip);
+}
+
 void scale_by_inverse(float* x, std::int64_t n, double divisor) {
   ZS_CHECK(n >= 0);
   ZS_CHECK(n == 0 || x != nullptr);
-  ZS_CHECK(std::isfinite(divisor) && divisor > 0.0);
+  ZS_CHECK(!(divisor <= 0.0));  // > 0, +inf (factor 0) or NaN (factor NaN)
   const auto factor = static_cast<float>(1.0 / divisor);
   for (std::int64_t i = 0; i < n; ++i) x[i] *= factor;
 }

@@ -42,10 +42,18 @@ double sum_squares(const float* x, std::int64_t n);
 // on overflow before getting here); loss_scale finite and > 0; clip finite and >= 0.
 double combined_scale(double total_norm, double loss_scale, double clip);
 
+// The divisor of clip_grad_norm_ (deepspeed/runtime/utils.py, the engine's fp32 path at stage 0)
+// for any norm, finite or not: its coefficient is min(clip / (norm + 1e-6), 1), unmasked, so an
+// inf norm gives the coefficient 0 (divisor +inf: every finite gradient becomes 0, an inf one
+// NaN) and a NaN norm the coefficient NaN (divisor NaN). For a finite norm it is
+// combined_scale(norm, 1, clip). REQUIRES: clip finite and > 0.
+double torch_clip_divisor(double norm, double clip);
+
 // x[i] *= float(1 / divisor), in place: DeepSpeed's grad.data.mul_(1. / combined_scale), where
-// PyTorch rounds the Python-float factor to the fp32 tensor's type before multiplying.
+// PyTorch rounds the Python-float factor to the fp32 tensor's type before multiplying. A divisor
+// of +inf multiplies by 0 and a NaN one by NaN, as torch does (torch_clip_divisor).
 // x (n) overwritten.
-// REQUIRES: n >= 0; x non-null when n > 0; divisor finite and > 0.
+// REQUIRES: n >= 0; x non-null when n > 0; divisor > 0, +inf or NaN.
 void scale_by_inverse(float* x, std::int64_t n, double divisor);
 
 // Returns true when any x[i] is +inf, -inf or NaN; false for n = 0.

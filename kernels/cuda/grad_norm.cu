@@ -87,7 +87,7 @@ template <class T>
 void scale_by_inverse(T* x, std::int64_t n, double divisor, cudaStream_t stream) {
   ZS_CHECK(n >= 0);
   ZS_CHECK(n == 0 || x != nullptr);
-  ZS_CHECK(std::isfinite(divisor) && divisor > 0.0);
+  ZS_CHECK(!(divisor <= 0.0));  // > 0, +inf (factor 0) or NaN (factor NaN), as on the CPU
   if (n == 0) return;
   const auto factor = static_cast<float>(1.0 / divisor);
   scale_kernel<<<internal::elementwise_blocks(n), internal::kElementwiseThreads, 0, stream>>>(

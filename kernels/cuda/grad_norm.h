@@ -29,7 +29,7 @@ void sum_squares(const T* x, std::int64_t n, double* partials, double* result, c
 
 // x[i] = T(float(x[i]) * float(1 / divisor)), in place: the factor is rounded to fp32 on the
 // host, as PyTorch rounds mul_'s Python-float factor to the tensor's type.
-// REQUIRES: n >= 0; x non-null when n > 0; divisor finite and > 0.
+// REQUIRES: n >= 0; x non-null when n > 0; divisor > 0, +inf (factor 0) or NaN (factor NaN).
 template <class T>
 void scale_by_inverse(T* x, std::int64_t n, double divisor, cudaStream_t stream);
 

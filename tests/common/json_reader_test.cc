@@ -28,7 +28,8 @@ TEST(JsonReader, ReadsStrictJson) {
 }
 
 TEST(JsonReader, KeepsIntegerAndFloatLiteralsApartAsPythonDoes) {
-  const Document d = parse_ok(R"({"i": 500000000, "e": 5e8, "f": 0.5, "big": 18446744073709551615})");
+  const Document d =
+      parse_ok(R"({"i": 500000000, "e": 5e8, "f": 0.5, "big": 18446744073709551615})");
   EXPECT_TRUE(d.root["i"].is_number_integer());
   EXPECT_TRUE(d.root["e"].is_number_float());
   EXPECT_EQ(d.root["e"].get<double>(), 5e8);
@@ -36,7 +37,8 @@ TEST(JsonReader, KeepsIntegerAndFloatLiteralsApartAsPythonDoes) {
 }
 
 TEST(JsonReader, AcceptsCommentsAndRecordsThem) {
-  const Document d = parse_ok("{\n  // line comment\n  \"a\": 1, /* block\n comment */ \"b\": 2\n}");
+  const Document d =
+      parse_ok("{\n  // line comment\n  \"a\": 1, /* block\n comment */ \"b\": 2\n}");
   EXPECT_EQ(d.root["b"].get<int>(), 2);
   ASSERT_EQ(d.relaxations.comments.size(), 2u);
   EXPECT_EQ(d.relaxations.comments[0].line, 2);
@@ -133,6 +135,19 @@ TEST(JsonReader, BoundsNestingDepth) {
   std::string ok(50, '[');
   ok += std::string(50, ']');
   parse_ok(ok);
+}
+
+TEST(JsonReader, ALargeObjectKeepsEveryMemberInOrderAndItsDuplicates) {
+  // 400,000 keys once took over a minute (each member was a search of the ones before it).
+  std::string text = "{";
+  constexpr int kKeys = 100'000;
+  for (int i = 0; i < kKeys; ++i)
+    text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\": " + std::to_string(i);
+  const Document doc = parse_ok(text + "}");
+  ASSERT_EQ(doc.root.size(), static_cast<std::size_t>(kKeys));
+  EXPECT_EQ(doc.root.begin().key(), "k0");
+  EXPECT_EQ(doc.root["k99999"], 99999);
+  EXPECT_NE(parse_err(text + ", \"k5\": 1}").find("duplicate key 'k5'"), std::string::npos);
 }
 
 TEST(JsonReader, ReportsMissingFile) {

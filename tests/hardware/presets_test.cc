@@ -225,6 +225,14 @@ TEST(HardwarePresets, UnknownNameListsPresetsAndSuggests) {
   EXPECT_EQ(far.status().message().find("did you mean"), std::string::npos);
 }
 
+TEST(HardwarePresets, ANameCutShortSuggestsThePresetItStarts) {
+  // Edit distance alone picks "a100-80gb" (2 edits) over "h100-80gb-sxm" (5).
+  const auto found = find_hardware_preset("h100-80g");
+  ASSERT_FALSE(found.ok());
+  EXPECT_NE(found.status().message().find("did you mean \"h100-80gb-sxm\"?"), std::string::npos)
+      << found.status().message();
+}
+
 TEST(HardwarePresets, NearMissOfTheAmbiguousNameSuggestsBothSizes) {
   const auto found = find_hardware_preset("a10O");
   ASSERT_FALSE(found.ok());

@@ -232,5 +232,22 @@ TEST(Workload, RejectsWhatCannotRun) {
   EXPECT_TRUE(validate_workload(zoo("llama2-7b"), {.seq_len = 16384}).is_ok());
 }
 
+TEST(Workload, TooLargeToCountInInt64IsAnErrorNotAWrappedCount) {
+  // micro-batch 1e6 x seq 1e7 wrapped the FLOP counts (a negative MFU) before.
+  const ModelSpec llama = zoo("llama2-7b");
+  const Status s = validate_workload(llama, {.micro_batch = 1'000'000, .seq_len = 10'000'000});
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("micro-batch 1000000 x seq_len 10000000 is too large to count"),
+            std::string::npos)
+      << s.message();
+  // Large but countable: every op's FLOPs stay positive.
+  const Workload big{.micro_batch = 64, .seq_len = 131072};
+  ASSERT_TRUE(validate_workload(llama, big).is_ok());
+  for (const Op& op : forward_ops(llama, big)) {
+    EXPECT_GE(op.cost.fwd_flops, 0) << op.name;
+    EXPECT_GE(op.cost.bwd_flops, 0) << op.name;
+  }
+}
+
 }  // namespace
 }  // namespace zs::models

@@ -119,5 +119,22 @@ TEST(ModelSpec, ValidateNamesTheBadField) {
   EXPECT_FALSE(validate(spec).is_ok());
 }
 
+TEST(ModelSpec, SizesPastEveryPublishedModelAreRefused) {
+  // The bounds keep parameter counts in int64 (4M hidden x 100k layers printed a negative count).
+  ModelSpec spec = zoo("llama2-7b");
+  spec.num_layers = kMaxLayers + 1;
+  Status s = validate(spec);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("num_layers = 10001"), std::string::npos) << s.message();
+  spec = zoo("llama2-7b");
+  spec.head_dim = 8192;  // 32 heads x 8192 = 262,144 > kMaxHiddenSize
+  s = validate(spec);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("num_heads * head_dim"), std::string::npos) << s.message();
+  spec = zoo("llama2-7b");
+  spec.vocab_size = kMaxVocabSize;
+  EXPECT_TRUE(validate(spec).is_ok());
+}
+
 }  // namespace
 }  // namespace zs::models

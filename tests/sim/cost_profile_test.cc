@@ -1,11 +1,10 @@
 // Default effective rates and calibration files.
 #include "sim/cost_profile.h"
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
-
-#include <gtest/gtest.h>
 
 namespace zs::sim {
 namespace {
@@ -18,16 +17,16 @@ CostProfile defaults(const char* gpu, int nodes = 1) {
 
 std::string write(const std::string& text) {
   static int n = 0;
-  const std::string path = ::testing::TempDir() + "zs_profile_" + std::to_string(getpid()) +
-                           "_" + std::to_string(n++) + ".json";
+  const std::string path = ::testing::TempDir() + "zs_profile_" + std::to_string(getpid()) + "_" +
+                           std::to_string(n++) + ".json";
   std::ofstream(path) << text;
   return path;
 }
 
 TEST(CostProfile, PresetsUseMeasuredBandwidthsNotLineRates) {
   const CostProfile h = defaults("h100");
-  EXPECT_DOUBLE_EQ(h.nvlink_ring_busbw_bytes_per_s, 370e9);  // nccl-tests#212
-  EXPECT_DOUBLE_EQ(h.nic_busbw_bytes_per_s, 47e9);           // NDR, nccl-tests#290
+  EXPECT_DOUBLE_EQ(h.nvlink_ring_busbw_bytes_per_s, 370e9);             // nccl-tests#212
+  EXPECT_DOUBLE_EQ(h.nic_busbw_bytes_per_s, 47e9);                      // NDR, nccl-tests#290
   EXPECT_DOUBLE_EQ(defaults("a100-80gb").nic_busbw_bytes_per_s, 24e9);  // HDR, nccl#412
   EXPECT_LT(h.pcie_pinned_bytes_per_s, 64e9);
   for (const char* g : {"v100", "a100-40gb", "a100-80gb", "h100", "h200"}) {
@@ -67,10 +66,14 @@ TEST(CostProfile, BadCalibrationFilesNameTheKeyAndWhatIsAllowed) {
   } cases[] = {
       {R"({"hbm_eficiency": 0.5})", "hbm_eficiency: unknown key"},
       {R"({"hbm_efficiency": 1.5})", "hbm_efficiency: found 1.5"},
-      {R"({"kernel_launch_s": -1})", "a number > 0"},
+      {R"({"kernel_launch_s": -1})", "a number from 1e-09 to 1"},
+      // Absurd rates would price steps of centuries (1e-20 also wrapped the int64 clock).
+      {R"({"hbm_efficiency": 1e-20})", "hbm_efficiency: found 1e-20; allowed: a number from 0.001"},
+      {R"({"nic_busbw_bytes_per_s": 1e-7})", "nic_busbw_bytes_per_s: found 1e-07"},
+      {R"({"pcie_pinned_bytes_per_s": 1e20})", "to 1e+13"},
       {R"({"kernel_launch_s": "7us"})", "kernel_launch_s: found \"7us\""},
       {R"({"gemm_efficiency": [[4096, 0.8], [1024, 0.2]]})", "increasing"},
-      {R"({"cpu_cores_per_rank": 2.5})", "an integer >= 1"},
+      {R"({"cpu_cores_per_rank": 2.5})", "an integer from 1"},
       {R"([1, 2])", "a JSON object"},
   };
   for (const Case& c : cases) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace zs::sim {
 namespace {
 
@@ -35,7 +37,7 @@ TEST(Engine, LoneKernelTakesItsTimeAfterItsLaunch) {
   std::vector<OpCost> c(1);
   c[0].host_s = 5e-6;
   c[0].fixed_s = 1e-3;
-  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true}).value();
   EXPECT_EQ(r.ops[0].start_ns, 0);
   EXPECT_EQ(r.ops[0].end_ns, 1'000'000);
   EXPECT_EQ(r.step_ns, 1'000'000);
@@ -46,7 +48,7 @@ TEST(Engine, HostBoundKernelsEndWhenTheHostHasIssuedThem) {
   const int s = m.stream("compute", plan::StreamKind::kCompute);
   for (int i = 0; i < 10; ++i) m.add("k", s, plan::ComputeWork{});
   std::vector<OpCost> c(10, OpCost{.host_s = 10e-6, .fixed_s = 2e-6});
-  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{});
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{}).value();
   // The host issues one every 10 us; each kernel ends 10 us after its issue at the earliest.
   EXPECT_EQ(r.step_ns, 100'000);
 }
@@ -62,7 +64,7 @@ TEST(Engine, TwoStreamsOverlapAndAJoinWaitsForBoth) {
   c[0].fixed_s = 3e-3;
   c[1].fixed_s = 5e-3;
   c[2].fixed_s = 1e-3;
-  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true}).value();
   EXPECT_EQ(r.ops[1].start_ns, 0);  // overlaps x
   EXPECT_EQ(r.ops[2].start_ns, 5'000'000);
   EXPECT_EQ(r.step_ns, 6'000'000);  // max(3, 5) + 1 ms, not 3 + 5 + 1
@@ -80,7 +82,7 @@ TEST(Engine, HostWaitsStopIssuing) {
   c[1].host_s = 1e-6;
   c[2].host_s = 1e-6;
   c[2].fixed_s = 1e-3;
-  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true}).value();
   EXPECT_EQ(r.ops[2].issue_ns, 2'000'000);  // issued only after x finished
   EXPECT_EQ(r.ops[2].start_ns, 2'000'000);  // its first kernel starts as it is launched
   EXPECT_EQ(r.step_ns, 3'000'000);
@@ -100,15 +102,15 @@ TEST(Engine, WaitBeforeAnOpIsARoundTripThenSleepUntilItsTarget) {
   c[1].fixed_s = 1e-3;
   c[1].host_wait_s = 7e-6;
   c[2].host_wait_s = 7e-6;
-  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
-  EXPECT_EQ(r.ops[1].wait_ns, 1'000);             // after issuing the gather
-  EXPECT_EQ(r.ops[1].issue_ns, 2'000'000);        // the gather ends at 2 ms
-  EXPECT_EQ(r.ops[2].wait_ns, 2'001'000);         // right after issuing `layer`
-  EXPECT_EQ(r.ops[2].issue_ns, 2'008'000);        // 7 us round trip, no sleep
-  EXPECT_EQ(r.step_ns, 2'000'000 + 1'000'000);    // the layer runs 2..3 ms; next takes 0
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true}).value();
+  EXPECT_EQ(r.ops[1].wait_ns, 1'000);           // after issuing the gather
+  EXPECT_EQ(r.ops[1].issue_ns, 2'000'000);      // the gather ends at 2 ms
+  EXPECT_EQ(r.ops[2].wait_ns, 2'001'000);       // right after issuing `layer`
+  EXPECT_EQ(r.ops[2].issue_ns, 2'008'000);      // 7 us round trip, no sleep
+  EXPECT_EQ(r.step_ns, 2'000'000 + 1'000'000);  // the layer runs 2..3 ms; next takes 0
   // A wait for an op that ends before the round trip does costs the round trip alone.
   c[0].fixed_s = 1e-6;
-  const EngineResult quick = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  const EngineResult quick = run_engine(m.p, c, {}, EngineOptions{.record = true}).value();
   EXPECT_EQ(quick.ops[1].issue_ns, 1'000 + 7'000);
 }
 
@@ -121,11 +123,11 @@ TEST(Engine, EventsDuringARoundTripHappenBeforeTheOpAfterIt) {
   const int q = m.add("next", a, plan::ComputeWork{});
   m.p.ops[q].host_wait_for = x;  // finished before the wait begins
   std::vector<OpCost> c(3, OpCost{.host_s = 1e-6});
-  c[0].fixed_s = 1e-6;    // the gather: 0..1 us
-  c[1].fixed_s = 10e-6;   // the layer: issued at 1 us, runs 1..11 us
+  c[0].fixed_s = 1e-6;   // the gather: 0..1 us
+  c[1].fixed_s = 10e-6;  // the layer: issued at 1 us, runs 1..11 us
   c[2].fixed_s = 1e-6;
   c[2].host_wait_s = 20e-6;  // the host syncs from 2 us to 22 us; the layer ends meanwhile
-  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true});
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{.record = true}).value();
   EXPECT_EQ(r.ops[p].end_ns, 11'000);
   EXPECT_EQ(r.ops[q].wait_ns, 2'000);
   EXPECT_EQ(r.ops[q].issue_ns, 22'000);
@@ -147,7 +149,7 @@ TEST(Engine, PcieLinkSharedByH2dAndD2h) {
   c[0].link_amount = 1e9;
   c[1].link_amount = 0.5e9;
   const std::vector<Link> links{{"pcie", duplex}};
-  const EngineResult r = run_engine(m.p, c, links, EngineOptions{.record = true});
+  const EngineResult r = run_engine(m.p, c, links, EngineOptions{.record = true}).value();
   // Both run at 18 GB/s until the D2H copy ends (0.5 GB / 18 GB/s); the H2D copy then has the
   // link to itself up to its 25 GB/s cap for the 0.5 GB it has left.
   const double t_down = 0.5e9 / (duplex / 2);
@@ -158,7 +160,7 @@ TEST(Engine, PcieLinkSharedByH2dAndD2h) {
   PlanMaker alone;
   alone.add("up", alone.stream("h2d", plan::StreamKind::kCopyH2D),
             plan::CopyWork{1'000'000'000, true, true});
-  const EngineResult a = run_engine(alone.p, {c[0]}, links, EngineOptions{});
+  const EngineResult a = run_engine(alone.p, {c[0]}, links, EngineOptions{}).value();
   EXPECT_NEAR(a.step_ns * kNs, 1e9 / pinned, 2e-9);
 }
 
@@ -174,7 +176,7 @@ TEST(Engine, RepeatedSegmentBetweenSyncsCostsRepeatTimesOne) {
   std::vector<OpCost> c(3);
   c[0].fixed_s = 1e-3;
   c[2].fixed_s = 2e-3;
-  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{});
+  const EngineResult r = run_engine(m.p, c, {}, EngineOptions{}).value();
   EXPECT_EQ(r.step_ns, 5 * 1'000'000 + 2'000'000);
   EXPECT_EQ(r.drained_repeats, 0);
 }
@@ -186,8 +188,8 @@ TEST(Engine, OverflowSkipsMarkedOps) {
   const int opt = m.add("optimizer", a, plan::OptimizerWork{});
   m.p.ops[opt].skipped_on_overflow = true;
   std::vector<OpCost> c(2, OpCost{.fixed_s = 1e-3});
-  EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{}).step_ns, 2'000'000);
-  EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{.overflow = true}).step_ns, 1'000'000);
+  EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{}).value().step_ns, 2'000'000);
+  EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{.overflow = true}).value().step_ns, 1'000'000);
 }
 
 TEST(Engine, IdenticalInputsGiveIdenticalTimes) {
@@ -197,14 +199,71 @@ TEST(Engine, IdenticalInputsGiveIdenticalTimes) {
   std::vector<OpCost> c;
   for (int i = 0; i < 50; ++i) {
     m.add("k", i % 2 ? a : b, plan::CollectiveWork{});
-    c.push_back(OpCost{.host_s = 1e-6 * (i % 3), .fixed_s = 1e-6 * i, .link = 0,
+    c.push_back(OpCost{.host_s = 1e-6 * (i % 3),
+                       .fixed_s = 1e-6 * i,
+                       .link = 0,
                        .link_amount = 1e-4 * (i % 7 + 1)});
   }
   const std::vector<Link> links{{"nccl", 1.0}};
-  const EngineResult x = run_engine(m.p, c, links, EngineOptions{.record = true});
-  const EngineResult y = run_engine(m.p, c, links, EngineOptions{.record = true});
+  const EngineResult x = run_engine(m.p, c, links, EngineOptions{.record = true}).value();
+  const EngineResult y = run_engine(m.p, c, links, EngineOptions{.record = true}).value();
   ASSERT_EQ(x.ops.size(), y.ops.size());
   for (std::size_t i = 0; i < x.ops.size(); ++i) EXPECT_EQ(x.ops[i].end_ns, y.ops[i].end_ns);
+}
+
+// Bad rates reach the engine as huge, NaN or negative costs: each is an error, never a hang, a
+// wrapped clock or a check failure.
+TEST(Engine, AFlowTooSlowForTheHorizonIsAnErrorNotAHang) {
+  PlanMaker m;
+  const int up = m.stream("h2d", plan::StreamKind::kCopyH2D);
+  m.add("up", up, plan::CopyWork{1'000'000'000, true, true});
+  std::vector<OpCost> c(1, OpCost{.link = 0, .link_amount = 1e9});
+  // 1e9 bytes at 1e-7 bytes/s: 3e8 years (the repro of a NIC bandwidth of 1e-7 bytes/s).
+  const auto r = run_engine(m.p, c, {{"pcie", 1e-7}}, EngineOptions{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("longer than 73 years"), std::string::npos)
+      << r.status().message();
+}
+
+TEST(Engine, ASlowFlowJustInsideTheHorizonFinishes) {
+  PlanMaker m;
+  const int up = m.stream("h2d", plan::StreamKind::kCopyH2D);
+  m.add("up", up, plan::CopyWork{1'000'000'000'000'000, true, true});
+  // 1e15 bytes at 1e6 bytes/s: 1e9 s, where a nanosecond of flow (1e-3 bytes) is below the
+  // rounding residue of the amount; the finish test's relative slack ends it at once.
+  std::vector<OpCost> c(1, OpCost{.link = 0, .link_amount = 1e15});
+  const auto r = run_engine(m.p, c, {{"pcie", 1e6}}, EngineOptions{});
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_NEAR(static_cast<double>(r->step_ns) * kNs, 1e9, 1e-3);
+}
+
+TEST(Engine, HostTimesPastTheHorizonAreAnError) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  for (int i = 0; i < 8; ++i) m.add("k", a, plan::ComputeWork{});
+  // Each launch saturates at kMaxDurationNs; eight of them would wrap a 64-bit clock.
+  std::vector<OpCost> c(8, OpCost{.host_s = 1e300});
+  const auto r = run_engine(m.p, c, {}, EngineOptions{});
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(Engine, RepetitionsPastTheHorizonAreAnError) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  m.add("k", a, plan::ComputeWork{});
+  m.p.segments.back().repeat = 1'000'000;
+  std::vector<OpCost> c(1, OpCost{.fixed_s = 1e4});  // 1e10 s over the repetitions
+  const auto r = run_engine(m.p, c, {}, EngineOptions{});
+  EXPECT_FALSE(r.ok());
+}
+
+TEST(Engine, NanOrNegativeCostsAndEmptyLinksAreErrors) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  m.add("k", a, plan::ComputeWork{});
+  EXPECT_FALSE(run_engine(m.p, {OpCost{.fixed_s = std::nan("")}}, {}, EngineOptions{}).ok());
+  EXPECT_FALSE(run_engine(m.p, {OpCost{.fixed_s = -1}}, {}, EngineOptions{}).ok());
+  EXPECT_FALSE(run_engine(m.p, {OpCost{.fixed_s = 1}}, {{"nccl", 0.0}}, EngineOptions{}).ok());
 }
 
 }  // namespace

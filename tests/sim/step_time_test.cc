@@ -14,8 +14,8 @@ using plan::simulate_text;
 std::string zero(int stage, const std::string& extra, int micro_batch = 4, int accum = 1) {
   return R"({"train_micro_batch_size_per_gpu": )" + std::to_string(micro_batch) +
          R"(, "gradient_accumulation_steps": )" + std::to_string(accum) +
-         R"(, "bf16": {"enabled": true}, "zero_optimization": {"stage": )" +
-         std::to_string(stage) + (extra.empty() ? "" : ", " + extra) + "}}";
+         R"(, "bf16": {"enabled": true}, "zero_optimization": {"stage": )" + std::to_string(stage) +
+         (extra.empty() ? "" : ", " + extra) + "}}";
 }
 
 // Two DGX A100 nodes: enough NIC traffic for communication to matter.
@@ -35,8 +35,7 @@ TEST(StepTime, PartsSumToTheStep) {
               r.time.step_s, 1e-6 * r.time.step_s);
   EXPECT_GT(r.time.mfu, 0.05);
   EXPECT_LT(r.time.mfu, 0.9);
-  EXPECT_NEAR(r.time.samples_per_s * r.time.step_s, static_cast<double>(r.train_batch_size),
-              1e-6);
+  EXPECT_NEAR(r.time.samples_per_s * r.time.step_s, static_cast<double>(r.train_batch_size), 1e-6);
 }
 
 TEST(StepTime, OverlapCommIsNeverSlowerAndStrictlyFasterWhenCommunicationMatters) {
@@ -62,9 +61,9 @@ TEST(StepTime, ReduceBucketSizeHasAnInteriorMinimumWhenCommunicationBound) {
   std::vector<double> t;
   for (double b : sizes) {
     char extra[160];
-    std::snprintf(extra, sizeof extra,
-                  R"("overlap_comm": true, "reduce_bucket_size": %.0f, "allgather_bucket_size": %.0f)",
-                  b, b);
+    std::snprintf(
+        extra, sizeof extra,
+        R"("overlap_comm": true, "reduce_bucket_size": %.0f, "allgather_bucket_size": %.0f)", b, b);
     t.push_back(simulate_text(zero(2, extra, 1, 1), two_nodes("gpt2")).time.step_s);
   }
   const auto best = std::min_element(t.begin(), t.end()) - t.begin();
@@ -109,8 +108,8 @@ TEST(StepTime, StageThreeMovesOneAndAHalfTimesTheBytesOfStageTwoPerMicroStep) {
 }
 
 TEST(StepTime, CpuOffloadStepGrowsWithModelSizeAtTheCpuAdamRate) {
-  const std::string cfg = zero(2, R"("offload_optimizer": {"device": "cpu", "pin_memory": true})",
-                               2, 1);
+  const std::string cfg =
+      zero(2, R"("offload_optimizer": {"device": "cpu", "pin_memory": true})", 2, 1);
   SimSetup s;
   s.seq_len = 1024;
   std::vector<double> step, adam, expected;
@@ -139,6 +138,43 @@ TEST(StepTime, Fp16SimulatesTheSkippedStepToo) {
   EXPECT_GT(r.time.overflow_step_s, 0);
 }
 
+TEST(StepTime, EachHalfPrecisionUsesItsOwnPeak) {
+  // A custom cluster's fp16_flops_per_s was ignored whenever bf16_flops_per_s was set.
+  configs::GpuSpec gpu;
+  gpu.fp32_flops_per_s = 1e13;
+  gpu.fp16_flops_per_s = 1e14;
+  gpu.bf16_flops_per_s = 2e14;
+  EXPECT_EQ(peak_flops(gpu, configs::Precision::kFp16), 1e14);
+  EXPECT_EQ(peak_flops(gpu, configs::Precision::kBf16), 2e14);
+  EXPECT_EQ(peak_flops(gpu, configs::Precision::kFp32), 1e13);
+  gpu.fp16_flops_per_s.reset();  // a GPU listing one 16-bit rate: the other falls back to it
+  EXPECT_EQ(peak_flops(gpu, configs::Precision::kFp16), 2e14);
+  gpu.bf16_flops_per_s.reset();
+  EXPECT_EQ(peak_flops(gpu, configs::Precision::kBf16), 1e13);
+
+  // End to end: the same step in fp16 on a GPU whose fp16 rate is half its bf16 rate is slower,
+  // and its MFU is against the fp16 peak.
+  auto cluster = configs::make_cluster("a100-80gb", 1, 8);
+  ASSERT_TRUE(cluster.ok());
+  cluster->gpu.fp16_flops_per_s = *cluster->gpu.bf16_flops_per_s / 2;
+  const auto run = [&](const std::string& precision) {
+    const std::string path =
+        ::testing::TempDir() + "zs_peak_" + std::to_string(getpid()) + "_" + precision + ".json";
+    std::ofstream(path) << R"({"train_micro_batch_size_per_gpu": 8, ")" + precision +
+                               R"(": {"enabled": true}, "zero_optimization": {"stage": 2}})";
+    SimulationRequest r;
+    r.config_path = path;
+    r.model = *models::resolve_model("gpt2");
+    r.cluster = *cluster;
+    auto out = simulate(r);
+    EXPECT_TRUE(out.ok()) << out.status().message();
+    return out.ok() ? out->time : StepTime{};
+  };
+  const StepTime bf16 = run("bf16"), fp16 = run("fp16");
+  EXPECT_GT(fp16.breakdown.compute_s, 1.3 * bf16.breakdown.compute_s);
+  EXPECT_NEAR(fp16.mfu, fp16.model_flops / fp16.step_s / *cluster->gpu.fp16_flops_per_s, 1e-12);
+}
+
 TEST(StepTime, AStragglerStretchesEveryCollective) {
   const std::string path = ::testing::TempDir() + "zs_straggler.json";
   std::ofstream(path) << zero(2, R"("overlap_comm": true)", 1, 2);
@@ -161,8 +197,8 @@ TEST(StepTime, AStragglerStretchesEveryCollective) {
 TEST(StepTime, StageThreeWithManySmallReductionsSimulates) {
   SimSetup one_node = two_nodes("gpt2-xl");
   one_node.nodes = 1;
-  const auto r = simulate_text(
-      zero(3, R"("overlap_comm": true, "reduce_bucket_size": 1e6)", 1, 1), one_node);
+  const auto r =
+      simulate_text(zero(3, R"("overlap_comm": true, "reduce_bucket_size": 1e6)", 1, 1), one_node);
   EXPECT_GT(r.time.step_s, 0);
 }
 

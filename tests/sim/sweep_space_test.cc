@@ -99,6 +99,28 @@ TEST(SweepSpace, BadSpecsNameTheFlagValueAndWhatIsAllowed) {
             std::string::npos);
 }
 
+TEST(SweepSpace, DeepOrLongKeysAreRefusedBeforeParsing) {
+  // A 50,000-component path took minutes; DeepSpeed's deepest keys have 3.
+  std::string deep = "a";
+  for (int i = 0; i < 50'000; ++i) deep += ".a";
+  const std::string msg = parse_error(deep + "=1,2");
+  EXPECT_NE(msg.find("a config path of at most 16 components and 256 characters"),
+            std::string::npos)
+      << msg.substr(0, 300);
+  EXPECT_LT(msg.size(), 400u);  // the key is cut in the message
+  parse_ok("zero_optimization.offload_optimizer.device=cpu,none");
+  EXPECT_FALSE(parse_vary(std::string(300, 'k') + "=1").ok());
+}
+
+TEST(SweepSpace, ManyValuesOnOneAxisStillCatchRepeats) {
+  // Two ranges of 10,000: repeats are found through a set, not by comparing every pair.
+  const Axis a = parse_ok("zero_optimization.reduce_bucket_size=1..10000:+1,10001..20000:+1");
+  EXPECT_EQ(a.values.size(), 20'000u);
+  EXPECT_NE(parse_error("zero_optimization.reduce_bucket_size=1..10000:+1,5e3")
+                .find("the value 5000 is given twice"),
+            std::string::npos);
+}
+
 TEST(SweepSpace, CheckAxesRejectsWrongTypesUnknownKeysAndRepeats) {
   const json::Document base = doc_of(R"({"train_micro_batch_size_per_gpu": 4,
                                          "zero_optimization": {"stage": 2}})");
