@@ -142,29 +142,35 @@ OptimizerKind resolve_optimizer_kind(const ReadContext& ctx, const std::string& 
   return OptimizerKind::kNone;
 }
 
+// Sets the knob `name` reads into when `v` has its type; anything else (a value of an
+// optimizer zerosim does not check, which no ParamSpec typed) is kept as an other parameter.
 void set_typed_param(OptimizerConfig* o, std::string_view name, const Json& v, Origin origin) {
+  const bool is_auto = origin == Origin::kAuto;
   auto set_number = [&](Knob<double>& k) {
-    if (origin == Origin::kAuto) {
+    if (is_auto) {
       k.origin = Origin::kAuto;
     } else {
       k.set(v.get<double>(), origin);
     }
   };
-  if (name == "lr") {
+  const bool number = is_auto || v.is_number();
+  const bool pair = is_auto || (v.is_array() && v.size() == 2 && v[0].is_number() &&
+                                v[1].is_number());
+  if (name == "lr" && number) {
     set_number(o->lr);
-  } else if (name == "eps") {
+  } else if (name == "eps" && number) {
     set_number(o->eps);
-  } else if (name == "weight_decay") {
+  } else if (name == "weight_decay" && number) {
     set_number(o->weight_decay);
-  } else if (name == "betas") {
-    if (origin == Origin::kAuto) {
+  } else if (name == "betas" && pair) {
+    if (is_auto) {
       o->betas.origin = Origin::kAuto;
     } else {
       o->betas.set({v[0].get<double>(), v[1].get<double>()}, origin);
     }
-  } else if (name == "torch_adam" && origin != Origin::kAuto) {
+  } else if (name == "torch_adam" && !is_auto && v.is_boolean()) {
     o->torch_adam.set(v.get<bool>(), origin);
-  } else if (name == "adam_w_mode" && origin != Origin::kAuto) {
+  } else if (name == "adam_w_mode" && !is_auto && v.is_boolean()) {
     o->adam_w_mode.set(v.get<bool>(), origin);
   } else {
     o->other_params.emplace_back(std::string(name), v);

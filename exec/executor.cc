@@ -146,19 +146,22 @@ Status check_host_memory(const models::ModelSpec& spec, const models::Workload& 
   for (const models::ParamTensor& p : models::parameter_tensors(spec)) {
     if (!p.tied) params += p.numel;
   }
-  // The runner's buffers, then fp32 master weights and Adam's two moments (CpuBackend).
+  // The runner's buffers (weights and gradients, then activations), and fp32 master weights
+  // and Adam's two moments (CpuBackend).
+  constexpr std::int64_t kFloat = sizeof(float);
   const std::int64_t runner = ModelRunner::host_bytes(spec, w);
-  const std::int64_t optimizer = 3 * static_cast<std::int64_t>(sizeof(float)) * params;
+  const std::int64_t weights = 2 * kFloat * params;
+  const std::int64_t optimizer = 3 * kFloat * params;
   if (runner + optimizer <= *available) return Status::ok();
   return Status::invalid_argument(
       "the CPU backend needs about " + format_bytes(runner + optimizer) +
       " of host memory for model \"" + spec.name + "\" at micro-batch " +
       std::to_string(w.micro_batch) + " x seq_len " + std::to_string(w.seq_len) + " (" +
-      format_bytes(runner) + " of fp32 weights, gradients and activations, " +
-      format_bytes(optimizer) + " of master weights and Adam states), and " +
-      format_bytes(*available) +
-      " is available (MemAvailable, or the cgroup's memory.max); use a smaller --micro-batch "
-      "or --seq-len");
+      format_bytes(weights) + " of fp32 weights and gradients, " +
+      format_bytes(runner - weights) + " of activations, " + format_bytes(optimizer) +
+      " of master weights and Adam states), and " + format_bytes(*available) +
+      " is available (MemAvailable, or the cgroup's memory.max); use a smaller --micro-batch or "
+      "--seq-len, or a smaller model");
 }
 
 Result<ExecResult> execute_cpu(const plan::BuiltPlan& built, const configs::DsConfig& config,

@@ -187,7 +187,11 @@ constexpr NumberField kNumberFields[] = {
 }  // namespace
 
 Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base) {
-  ZS_ASSIGN_OR_RETURN(json::Document doc, json::parse_file(path));
+  ZS_ASSIGN_OR_RETURN(const json::Document doc, json::parse_file(path));
+  return cost_profile_from_document(doc, std::move(base));
+}
+
+Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostProfile base) {
   std::string errors;
   auto fail = [&](const std::string& key_path, const std::string& what) {
     const SourcePos pos = doc.position_of(key_path);

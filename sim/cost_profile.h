@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "common/json_reader.h"
 #include "common/status.h"
 #include "configs/hardware/cluster.h"
 
@@ -74,6 +75,8 @@ CostProfile default_cost_profile(const configs::Cluster& cluster);
 // unreadable file; kInvalidArgument naming FILE:LINE:COL, the key, the value and what is allowed
 // for unknown keys and bad values.
 Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base);
+// The same for a parsed document (its `source` names it in messages).
+Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostProfile base);
 
 // Efficiency of a GEMM of side `size` (the geometric mean of its dimensions).
 double gemm_efficiency(const CostProfile& p, double size);

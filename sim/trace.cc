@@ -56,8 +56,14 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
   // The host's waits before launches (Op::host_wait_for) get a track of their own.
   const int wait_tid = link_tid0 + static_cast<int>(time.priced.links.size());
   meta(wait_tid, "host waits");
+  // A track for the repetitions not drawn, only when some are folded.
   const int folded_tid = wait_tid + 1;
-  meta(folded_tid, "folded repetitions");
+  for (const SegmentTime& st : r.segments) {
+    if (st.repeat > kDrawnRepetitions) {
+      meta(folded_tid, "folded repetitions");
+      break;
+    }
+  }
   // GPU memory: persistent buffers, then each op's allocations at its issue time.
   const plan::BufferEvents ev = plan::buffer_events(plan);
   std::int64_t allocated = 0;

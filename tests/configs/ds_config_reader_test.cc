@@ -26,6 +26,18 @@ TEST(DsConfigReader, FillsDeepSpeedCodeDefaults) {
   EXPECT_FALSE(c.batch.micro_batch_per_gpu.is_set());
 }
 
+TEST(DsConfigReader, AnUncheckedOptimizersParamsOfAnyTypeAreKeptNotCast) {
+  // Found by the config fuzzer: an optimizer zerosim does not check, with "lr" a string (or
+  // "betas" not a pair), aborted the reader with a JSON type error.
+  for (const char* type : {"ZAdamW", "SGD"}) {
+    const LoadedConfig lc = load(std::string(R"({"optimizer": {"type": ")") + type +
+                                 R"(", "params": {"lr": "fast", "betas": [1], "eps": null,
+                                  "torch_adam": "yes"}}})");
+    EXPECT_FALSE(lc.config.optimizer.lr.is_set()) << type;
+    EXPECT_EQ(lc.config.optimizer.other_params.size(), 4u) << type;
+  }
+}
+
 TEST(DsConfigReader, OlderReleasesHaveOlderDefaults) {
   const LoadedConfig lc = load(R"({"train_batch_size": 8})", DsVersion{0, 16, 4});
   EXPECT_EQ(lc.config.gradient_clipping.value, 0.0);

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "sim/ranking.h"
 #include "tests/sim/sweep_test_util.h"
 
@@ -49,6 +52,47 @@ TEST(Sweep, InvalidCombinationsBecomeRowsWithTheirReason) {
   ASSERT_TRUE(out->best.has_value());
   ASSERT_TRUE(out->best_result.has_value());
   EXPECT_FALSE(out->why.empty());
+}
+
+TEST(Sweep, RowsStreamToTheSinkInOrderAndTheirRenderingsAreNotHeld) {
+  SweepSetup s = sweep_setup(kZero2);
+  s.axes = {axis("stage=1,2,3"), axis("micro_batch=1,2,4,8")};
+  s.jobs = 2;
+  std::vector<int> ids;
+  std::vector<std::string> renderings;
+  s.row_sink = [&](const SweepRow& r) {
+    ids.push_back(r.id);
+    renderings.push_back(r.rendered);
+    return Status::ok();
+  };
+  std::int64_t expected = 0;
+  s.on_start = [&](std::int64_t rows, double baseline_s) {
+    expected = rows;
+    EXPECT_GT(baseline_s, 0);
+    EXPECT_EQ(ids, std::vector<int>{0});  // the baseline ran first, alone
+  };
+  auto out = run_sweep(s);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  EXPECT_EQ(expected, 13);
+  ASSERT_EQ(ids.size(), 13u);
+  for (int i = 0; i < 13; ++i) EXPECT_EQ(ids[static_cast<std::size_t>(i)], i);
+  EXPECT_FALSE(renderings[0].empty());
+  for (const SweepRow& r : out->rows) EXPECT_TRUE(r.rendered.empty()) << r.id;
+  EXPECT_TRUE(out->rows[0].baseline);
+}
+
+TEST(Sweep, AFailingSinkStopsTheSweepWithItsStatus) {
+  SweepSetup s = sweep_setup(kZero2);
+  s.axes = {axis("micro_batch=1..64:+1")};
+  s.jobs = 2;
+  int calls = 0;
+  s.row_sink = [&](const SweepRow&) {
+    return ++calls < 3 ? Status::ok() : Status::io_error("out: error[file]: disk full");
+  };
+  auto out = run_sweep(s);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(), "out: error[file]: disk full");
+  EXPECT_EQ(calls, 3);  // no row after the failure reached the sink
 }
 
 TEST(Sweep, ResultsDoNotDependOnTheNumberOfJobs) {
