@@ -212,6 +212,13 @@ int run_run(const RunFlags& f) {
   request.activation_checkpointing = f.checkpointing;
   auto sim = sim::simulate(request);
   if (!sim.ok()) return fail(sim.status(), f.common.json);
+  if (options.text && static_cast<std::int64_t>(options.text->size()) < sim->seq_len + 1) {
+    return fail(Status::invalid_argument(
+                    "--data " + f.data + ": holds " + std::to_string(options.text->size()) +
+                    " bytes; one sequence of byte tokens needs seq_len + 1 = " +
+                    std::to_string(sim->seq_len + 1)),
+                f.common.json);
+  }
   const std::vector<std::string> notes = run_notes(sim->config.config);
   const std::int64_t tokens_per_step =
       sim->built.layout.micro_batch * sim->built.layout.seq_len * sim->built.layout.micro_steps;

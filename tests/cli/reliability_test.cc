@@ -381,7 +381,10 @@ TEST_F(ReliabilityCli, RunSaysWhatItDoesAndRefusesWhatItCannot) {
   EXPECT_TRUE(has(r.output, "expected an integer from 0 to 1 (the run has 2 step(s)")) << r.output;
   r = run_zerosim("run " + c_ + " --model tiny-gpt --steps 1 --data " + write("empty.txt", ""));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_TRUE(has(r.output, "the training text has 0 bytes")) << r.output;
+  EXPECT_TRUE(has(r.output,
+                  "empty.txt: holds 0 bytes; one sequence of byte tokens needs "
+                  "seq_len + 1 = 65"))
+      << r.output;
   // bf16 ZeRO-2 with an inf gradient: DeepSpeed skips the step; nothing aborts.
   r = run_zerosim("run " + c_ + " --model tiny-gpt --steps 2 --inject-overflow-step 0");
   EXPECT_EQ(r.exit_code, 0) << r.output;
