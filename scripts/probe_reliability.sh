@@ -112,7 +112,7 @@ probe "19 --data empty" "$Z" run c.json --model tiny-gpt --steps 1 --data empty.
 head -c 40 sweep/best_ds_config.json > cut.json && cp cut.json sweep/best_ds_config.json
 probe "20 malformed best config" "$Z" report sweep -o report.html
 # 21. --json errors.
-probe "21 check missing --json" sh -c "'$Z' check missing.json --json 2>/dev/null | tr -s '\n ' ' '"
+probe "21 check missing --json" bash -c "set -o pipefail; '$Z' check missing.json --json 2>/dev/null | tr -s '\n ' ' '"
 # 22. Messages.
 probe "22 --gpu h100-80g" "$Z" check c.json --gpu h100-80g
 # 23. An impossible global batch.
