@@ -147,25 +147,24 @@ std::string step_line(const exec::StepStats& s, std::int64_t tokens_per_step) {
 }
 
 int run_run(const RunFlags& f) {
+  const auto failed = [&f](const Status& s) { return fail(s, f.common.json); };
   auto in = read_inputs(f.common);
-  if (!in.ok()) return fail(in.status(), f.common.json);
+  if (!in.ok()) return failed(in.status());
   if (!in->model) {
-    return fail(Status::invalid_argument("run needs --model (a zoo name or a config.json)"),
-                f.common.json);
+    return failed(Status::invalid_argument("run needs --model (a zoo name or a config.json)"));
   }
   if (f.backend != "cpu" && f.backend != "cuda") {
-    return fail(Status::invalid_argument("--backend: \"" + f.backend +
-                                         "\" is not allowed; expected cpu or cuda"),
-                f.common.json);
+    return failed(Status::invalid_argument("--backend: \"" + f.backend +
+                                           "\" is not allowed; expected cpu or cuda"));
   }
   if (f.backend == "cuda") {
     const Status cuda = exec::cuda_backend_status();
-    if (!cuda.is_ok()) return fail(cuda, f.common.json);
+    if (!cuda.is_ok()) return failed(cuda);
   }
   auto steps = parse_int_flag("--steps", f.steps, 1, 1'000'000);
-  if (!steps.ok()) return fail(steps.status(), f.common.json);
+  if (!steps.ok()) return failed(steps.status());
   auto seed = parse_int_flag("--seed", f.seed, 0, 1'000'000'000);
-  if (!seed.ok()) return fail(seed.status(), f.common.json);
+  if (!seed.ok()) return failed(seed.status());
   exec::ExecOptions options;
   options.steps = static_cast<int>(*steps);
   options.seed = static_cast<std::uint64_t>(*seed);
@@ -174,15 +173,14 @@ int run_run(const RunFlags& f) {
     // A step the run never reaches would be ignored silently: the range is the run's steps.
     auto k = parse_int_flag("--inject-overflow-step", f.inject_overflow, 0, *steps - 1);
     if (!k.ok()) {
-      return fail(Status::invalid_argument(k.status().message() + " (the run has " +
-                                           std::to_string(*steps) + " step(s), from 0)"),
-                  f.common.json);
+      return failed(Status::invalid_argument(k.status().message() + " (the run has " +
+                                             std::to_string(*steps) + " step(s), from 0)"));
     }
     options.inject_overflow_step = static_cast<int>(*k);
   }
   if (!f.data.empty()) {
     auto text = read_file(f.data, "text file", kMaxTextBytes);
-    if (!text.ok()) return fail(text.status().with_context("--data"), f.common.json);
+    if (!text.ok()) return failed(text.status().with_context("--data"));
     options.text = std::move(text).value();
   }
 
@@ -195,33 +193,30 @@ int run_run(const RunFlags& f) {
     request.cluster = *in->cluster;
   } else {
     auto c = configs::make_cluster("h100-80gb-sxm", 1, 1);
-    if (!c.ok()) return fail(c.status(), f.common.json);
+    if (!c.ok()) return failed(c.status());
     request.cluster = *c;
   }
   if (request.cluster.world_size() != 1) {
-    return fail(Status::invalid_argument("run: the executor runs one rank; the cluster has " +
-                                         std::to_string(request.cluster.world_size()) +
-                                         " GPUs (use --gpus-per-node 1)"),
-                f.common.json);
+    return failed(Status::invalid_argument("run: the executor runs one rank; the cluster has " +
+                                           std::to_string(request.cluster.world_size()) +
+                                           " GPUs (use --gpus-per-node 1)"));
   }
   if (!f.seq_len.empty()) {
     auto s = parse_int_flag("--seq-len", f.seq_len, 1, 1'000'000);
-    if (!s.ok()) return fail(s.status(), f.common.json);
+    if (!s.ok()) return failed(s.status());
     request.seq_len = *s;
   }
   request.activation_checkpointing = f.checkpointing;
   auto sim = sim::simulate(request);
-  if (!sim.ok()) return fail(sim.status(), f.common.json);
+  if (!sim.ok()) return failed(sim.status());
   if (options.text && static_cast<std::int64_t>(options.text->size()) < sim->seq_len + 1) {
-    return fail(Status::invalid_argument(
-                    "--data " + f.data + ": holds " + std::to_string(options.text->size()) +
-                    " bytes; one sequence of byte tokens needs seq_len + 1 = " +
-                    std::to_string(sim->seq_len + 1)),
-                f.common.json);
+    return failed(Status::invalid_argument(
+        "--data " + f.data + ": holds " + std::to_string(options.text->size()) +
+        " bytes; one sequence of byte tokens needs seq_len + 1 = " +
+        std::to_string(sim->seq_len + 1)));
   }
   const std::vector<std::string> notes = run_notes(sim->config.config);
-  const std::int64_t tokens_per_step =
-      sim->built.layout.micro_batch * sim->built.layout.seq_len * sim->built.layout.micro_steps;
+  const std::int64_t tokens_per_step = sim->built.layout.tokens_per_step();
   if (!f.common.json) {
     // Each step's line is printed (and flushed) as it ends, so a run stopped part-way, or read
     // through a pipe, keeps the steps it made.
@@ -237,12 +232,11 @@ int run_run(const RunFlags& f) {
   try {
     result = exec::execute(sim->built, sim->config.config, options);
   } catch (const std::bad_alloc&) {
-    return fail(Status::invalid_argument(
-                    "run: the machine ran out of memory while allocating the model's buffers; "
-                    "use a smaller --micro-batch or --seq-len"),
-                f.common.json);
+    return failed(Status::invalid_argument(
+        "run: the machine ran out of memory while allocating the model's buffers; "
+        "use a smaller --micro-batch or --seq-len"));
   }
-  if (!result.ok()) return fail(result.status().with_context(f.common.config), f.common.json);
+  if (!result.ok()) return failed(result.status().with_context(f.common.config));
 
   if (f.common.json) {
     json::Json j = measured_json(*sim, request, *result, f.backend);

@@ -37,18 +37,16 @@ Result<double> parse_number_flag(const char* flag, const std::string& text, doub
 }
 
 int run_simulate(const SimulateFlags& f) {
+  const auto failed = [&f](const Status& s) { return fail(s, f.common.json); };
   auto in = read_inputs(f.common);
-  if (!in.ok()) return fail(in.status(), f.common.json);
+  if (!in.ok()) return failed(in.status());
   if (!in->model) {
-    return fail(Status::invalid_argument("simulate needs --model (a zoo name or a config.json)"),
-                f.common.json);
+    return failed(Status::invalid_argument("simulate needs --model (a zoo name or a config.json)"));
   }
   if (!in->cluster) {
-    return fail(
-        Status::invalid_argument(
-            "simulate needs a cluster: --gpu PRESET [--nodes N] [--gpus-per-node K], or --cluster "
-            "FILE"),
-        f.common.json);
+    return failed(Status::invalid_argument(
+        "simulate needs a cluster: --gpu PRESET [--nodes N] [--gpus-per-node K], or --cluster "
+        "FILE"));
   }
   sim::SimulationRequest request;
   request.config_path = f.common.config;
@@ -57,36 +55,35 @@ int run_simulate(const SimulateFlags& f) {
   request.cluster = *in->cluster;
   if (!f.seq_len.empty()) {
     auto s = parse_int_flag("--seq-len", f.seq_len, 1, 10'000'000);
-    if (!s.ok()) return fail(s.status(), f.common.json);
+    if (!s.ok()) return failed(s.status());
     request.seq_len = *s;
   }
   if (f.attention != "flash" && f.attention != "eager") {
-    return fail(Status::invalid_argument("--attention: \"" + f.attention +
-                                         "\" is not allowed; expected flash or eager"),
-                f.common.json);
+    return failed(Status::invalid_argument("--attention: \"" + f.attention +
+                                           "\" is not allowed; expected flash or eager"));
   }
   request.flash_attention = f.attention == "flash";
   if (!f.fragmentation.empty()) {
     auto v = parse_number_flag("--fragmentation", f.fragmentation, 0, 1, "a fraction from 0 to 1");
-    if (!v.ok()) return fail(v.status(), f.common.json);
+    if (!v.ok()) return failed(v.status());
     request.fragmentation = *v;
   }
   if (!f.straggler.empty()) {
     auto v = parse_number_flag("--straggler", f.straggler, 1, 100, "a factor from 1 to 100");
-    if (!v.ok()) return fail(v.status(), f.common.json);
+    if (!v.ok()) return failed(v.status());
     request.collective_slowdown = *v;
   }
   if (!f.profile.empty()) {
     auto p = sim::load_cost_profile(f.profile, sim::default_cost_profile(request.cluster));
-    if (!p.ok()) return fail(p.status(), f.common.json);
+    if (!p.ok()) return failed(p.status());
     request.profile = *p;
   }
   request.activation_checkpointing = f.checkpointing;
   auto result = sim::simulate(request);
-  if (!result.ok()) return fail(result.status(), f.common.json);
+  if (!result.ok()) return failed(result.status());
   if (!f.trace.empty()) {
     const Status s = sim::write_trace(f.trace, result->built.plan, result->time);
-    if (!s.is_ok()) return fail(s, f.common.json);
+    if (!s.is_ok()) return failed(s);
   }
   if (f.print_plan) {
     print(plan::to_text(result->built.plan));

@@ -103,7 +103,7 @@ class Interpreter {
 
   Result<ExecResult> run() {
     ExecResult out;
-    out.tokens_per_step = layout_.micro_batch * layout_.seq_len * layout_.micro_steps;
+    out.tokens_per_step = layout_.tokens_per_step();
     for (int step = 0; step < options_.steps; ++step) {
       ZS_ASSIGN_OR_RETURN(StepStats s, run_step(step, step + 1 == options_.steps, &out.timeline));
       out.skipped_steps += s.skipped ? 1 : 0;

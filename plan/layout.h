@@ -50,14 +50,16 @@ struct TraceEntry {
 struct Layout {
   // Run shape.
   int stage = 0;
-  int world = 1;              // N, the data-parallel group
-  int micro_steps = 1;        // G
+  int world = 1;        // N, the data-parallel group
+  int micro_steps = 1;  // G
   std::int64_t micro_batch = 1;
   std::int64_t seq_len = 0;
+  // Tokens one rank trains on in an optimizer step: b x s x G.
+  std::int64_t tokens_per_step() const { return micro_batch * seq_len * micro_steps; }
   configs::Precision precision = configs::Precision::kBf16;
-  Bytes param_bytes = 2;      // b: bytes per element of the model dtype
-  Bytes comm_bytes = 2;       // of communication_data_type (default: the model dtype)
-  Bytes accum_bytes = 2;      // stage 3 gradient partition dtype (data_types.grad_accum_dtype)
+  Bytes param_bytes = 2;  // b: bytes per element of the model dtype
+  Bytes comm_bytes = 2;   // of communication_data_type (default: the model dtype)
+  Bytes accum_bytes = 2;  // stage 3 gradient partition dtype (data_types.grad_accum_dtype)
   bool overlap_comm = false;
   // The host synchronizes the device at the end of every micro-step (ThroughputTimer with
   // timers.throughput enabled and synchronized, or wall_clock_breakdown's timers).
@@ -93,17 +95,17 @@ struct Layout {
 
   // Stage 1/2: one flat group padded to a multiple of 2N (stage_1_and_2.py
   // align_dense_tensors; HF's second, no-decay group adds at most 2N more padding).
-  std::int64_t padded = 0;     // A
-  std::int64_t partition = 0;  // P = A / N
-  int rank = 0;                // the rank described: N-1, owner of the last partition
+  std::int64_t padded = 0;                // A
+  std::int64_t partition = 0;             // P = A / N
+  int rank = 0;                           // the rank described: N-1, owner of the last partition
   std::vector<std::int64_t> flat_offset;  // per param id (aliases: -1)
   std::int64_t owned_full = 0;  // S: full numel of every param touching this rank's partition
 
   // Stage 3 (partition_parameters.py: partition numel ceil(n / N) per parameter).
-  std::vector<bool> persistent;         // per param id: not partitioned (numel <= threshold)
+  std::vector<bool> persistent;               // per param id: not partitioned (numel <= threshold)
   std::vector<std::int64_t> partition_elems;  // per param id: partition_numel(numel)
-  std::int64_t psi3 = 0;                // sum of ceil(n / N): the flat partition buffers
-  std::vector<std::int64_t> sub_groups;  // S_j, optimizer tiling (sub_group_size)
+  std::int64_t psi3 = 0;                      // sum of ceil(n / N): the flat partition buffers
+  std::vector<std::int64_t> sub_groups;       // S_j, optimizer tiling (sub_group_size)
   // Per block: its parameters that stage 3 gathers (the non-persistent ones), as ranges of one
   // array (gathered_begin has blocks + 1 offsets into gathered_ids).
   std::vector<int> gathered_begin;
