@@ -1,5 +1,6 @@
 #include "cli/sweep_options.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <thread>
@@ -144,19 +145,21 @@ Result<std::unique_ptr<reports::SweepWriter>> open_outputs(const SweepFlags& f,
   setup->row_sink = [w](const sim::SweepRow& r) { return w->add_row(r); };
   const int jobs = setup->jobs;
   const std::size_t n_axes = axes.size();
-  setup->on_start = [w, jobs, n_axes, info](std::int64_t rows, double baseline_s) {
-    const double est_s = baseline_s * static_cast<double>(rows - 1) / jobs;
+  setup->on_start = [w, jobs, n_axes, info](std::int64_t rows, double seconds_per_row) {
+    const double est_s = seconds_per_row * static_cast<double>(rows);
     if (rows <= kWarnRows && est_s <= kWarnSeconds) return;
     const auto memory = static_cast<Bytes>(rows) * sim::held_bytes_per_row(n_axes);
-    const auto disk = static_cast<Bytes>(rows) * w->bytes_written();
+    const auto disk =
+        static_cast<Bytes>(rows) * w->bytes_written() / std::max(1, w->rows_written());
     char buf[512];
     std::snprintf(buf, sizeof buf,
-                  "zerosim %s: warning: %s rows: about %s on %d thread(s) (the first took %s), "
-                  "about %s of memory and %s of results in %s; Ctrl-C stops it and leaves the "
-                  "files there as they were\n",
+                  "zerosim %s: warning: %s rows: about %s on %d thread(s) (%s a row so far), "
+                  "at least %s of memory and about %s of results in %s; Ctrl-C stops it and "
+                  "leaves the files there as they were\n",
                   info.command.c_str(), format_grouped(rows).c_str(),
-                  sim::format_seconds(est_s).c_str(), jobs, sim::format_seconds(baseline_s).c_str(),
-                  format_bytes(memory).c_str(), format_bytes(disk).c_str(), info.out_dir.c_str());
+                  sim::format_seconds(est_s).c_str(), jobs,
+                  sim::format_seconds(seconds_per_row).c_str(), format_bytes(memory).c_str(),
+                  format_bytes(disk).c_str(), info.out_dir.c_str());
     std::fputs(buf, stderr);
   };
   return writer;

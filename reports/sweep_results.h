@@ -75,8 +75,9 @@ class SweepWriter {
   Status add_row(const sim::SweepRow& r);
   // Whether an interrupt is pending; add_row then fails, and so would finish().
   bool interrupted() const { return set_->interrupted(); }
-  // Bytes of results.json and results.csv written so far.
+  // Bytes of results.json and results.csv written so far, and the rows among them.
   std::int64_t bytes_written() const { return bytes_; }
+  int rows_written() const { return rows_; }
 
   // `out` holds every row added (its rows' renderings may be dropped); `best` is the winner
   // simulated with op names (VariantRunner::simulate_named), or null.

@@ -33,10 +33,12 @@ VariantMetrics metrics_of(const SimulationResult& r) {
 }
 
 std::int64_t held_bytes_per_row(std::size_t axes) {
-  // Per axis: the value (a json::Json and its payload), the variant's optional value, and the
-  // allocator's headers for both.
-  constexpr std::size_t kPerAxis = sizeof(json::Json) + sizeof(std::optional<json::Json>) + 48;
-  return static_cast<std::int64_t>(sizeof(SweepRow) + sizeof(Variant) + axes * kPerAxis);
+  // The row, and the variant twice (the sweep's list and the row's copy); per axis its value and
+  // both copies of the variant's value; three heap blocks with the allocator's header each.
+  constexpr std::size_t kHeapBlock = 16;
+  const std::size_t per_axis = sizeof(json::Json) + 2 * sizeof(std::optional<json::Json>);
+  return static_cast<std::int64_t>(sizeof(SweepRow) + 2 * sizeof(Variant) + axes * per_axis +
+                                   3 * kHeapBlock);
 }
 
 void parallel_for(std::size_t n, int jobs, const std::function<void(std::size_t)>& fn) {
@@ -262,15 +264,25 @@ Result<SweepOutcome> run_sweep(const SweepSetup& setup) {
   runner.set_progress_total(static_cast<std::int64_t>(variants.size()));
   SweepOutcome out;
   out.axes = setup.axes;
-  // The baseline alone first: its time tells how long the sweep will take.
+  // The baseline first (it builds and prices the model once for all), then a first batch whose
+  // wall time per row, on the threads the sweep has, says how long the rest will take.
+  const std::span<const Variant> all(variants);
+  out.rows = runner.run(all.first(1), 0);
+  const std::size_t batch = std::min<std::size_t>(all.size() - 1, 8 * std::max(1, setup.jobs));
   const auto t0 = std::chrono::steady_clock::now();
-  out.rows = runner.run(std::span<const Variant>(variants).first(1), 0);
-  const double baseline_s =
+  std::vector<SweepRow> first = runner.run(all.subspan(1, batch), 1);
+  const double batch_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (setup.on_start) setup.on_start(static_cast<std::int64_t>(variants.size()), baseline_s);
-  std::vector<SweepRow> rest = runner.run(std::span<const Variant>(variants).subspan(1), 1);
-  out.rows.insert(out.rows.end(), std::make_move_iterator(rest.begin()),
-                  std::make_move_iterator(rest.end()));
+  if (setup.on_start) {
+    setup.on_start(static_cast<std::int64_t>(all.size()),
+                   batch > 0 ? batch_s / static_cast<double>(batch) : batch_s);
+  }
+  std::vector<SweepRow> rest = runner.run(all.subspan(1 + batch), 1 + static_cast<int>(batch));
+  out.rows.reserve(all.size());
+  for (std::vector<SweepRow>* part : {&first, &rest}) {
+    out.rows.insert(out.rows.end(), std::make_move_iterator(part->begin()),
+                    std::make_move_iterator(part->end()));
+  }
   ZS_RETURN_IF_ERROR(runner.sink_status());
   rank_outcome(runner, setup.headroom, &out);
   return out;

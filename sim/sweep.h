@@ -50,9 +50,11 @@ struct SweepSetup {
   // non-OK Status (a full disk, an interrupt) stops the sweep: the variants not started are not
   // run, and run_sweep / run_tune return that Status. Unset: rows keep their renderings.
   std::function<Status(const SweepRow&)> row_sink;
-  // Called once the baseline row is done, before the other variants start: how many output
-  // rows the sweep expects and the seconds the baseline took (for a warning about a long sweep).
-  std::function<void(std::int64_t rows, double baseline_s)> on_start;
+  // Called early, for a warning about a long sweep: with how many output rows the sweep expects
+  // and the wall seconds a row has taken so far on SweepSetup::jobs threads. run_sweep calls it
+  // after the baseline and a first batch of 8 rows per thread (the baseline alone pays for
+  // building and pricing the model); run_tune after the baseline, whose time is an upper bound.
+  std::function<void(std::int64_t rows, double seconds_per_row)> on_start;
 };
 
 // Runs variants of one setup. Thread-safe; the setup must outlive it.
@@ -104,9 +106,9 @@ class VariantRunner {
   std::atomic<bool> stopped_{false};  // sink_status_ is not OK
 };
 
-// About what a sweep holds per row once the row's rendering has gone to SweepSetup::row_sink
-// (the row with its metrics, its axis values and its variant), for the warning before a long
-// sweep.
+// The least a sweep holds per row once the row's rendering has gone to SweepSetup::row_sink (the
+// row with its metrics, its axis values and its variant), for the warning before a long sweep.
+// The allocator's fragmentation comes on top (reports/reliability.md measures it).
 std::int64_t held_bytes_per_row(std::size_t axes);
 
 // Calls fn(0) ... fn(n - 1) on up to `jobs` threads (the caller's included).

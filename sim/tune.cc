@@ -315,8 +315,9 @@ Result<SweepOutcome> run_tune(SweepSetup setup, const TuneOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   out.rows = runner.run(baseline, 0);
   if (setup.on_start) {
-    setup.on_start(options.budget + 1,
-                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    const double baseline_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    setup.on_start(options.budget + 1, baseline_s / std::max(1, setup.jobs));
   }
   ZS_RETURN_IF_ERROR(runner.sink_status());
   const SweepRow base = out.rows[0];  // a copy: the search appends to out.rows

@@ -66,10 +66,10 @@ TEST(Sweep, RowsStreamToTheSinkInOrderAndTheirRenderingsAreNotHeld) {
     return Status::ok();
   };
   std::int64_t expected = 0;
-  s.on_start = [&](std::int64_t rows, double baseline_s) {
+  s.on_start = [&](std::int64_t rows, double seconds_per_row) {
     expected = rows;
-    EXPECT_GT(baseline_s, 0);
-    EXPECT_EQ(ids, std::vector<int>{0});  // the baseline ran first, alone
+    EXPECT_GT(seconds_per_row, 0);
+    EXPECT_FALSE(ids.empty());  // after the baseline and a first batch
   };
   auto out = run_sweep(s);
   ASSERT_TRUE(out.ok()) << out.status().message();
