@@ -13,14 +13,6 @@
 namespace zs {
 namespace {
 
-const char* not_regular_kind(mode_t mode) {
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISFIFO(mode)) return "a FIFO (pipe)";
-  if (S_ISSOCK(mode)) return "a socket";
-  return "not a regular file";
-}
-
 // Closes the descriptor when the read is over, whatever the path out.
 struct Fd {
   int fd;
@@ -30,6 +22,17 @@ struct Fd {
 };
 
 }  // namespace
+
+const char* file_kind_name(mode_t mode) {
+  if (S_ISREG(mode)) return "a regular file";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISFIFO(mode)) return "a FIFO (pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
 
 Result<std::string> read_file(const std::string& path, std::string_view kind,
                               std::int64_t max_bytes) {
@@ -51,7 +54,7 @@ Result<std::string> read_file(const std::string& path, std::string_view kind,
     return Status::invalid_argument(path + ": error[file]: is a directory, not a " + what);
   }
   if (!S_ISREG(st.st_mode)) {
-    return Status::invalid_argument(path + ": error[file]: is " + not_regular_kind(st.st_mode) +
+    return Status::invalid_argument(path + ": error[file]: is " + file_kind_name(st.st_mode) +
                                     ", not a regular file; expected a " + what +
                                     " (save it to a file first)");
   }

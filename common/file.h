@@ -1,6 +1,8 @@
 // Reading whole input files (JSON configs, model and cluster files, profiles, training text).
 #pragma once
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -12,6 +14,10 @@ namespace zs {
 // The most bytes an input file may hold unless its reader says otherwise: a DeepSpeed config, a
 // model's config.json, a cluster file or a profile is a few kilobytes; 16 MiB is far past any.
 inline constexpr std::int64_t kMaxInputFileBytes = std::int64_t{16} << 20;
+
+// "a directory", "a character device", "a FIFO (pipe)", ...: what st_mode says a path is, for
+// messages.
+const char* file_kind_name(mode_t mode);
 
 // The bytes of the regular file at `path`, at most `max_bytes` of them. Each message starts with
 // "PATH: error[file]:". kInvalidArgument when it is a directory or not a regular file (a device,

@@ -11,6 +11,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <utility>
+
+#include "common/file.h"
 
 namespace zs {
 namespace {
@@ -79,13 +82,13 @@ Result<std::pair<int, std::string>> create_temp_beside(const std::string& path) 
   return file_error(path, "cannot find a free temporary name beside it");
 }
 
-// Writes, flushes to disk and closes `fd`; removes `tmp` on any failure.
-Status finish_temp(int fd, const std::string& tmp, std::string_view text, const std::string& path,
-                   const InterruptGuard& guard) {
-  Status s = write_all(fd, text, path, &guard);
-  if (s.is_ok() && ::fsync(fd) != 0) s = errno_error(path, "flushing to disk failed");
+// Writes all of `text` to `fd`, flushes it to disk when `sync`, and closes it whatever happened;
+// the first failure is the Status.
+Status write_and_close(int fd, std::string_view text, const std::string& path,
+                       const InterruptGuard* guard, bool sync) {
+  Status s = write_all(fd, text, path, guard);
+  if (s.is_ok() && sync && ::fsync(fd) != 0) s = errno_error(path, "flushing to disk failed");
   if (::close(fd) != 0 && s.is_ok()) s = errno_error(path, "closing failed");
-  if (!s.is_ok()) ::unlink(tmp.c_str());
   return s;
 }
 
@@ -94,7 +97,11 @@ Status replace_atomically(const std::string& path, std::string_view text, const 
   ZS_ASSIGN_OR_RETURN(const auto created, create_temp_beside(path));
   const auto& [fd, tmp] = created;
   if (old != nullptr) ::fchmod(fd, old->st_mode & 07777);  // keep the old file's permissions
-  ZS_RETURN_IF_ERROR(finish_temp(fd, tmp, text, path, guard));
+  const Status written = write_and_close(fd, text, path, &guard, /*sync=*/true);
+  if (!written.is_ok()) {
+    ::unlink(tmp.c_str());
+    return written;
+  }
   if (guard.interrupted()) {
     ::unlink(tmp.c_str());
     return interrupted_error(path);
@@ -105,16 +112,6 @@ Status replace_atomically(const std::string& path, std::string_view text, const 
     return s;
   }
   return Status::ok();
-}
-
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISFIFO(mode)) return "a FIFO";
-  if (S_ISLNK(mode)) return "a symbolic link";
-  return "a regular file";
 }
 
 // A link, character device or FIFO: opened and written in place.
@@ -129,8 +126,8 @@ Status write_through(const std::string& path, std::string_view text, const Inter
     return errno_error(path, "cannot follow the link");
   }
   if (S_ISDIR(target.st_mode) || S_ISBLK(target.st_mode) || S_ISSOCK(target.st_mode)) {
-    return file_error(
-        path, std::string("leads to ") + kind_of(target.st_mode) + "; expected a file to write");
+    return file_error(path, std::string("leads to ") + file_kind_name(target.st_mode) +
+                                "; expected a file to write");
   }
   // O_NONBLOCK: opening a FIFO nobody reads fails (ENXIO) instead of waiting for a reader.
   const int flags =
@@ -142,12 +139,7 @@ Status write_through(const std::string& path, std::string_view text, const Inter
   }
   const int fl = ::fcntl(fd, F_GETFL);
   if (fl >= 0) ::fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
-  Status s = write_all(fd, text, path, &guard);
-  if (s.is_ok() && S_ISREG(target.st_mode) && ::fsync(fd) != 0) {
-    s = errno_error(path, "flushing to disk failed");
-  }
-  if (::close(fd) != 0 && s.is_ok()) s = errno_error(path, "closing failed");
-  return s;
+  return write_and_close(fd, text, path, &guard, /*sync=*/S_ISREG(target.st_mode));
 }
 
 }  // namespace
@@ -164,7 +156,8 @@ Status write_output_file(const std::string& path, std::string_view text) {
   if (S_ISLNK(st.st_mode) || S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) {
     return write_through(path, text, guard);
   }
-  return file_error(path, std::string("is ") + kind_of(st.st_mode) + "; expected a file to write");
+  return file_error(path,
+                    std::string("is ") + file_kind_name(st.st_mode) + "; expected a file to write");
 }
 
 bool same_file(const std::string& a, const std::string& b) {
@@ -209,10 +202,9 @@ Status OutputStream::write(std::string_view text) {
 }
 
 Status OutputStream::close() {
-  Status s = flush_buffer();
-  if (s.is_ok() && ::fsync(fd_) != 0) s = errno_error(path_, "flushing to disk failed");
-  if (::close(fd_) != 0 && s.is_ok()) s = errno_error(path_, "closing failed");
-  fd_ = -1;
+  ZS_CHECK(fd_ >= 0);
+  const Status s = write_and_close(std::exchange(fd_, -1), buffer_, path_, nullptr, true);
+  buffer_.clear();
   return s;
 }
 
@@ -240,7 +232,7 @@ Result<std::unique_ptr<OutputSet>> OutputSet::begin(const std::string& dir,
     struct stat st {};
     if (::lstat(p.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
       return Status::invalid_argument(
-          p + ": error[file]: is " + kind_of(st.st_mode) +
+          p + ": error[file]: is " + file_kind_name(st.st_mode) +
           "; zerosim writes its output files as regular files: remove it or choose another "
           "output directory");
     }

@@ -94,17 +94,8 @@ std::string join_impl(std::span<const S> items, std::string_view sep) {
 }  // namespace
 
 int edit_distance(std::string_view a, std::string_view b) {
-  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = static_cast<int>(j);
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = static_cast<int>(i);
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const int subst = prev[j - 1] + (lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1);
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, subst});
-    }
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
+  // No distance exceeds the longer length: a band that wide is the whole table.
+  return bounded_distance(a, b, static_cast<int>(std::max(a.size(), b.size())));
 }
 
 std::optional<std::string> closest_match(std::string_view word,

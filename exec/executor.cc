@@ -142,10 +142,7 @@ Status check_host_memory(const models::ModelSpec& spec, const models::Workload& 
   const std::optional<std::int64_t> available = available_memory_bytes();
   if (!available) return Status::ok();
   ZS_RETURN_IF_ERROR(check_runnable(spec, w));
-  std::int64_t params = 0;
-  for (const models::ParamTensor& p : models::parameter_tensors(spec)) {
-    if (!p.tied) params += p.numel;
-  }
+  const std::int64_t params = models::parameter_count(spec);
   // The runner's buffers (weights and gradients, then activations), and fp32 master weights
   // and Adam's two moments (CpuBackend).
   constexpr std::int64_t kFloat = sizeof(float);
@@ -157,9 +154,9 @@ Status check_host_memory(const models::ModelSpec& spec, const models::Workload& 
       "the CPU backend needs about " + format_bytes(runner + optimizer) +
       " of host memory for model \"" + spec.name + "\" at micro-batch " +
       std::to_string(w.micro_batch) + " x seq_len " + std::to_string(w.seq_len) + " (" +
-      format_bytes(weights) + " of fp32 weights and gradients, " +
-      format_bytes(runner - weights) + " of activations, " + format_bytes(optimizer) +
-      " of master weights and Adam states), and " + format_bytes(*available) +
+      format_bytes(weights) + " of fp32 weights and gradients, " + format_bytes(runner - weights) +
+      " of activations, " + format_bytes(optimizer) + " of master weights and Adam states), and " +
+      format_bytes(*available) +
       " is available (MemAvailable, or the cgroup's memory.max); use a smaller --micro-batch or "
       "--seq-len, or a smaller model");
 }

@@ -89,9 +89,7 @@ Result<ModelRunner> ModelRunner::create(const ModelSpec& spec, const models::Wor
 
 std::int64_t ModelRunner::host_bytes(const ModelSpec& spec, const models::Workload& w) {
   constexpr std::int64_t kFloat = sizeof(float);
-  std::int64_t numel = 0;
-  param_offsets(models::parameter_tensors(spec), &numel);
-  std::int64_t bytes = 2 * kFloat * numel;  // weights, gradients
+  std::int64_t bytes = 2 * kFloat * models::parameter_count(spec);  // weights, gradients
   for (const models::Op& op : models::forward_ops(spec, w)) {
     bytes += kFloat * (2 * output_numel(op) + saved_numel(op));  // out, dout, saved
   }

@@ -218,6 +218,12 @@ class Engine {
   }
 
  private:
+  // Whether time t is past the horizon; it stops the run when it is.
+  bool past_horizon(std::int64_t t) {
+    if (t > kHorizonNs) past_horizon_ = true;
+    return past_horizon_;
+  }
+
   void push(std::int64_t t, EventKind kind, int id) {
     int slot = 0;
     switch (kind) {
@@ -261,10 +267,7 @@ class Engine {
   [[gnu::always_inline]] void step() {
     const int slot = events_.earliest();
     const Event e = events_.at(slot);
-    if (e.t > kHorizonNs) {  // every later time is too: stop (run() reports it)
-      past_horizon_ = true;
-      return;
-    }
+    if (past_horizon(e.t)) return;  // every later time is too: stop (run() reports it)
     events_.clear(slot);
     now_ = std::max(now_, e.t);
     switch (e.kind) {
@@ -297,10 +300,7 @@ class Engine {
         if (options_.record) result_.ops[i].wait_ns = t;
         t += h.wait_ns;
         host_t_ = t;
-        if (t > kHorizonNs) {
-          past_horizon_ = true;
-          return;
-        }
+        if (past_horizon(t)) return;
         if (hot_[h.wait_for].state != OpState::kDone) {
           host_blocked_on_ = h.wait_for;
           return;
@@ -320,10 +320,7 @@ class Engine {
       q.not_before = t + h.host_ns;
       if (options_.record) result_.ops[i].issue_ns = t;
       host_t_ = t + h.host_ns;
-      if (host_t_ > kHorizonNs) {
-        past_horizon_ = true;
-        return;
-      }
+      if (past_horizon(host_t_)) return;
       if (h.waits) host_blocked_on_ = i;
       try_start(h.stream, t);
       if (h.waits || next_ >= end_issue_) return;
