@@ -1,13 +1,13 @@
 // Runs the zerosim binary in a subprocess for end-to-end tests.
 #pragma once
 
-#include <cstdio>
-#include <fstream>
-#include <string>
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <gtest/gtest.h>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 namespace zs::testing {
 
@@ -16,10 +16,9 @@ struct RunResult {
   std::string output;  // stdout and stderr together
 };
 
-// REQUIRES: ZS_ZEROSIM_BIN names the built binary (tests/cli/CMakeLists.txt).
-inline RunResult run_zerosim(const std::string& args) {
+// Runs a shell command and collects its standard output.
+inline RunResult run_command(const std::string& cmd) {
   RunResult r;
-  const std::string cmd = std::string(ZS_ZEROSIM_BIN) + " " + args + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   if (pipe == nullptr) return r;
   char buf[4096];
@@ -28,6 +27,18 @@ inline RunResult run_zerosim(const std::string& args) {
   const int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+// REQUIRES: ZS_ZEROSIM_BIN names the built binary (tests/cli/CMakeLists.txt).
+inline RunResult run_zerosim(const std::string& args) {
+  return run_command(std::string(ZS_ZEROSIM_BIN) + " " + args + " 2>&1");
+}
+
+// Runs `zerosim ARGS` with `dir` as the working directory; stderr is kept apart from the output
+// unless `with_stderr`.
+inline RunResult run_zerosim_in(const std::string& dir, const std::string& args, bool with_stderr) {
+  return run_command("cd '" + dir + "' && " + std::string(ZS_ZEROSIM_BIN) + " " + args +
+                     (with_stderr ? " 2>&1" : " 2>/dev/null"));
 }
 
 // Writes `text` to a file under the test temp dir and returns its path. The name carries the
