@@ -41,5 +41,9 @@ inline constexpr DsVersion kClippingDefaultOne{0, 19, 3};
 inline constexpr DsVersion kSchedulerStepChecks{0, 19, 3};
 // offload_param/offload_optimizer pin_memory defaults to true: offload_config.py, 7dfa67aea.
 inline constexpr DsVersion kPinMemoryDefaultTrue{0, 19, 5};
+// ZeRO-1/2 allocate the IPG buffers at the first gradient hook (stage_1_and_2.py setup_buckets,
+// called from process_gradients) instead of in backward_prologue before loss.backward():
+// 53e91a098 (#7665, "PyTorch-compatible backward API").
+inline constexpr DsVersion kIpgBuffersAtFirstGradHook{0, 18, 3};
 
 }  // namespace zs::configs

@@ -77,8 +77,8 @@ void lint_buckets(const CheckOptions& o, const DsConfig& c, Reporter& r) {
   if (stage == 1 || stage == 2) {
     const Int buffers = z.overlap_comm.value ? 2 : 1;
     const Bytes ipg = buffers * bucket * elem;
-    std::string msg = "reduce_bucket_size " + format_grouped(bucket) + " elements = " +
-                      format_bytes(bucket * elem) + " per gradient bucket; " +
+    std::string msg = "reduce_bucket_size " + format_grouped(bucket) +
+                      " elements = " + format_bytes(bucket * elem) + " per gradient bucket; " +
                       (buffers == 2 ? "overlap_comm double-buffers it: " : "one buffer: ") +
                       format_bytes(ipg) + " allocated at the start of every backward" +
                       share_of_gpu(o, ipg);
@@ -86,8 +86,9 @@ void lint_buckets(const CheckOptions& o, const DsConfig& c, Reporter& r) {
       const Bytes grads = o.model->params * elem;
       msg += ", against " + format_bytes(grads) + " of gradients for " + o.model->name;
       if (bucket >= o.model->params) {
-        msg += "; one bucket holds every gradient, so the reduction starts only after the whole "
-               "backward and cannot overlap it";
+        msg +=
+            "; one bucket holds every gradient, so the reduction starts only after the whole "
+            "backward and cannot overlap it";
       }
     }
     r.lint("bucket-memory", "zero_optimization.reduce_bucket_size", msg,
@@ -96,8 +97,8 @@ void lint_buckets(const CheckOptions& o, const DsConfig& c, Reporter& r) {
     const Bytes ipg = bucket * elem;
     const Bytes prefetch = z.prefetch_bucket_size.value * elem;
     r.lint("bucket-memory", "zero_optimization.reduce_bucket_size",
-           "stage 3 keeps one gradient bucket of " + format_grouped(bucket) + " elements = " +
-               format_bytes(ipg) + " for the whole run" + share_of_gpu(o, ipg) +
+           "stage 3 keeps one gradient bucket of " + format_grouped(bucket) +
+               " elements = " + format_bytes(ipg) + " for the whole run" + share_of_gpu(o, ipg) +
                ", and prefetches up to " + format_grouped(z.prefetch_bucket_size.value) +
                " parameter elements (" + format_bytes(prefetch) + ") ahead of use");
   }
@@ -114,8 +115,8 @@ void lint_overlap(const CheckOptions& o, const DsConfig& c, Reporter& r) {
     const double n = static_cast<double>(*o.world_size);
     const double bytes = 2.0 * (n - 1) / n * static_cast<double>(o.model->params) *
                          static_cast<double>(grad_element_bytes(c));
-    const Int per_step = stage == 2 ? std::max<Int>(1, c.batch.gradient_accumulation_steps.value)
-                                    : 1;
+    const Int per_step =
+        stage == 2 ? std::max<Int>(1, c.batch.gradient_accumulation_steps.value) : 1;
     msg += "; each GPU sends and receives " + format_bytes(static_cast<Bytes>(bytes)) +
            " per all-reduce of " + o.model->name + "'s gradients" +
            (per_step > 1 ? ", " + str(per_step) + " times per optimizer step" : "") +
@@ -178,8 +179,8 @@ void warn_silent(const DsConfig& c, Reporter& r) {
   if (f.enabled.value && f.loss_scale.value == 0 && !f.scaler_keys_given && stage > 0 &&
       c.version < kPydanticPrecision) {
     r.warning("fp16-default-scaler", "fp16",
-              "this fp16 block sets none of the loss-scaler keys, so DeepSpeed " +
-                  c.version.str() + "'s ZeRO builds DynamicLossScaler() with its class defaults: "
+              "this fp16 block sets none of the loss-scaler keys, so DeepSpeed " + c.version.str() +
+                  "'s ZeRO builds DynamicLossScaler() with its class defaults: "
                   "initial scale 2^32 and hysteresis 1, not the documented 2^16 and 2 "
                   "(fp16/loss_scaler.py); expect about 16 extra overflow-skipped steps at start",
               "set \"initial_scale_power\": 16 and \"hysteresis\": 2 explicitly");
@@ -204,8 +205,8 @@ void lint_expert(const CheckOptions& o, const DsConfig& c, Reporter& r) {
   if (stage == 2 && gas > 1 && !c.batch.gradient_accumulation_steps.is_auto()) {
     r.lint("stage2-accumulation", "zero_optimization.stage",
            "ZeRO-2 reduces gradients on every micro-step (partitioned gradients cannot be "
-           "accumulated locally), so with gradient_accumulation_steps " + str(gas) +
-               " it communicates " + str(gas) + "x what ZeRO-1 does per optimizer step",
+           "accumulated locally), so with gradient_accumulation_steps " +
+               str(gas) + " it communicates " + str(gas) + "x what ZeRO-1 does per optimizer step",
            "if memory allows, stage 1 reduces once per step");
   }
   if (c.logging.steps_per_print.in_file() && c.logging.steps_per_print.value >= 1000) {
@@ -221,8 +222,8 @@ void lint_expert(const CheckOptions& o, const DsConfig& c, Reporter& r) {
            "overlap and slows training; use it for a diagnosis, not for production runs");
   }
   if (training_precision(c) == Precision::kFp32 && !c.amp.enabled.value) {
-    const bool autos = c.fp16.enabled.origin == Origin::kResolved ||
-                       c.bf16.enabled.origin == Origin::kResolved;
+    const bool autos =
+        c.fp16.enabled.origin == Origin::kResolved || c.bf16.enabled.origin == Origin::kResolved;
     r.lint("fp32-training", c.bf16.key,
            "neither fp16 nor bf16 is enabled, so the model trains in fp32: 4-byte parameters, "
            "gradients and activations, and fp32 tensor-core throughput" +
@@ -231,8 +232,9 @@ void lint_expert(const CheckOptions& o, const DsConfig& c, Reporter& r) {
   }
   if (o.cluster && o.cluster->gpu_supports_bf16 && c.fp16.enabled.value) {
     r.lint("prefer-bf16", "fp16.enabled",
-           o.cluster->gpu_name + " supports bf16, which needs no loss scaling (no skipped "
-           "overflow steps) at the same speed and memory as fp16");
+           o.cluster->gpu_name +
+               " supports bf16, which needs no loss scaling (no skipped "
+               "overflow steps) at the same speed and memory as fp16");
   }
   const std::string& comm = c.comm.communication_data_type.value;
   if (c.comm.communication_data_type.is_set() && to_lower(comm) == "fp32" &&
@@ -246,7 +248,8 @@ void lint_expert(const CheckOptions& o, const DsConfig& c, Reporter& r) {
       opt.weight_decay.is_set() && opt.weight_decay.value > 0) {
     r.lint("adam-is-adamw", "optimizer.type",
            "DeepSpeed's \"Adam\" applies weight decay AdamW-style (decoupled) unless "
-           "\"adam_w_mode\": false; weight_decay " + json::render_value(Json(opt.weight_decay.value)) +
+           "\"adam_w_mode\": false; weight_decay " +
+               json::render_value(Json(opt.weight_decay.value)) +
                " therefore decays weights directly");
   }
   if (!opt.present && offload_optimizer_enabled(c) && c.zero_force_ds_cpu_optimizer.value) {
@@ -264,23 +267,33 @@ void lint_expert(const CheckOptions& o, const DsConfig& c, Reporter& r) {
            "buffer (roughly half the PCIe throughput of pinned memory)",
            "set \"pin_memory\": true if the host has the RAM");
   }
-  if (z.round_robin_gradients.value && !offload_optimizer_enabled(c)) {
+  if (z.round_robin_gradients.value && (stage == 1 || stage == 2) &&
+      !offload_optimizer_enabled(c)) {
+    // stage_1_and_2.py _round_robin_reorder: the flat group takes every N-th parameter per rank,
+    // which moves the partition boundaries (the oracle's round_robin_gradients runs split other
+    // buckets and own other gradients), but its purpose is the CPU-offload copies.
+    r.lint("round-robin-without-offload", "zero_optimization.round_robin_gradients",
+           "round_robin_gradients reorders the flat parameter group so each rank owns every N-th "
+           "parameter (it moves the partition boundaries and so where buckets split); it only "
+           "pays off by spreading CPU-offload gradient copies across ranks, and there is no "
+           "optimizer offload here");
+  } else if (z.round_robin_gradients.value && (stage == 0 || stage == 3)) {
     r.lint("no-effect", "zero_optimization.round_robin_gradients",
-           "round_robin_gradients only spreads CPU-offload copies across ranks; without optimizer "
-           "offload it changes nothing");
+           "round_robin_gradients is a ZeRO stage 1/2 option; stage " + str(stage) + " ignores it");
   }
   if (stage < 3) {
-    const bool stage3_keys =
-        z.prefetch_bucket_size.in_file() || z.param_persistence_threshold.in_file() ||
-        z.max_live_parameters.in_file() || z.max_reuse_distance.in_file() ||
-        z.model_persistence_threshold.in_file();
+    const bool stage3_keys = z.prefetch_bucket_size.in_file() ||
+                             z.param_persistence_threshold.in_file() ||
+                             z.max_live_parameters.in_file() || z.max_reuse_distance.in_file() ||
+                             z.model_persistence_threshold.in_file();
     if (stage3_keys) {
       r.lint("no-effect", "zero_optimization",
              "stage3_* keys have no effect at stage " + str(stage));
     }
   }
-  if (stage == 0 && z.present && (z.reduce_bucket_size.in_file() || z.overlap_comm.in_file() ||
-                                  z.contiguous_gradients.in_file())) {
+  if (stage == 0 && z.present &&
+      (z.reduce_bucket_size.in_file() || z.overlap_comm.in_file() ||
+       z.contiguous_gradients.in_file())) {
     r.lint("no-effect", "zero_optimization",
            "bucket and overlap keys have no effect at stage 0: DeepSpeed all-reduces gradients "
            "in 5e8-element buckets after backward (engine.py)");
@@ -299,18 +312,49 @@ int autos_breaking_plain_deepspeed(const LoadedConfig& lc) {
   int n = 0;
   for (const AutoLine& line : lc.autos) {
     const std::string& p = line.path;
-    const bool pydantic = p.starts_with("zero_optimization") ||
-                          (lc.config.version >= kPydanticPrecision &&
-                           (p.starts_with("fp16") || p.starts_with("bf16")));
+    const bool pydantic =
+        p.starts_with("zero_optimization") || (lc.config.version >= kPydanticPrecision &&
+                                               (p.starts_with("fp16") || p.starts_with("bf16")));
     n += pydantic ? 0 : 1;
   }
   return n;
+}
+
+// ZeRO++ (stage 3): the Plan gathers 16-bit parameters over the whole data-parallel group and
+// reduce-scatters 16-bit gradients. The oracle cannot show what these change (hpZ's secondary
+// partitions were seen to move later gathers into the node group; qwZ/qgZ need CUDA kernels), so
+// simulate says its figures assume them off instead of guessing.
+void warn_unmodelled_zeropp(const DsConfig& c, Reporter& r) {
+  const ZeroConfig& z = c.zero;
+  if (z.stage.value != 3) return;
+  auto warn = [&](const char* key, const std::string& what) {
+    r.warning(
+        "not-modelled", std::string("zero_optimization.") + key,
+        "zerosim does not model " + what + "; its memory and time predictions assume it is off");
+  };
+  if (z.zero_hpz_partition_size.value > 1) {
+    warn("zero_hpz_partition_size",
+         "ZeRO++ hierarchical partitioning (a secondary copy of the parameters per group of " +
+             str(z.zero_hpz_partition_size.value) +
+             " ranks, gathered from within the group after the first micro-step's forward)");
+  }
+  if (z.zero_quantized_weights.value) {
+    warn("zero_quantized_weights", "ZeRO++ quantized weights (int8 all-gathers with scales)");
+  }
+  if (z.zero_quantized_nontrainable_weights.value) {
+    warn("zero_quantized_nontrainable_weights", "quantized frozen weights");
+  }
+  if (z.zero_quantized_gradients.value) {
+    warn("zero_quantized_gradients",
+         "ZeRO++ quantized gradients (all-to-all reduction of int4/int8 gradients)");
+  }
 }
 
 }  // namespace
 
 void add_lints(const CheckOptions& options, LoadedConfig* lc) {
   Reporter r(lc);
+  warn_unmodelled_zeropp(lc->config, r);
   lint_batch(options, lc->config, r);
   lint_buckets(options, lc->config, r);
   lint_overlap(options, lc->config, r);

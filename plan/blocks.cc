@@ -23,7 +23,8 @@ std::vector<Block> make_blocks(const std::vector<models::Op>& ops,
     std::string op_module;
     if (!op.param_ids.empty()) op_module = params[op.param_ids.front()].module;
     const bool starts_block =
-        blocks.empty() || (!op_module.empty() && (op_module != module || blocks.back().layer != op.layer));
+        blocks.empty() ||
+        (!op_module.empty() && (op_module != module || blocks.back().layer != op.layer));
     if (starts_block) {
       Block b;
       b.name = op.name;

@@ -28,8 +28,8 @@ int PlanBuilder::nvme_stream() { return stream(&nvme_, "nvme", StreamKind::kNvme
 
 int PlanBuilder::persistent(Name name, Bytes bytes, Device device, Category category,
                             bool model_state) {
-  return plan_.add_buffer(Buffer{make_name(name), bytes, device, category,
-                                 model_state ? bytes : 0, true});
+  return plan_.add_buffer(
+      Buffer{make_name(name), bytes, device, category, model_state ? bytes : 0, true});
 }
 
 int PlanBuilder::buffer(NameRef name, Bytes bytes, Device device, Category category,
@@ -138,8 +138,8 @@ int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHoo
     const bool ckpt_block = l.is_checkpointed(t.block);
     if (t.pass == Pass::kForward) {
       if (ckpt_block && l.first_of_layer(t.block)) {
-        ckpt[t.block] = b.buffer(b.name(label, ".ckpt.layer", blk.layer),
-                                 checkpoint_bytes, Device::kGpu, Category::kActivations);
+        ckpt[t.block] = b.buffer(b.name(label, ".ckpt.layer", blk.layer), checkpoint_bytes,
+                                 Device::kGpu, Category::kActivations);
         b.alloc(id, ckpt[t.block]);
       } else if (!ckpt_block && blk.saved_bytes > 0) {
         act[t.block] = b.buffer(b.name(label, ".act.", blk.name), blk.saved_bytes, Device::kGpu,

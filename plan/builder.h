@@ -31,8 +31,7 @@ class PlanBuilder {
   // current (compute) stream, so reduce_stream()/gather_stream() return the compute stream.
   int compute_stream() { return stream(&compute_, "compute", StreamKind::kCompute); }
   int reduce_stream() {
-    return l_.overlap_comm ? stream(&reduce_, "reduce", StreamKind::kCollective)
-                           : compute_stream();
+    return l_.overlap_comm ? stream(&reduce_, "reduce", StreamKind::kCollective) : compute_stream();
   }
   int gather_stream() {
     return l_.overlap_comm ? stream(&gather_, "allgather", StreamKind::kCollective)
@@ -57,8 +56,7 @@ class PlanBuilder {
   int buffer(Name name, Bytes bytes, Device device, Category category, bool model_state = false) {
     return buffer(make_name(name), bytes, device, category, model_state);
   }
-  int buffer(NameRef name, Bytes bytes, Device device, Category category,
-             bool model_state = false);
+  int buffer(NameRef name, Bytes bytes, Device device, Category category, bool model_state = false);
 
   // Appends an op; returns its id. The op also depends on the last op issued on its stream
   // only implicitly (streams are FIFO); `deps` are the cross-stream dependencies.
@@ -137,7 +135,7 @@ struct MicroStepHooks {
   // Before block `b` runs in `pass`: appends to *deps the ops its compute must wait for
   // (stage-3 fetches).
   std::function<void(int b, Pass pass, std::vector<int>* deps)> before = [](int, Pass,
-                                                                           std::vector<int>*) {};
+                                                                            std::vector<int>*) {};
   // After block `b`'s compute op `op` was issued in `pass`.
   std::function<void(int b, Pass pass, int op)> after = [](int, Pass, int) {};
   // After the last backward block: the backward epilogue.

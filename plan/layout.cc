@@ -2,14 +2,21 @@
 
 #include <algorithm>
 
-
 namespace zs::plan {
 namespace {
 
-Bytes dtype_bytes(const std::string& name) {
-  if (name == "fp32" || name == "float32" || name == "float" || name == "torch.float32") return 4;
-  if (name == "int8" || name == "torch.int8") return 1;
-  return 2;
+// A ds_config dtype name (communication_data_type, grad_accum_dtype) as the Plan's Dtype;
+// `otherwise` when unset. DeepSpeed accepts fp32/fp16/bf16 and torch's spellings
+// (runtime/config.py get_communication_data_type).
+Dtype dtype_of(const configs::Knob<std::string>& knob, Dtype otherwise) {
+  if (!knob.is_set()) return otherwise;
+  const std::string& name = knob.value;
+  if (name == "fp32" || name == "float32" || name == "float" || name == "torch.float32") {
+    return Dtype::kFp32;
+  }
+  if (name == "bf16" || name == "bfloat16" || name == "torch.bfloat16") return Dtype::kBf16;
+  if (name == "int8" || name == "torch.int8") return Dtype::kU8;
+  return Dtype::kFp16;
 }
 
 Status need(bool ok, const std::string& msg) {
@@ -66,13 +73,14 @@ Result<Layout> make_layout(const PlanRequest& r) {
   ZS_CHECK(r.config != nullptr && r.model != nullptr && r.cluster != nullptr);
   const configs::DsConfig& c = *r.config;
   const auto& batch = c.batch;
-  ZS_RETURN_IF_ERROR(need(batch.micro_batch_per_gpu.is_set() && !batch.micro_batch_per_gpu.is_auto(),
-                          "train_micro_batch_size_per_gpu is not known: set it in the config or "
-                          "pass --micro-batch"));
-  ZS_RETURN_IF_ERROR(need(batch.gradient_accumulation_steps.is_set() &&
-                              !batch.gradient_accumulation_steps.is_auto(),
-                          "gradient_accumulation_steps is not known: set it in the config or pass "
-                          "--grad-accum"));
+  ZS_RETURN_IF_ERROR(
+      need(batch.micro_batch_per_gpu.is_set() && !batch.micro_batch_per_gpu.is_auto(),
+           "train_micro_batch_size_per_gpu is not known: set it in the config or "
+           "pass --micro-batch"));
+  ZS_RETURN_IF_ERROR(need(
+      batch.gradient_accumulation_steps.is_set() && !batch.gradient_accumulation_steps.is_auto(),
+      "gradient_accumulation_steps is not known: set it in the config or pass "
+      "--grad-accum"));
   ZS_RETURN_IF_ERROR(need(r.seq_len > 0, "the sequence length must be positive (--seq-len)"));
   Layout l;
   l.stage = static_cast<int>(c.zero.stage.value);
@@ -81,22 +89,25 @@ Result<Layout> make_layout(const PlanRequest& r) {
   l.micro_batch = batch.micro_batch_per_gpu.value;
   l.seq_len = r.seq_len;
   l.precision = configs::training_precision(c);
-  l.param_bytes = l.precision == configs::Precision::kFp32 ? 4 : 2;
-  l.comm_bytes = c.comm.communication_data_type.is_set()
-                     ? dtype_bytes(c.comm.communication_data_type.value)
-                     : l.param_bytes;
-  l.accum_bytes = c.data_types.grad_accum_dtype.is_set()
-                      ? dtype_bytes(c.data_types.grad_accum_dtype.value)
-                      : l.param_bytes;
+  l.param_dtype = l.precision == configs::Precision::kFp32   ? Dtype::kFp32
+                  : l.precision == configs::Precision::kBf16 ? Dtype::kBf16
+                                                             : Dtype::kFp16;
+  l.comm_dtype = dtype_of(c.comm.communication_data_type, l.param_dtype);
+  l.accum_dtype = dtype_of(c.data_types.grad_accum_dtype, l.param_dtype);
+  l.param_bytes = dtype_size(l.param_dtype);
+  l.comm_bytes = dtype_size(l.comm_dtype);
+  l.accum_bytes = dtype_size(l.accum_dtype);
   l.overlap_comm = c.zero.overlap_comm.value;
-  l.timer_sync = (c.logging.throughput_timer_enabled.value &&
-                  c.logging.throughput_timer_synchronized.value) ||
-                 c.logging.wall_clock_breakdown.value;
+  l.timer_sync =
+      (c.logging.throughput_timer_enabled.value && c.logging.throughput_timer_synchronized.value) ||
+      c.logging.wall_clock_breakdown.value;
   // engine.py _configure_zero_optimizer: bf16 reads bf16.check_grad_overflow, fp16 always
   // checks, fp32 never.
   l.check_overflow = l.precision == configs::Precision::kFp16 ||
                      (l.precision == configs::Precision::kBf16 && c.bf16.check_grad_overflow.value);
   l.contiguous_gradients = c.zero.contiguous_gradients.value;
+  l.reduce_scatter = c.zero.reduce_scatter.value;
+  l.multi_rank_allreduce = c.zero.use_multi_rank_bucket_allreduce.value;
   l.bucket_elems = std::max<std::int64_t>(1, c.zero.reduce_bucket_size.value);
   l.checkpointing = r.activation_checkpointing;
   if (l.stage > 0) {
@@ -126,11 +137,20 @@ Result<Layout> make_layout(const PlanRequest& r) {
   l.psi = g.psi;
   l.largest_param = g.largest_param;
   l.trace = micro_step_trace(l);
+  // The flat 16-bit group of stages 1/2: parameters in registration order or, with
+  // round_robin_gradients, the i-th with i mod N = 0 first, then 1, ... (stage_1_and_2.py
+  // _round_robin_reorder; flatten_dense_tensors_aligned(round_robin_bit16_groups)).
   l.flat_offset.assign(g.params.size(), -1);
   std::int64_t offset = 0;
-  for (int id : g.real_params) {
-    l.flat_offset[id] = offset;
-    offset += g.params[id].numel;
+  const int lanes =
+      l.stage >= 1 && l.stage <= 2 && c.zero.round_robin_gradients.value ? l.world : 1;
+  const int real = static_cast<int>(g.real_params.size());
+  for (int lane = 0; lane < lanes; ++lane) {
+    for (int i = lane; i < real; i += lanes) {
+      const int id = g.real_params[i];
+      l.flat_offset[id] = offset;
+      offset += g.params[id].numel;
+    }
   }
 
   // Stage 1/2 partitions (stage_1_and_2.py: pad to a multiple of 2N, N equal partitions).

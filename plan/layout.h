@@ -57,8 +57,11 @@ struct Layout {
   // Tokens one rank trains on in an optimizer step: b x s x G.
   std::int64_t tokens_per_step() const { return micro_batch * seq_len * micro_steps; }
   configs::Precision precision = configs::Precision::kBf16;
-  Bytes param_bytes = 2;  // b: bytes per element of the model dtype
-  Bytes comm_bytes = 2;   // of communication_data_type (default: the model dtype)
+  Dtype param_dtype = Dtype::kBf16;  // the model dtype
+  Dtype comm_dtype = Dtype::kBf16;   // communication_data_type (default: the model dtype)
+  Dtype accum_dtype = Dtype::kBf16;  // data_types.grad_accum_dtype (default: the model dtype)
+  Bytes param_bytes = 2;             // b: bytes per element of the model dtype
+  Bytes comm_bytes = 2;              // of communication_data_type (default: the model dtype)
   Bytes accum_bytes = 2;  // stage 3 gradient partition dtype (data_types.grad_accum_dtype)
   bool overlap_comm = false;
   // The host synchronizes the device at the end of every micro-step (ThroughputTimer with
@@ -67,6 +70,10 @@ struct Layout {
   // Stage 1/2 check the gradients for inf/NaN at the step (an all_reduce and an .item()).
   bool check_overflow = false;
   bool contiguous_gradients = true;
+  // Stage 1/2 reduction paths (stage_1_and_2.py average_tensor): reduce_scatter off all-reduces
+  // whole buckets; use_multi_rank_bucket_allreduce off reduces each owner's slices to it.
+  bool reduce_scatter = true;
+  bool multi_rank_allreduce = true;
   std::int64_t bucket_elems = 0;  // B, reduce_bucket_size
   bool checkpointing = false;
   // Offload.

@@ -55,6 +55,7 @@ Result<std::shared_ptr<const ModelGraph>> make_model_graph(const models::ModelSp
     g->largest_param = std::max(g->largest_param, p.numel);
   }
   g->flow = make_grad_flow(*g);
+  g->modules = make_module_order(spec, g->params, g->blocks, w.flash_attention);
   return std::shared_ptr<const ModelGraph>(std::move(g));
 }
 

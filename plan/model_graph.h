@@ -14,6 +14,7 @@
 #include "models/ops.h"
 #include "models/parameters.h"
 #include "plan/blocks.h"
+#include "plan/module_order.h"
 
 namespace zs::plan {
 
@@ -41,6 +42,7 @@ struct ModelGraph {
   std::vector<Block> blocks;
   std::vector<int> grad_order;  // non-alias ids in the order backward completes them
   GradFlow flow;
+  ModuleOrder modules;  // what ZeRO-3's hooks fetch, in order
 
   // True when this graph was built for `spec` and `w`.
   bool matches(const models::ModelSpec& other, const models::Workload& w) const;

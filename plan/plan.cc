@@ -41,6 +41,37 @@ std::string_view category_name(Category c) {
   return "?";
 }
 
+std::string_view dtype_name(Dtype d) {
+  switch (d) {
+    case Dtype::kU8:
+      return "u8";
+    case Dtype::kFp16:
+      return "fp16";
+    case Dtype::kBf16:
+      return "bf16";
+    case Dtype::kFp32:
+      return "fp32";
+    case Dtype::kFp64:
+      return "fp64";
+  }
+  return "?";
+}
+
+Bytes dtype_size(Dtype d) {
+  switch (d) {
+    case Dtype::kU8:
+      return 1;
+    case Dtype::kFp16:
+    case Dtype::kBf16:
+      return 2;
+    case Dtype::kFp32:
+      return 4;
+    case Dtype::kFp64:
+      return 8;
+  }
+  return 0;
+}
+
 std::string_view stream_kind_name(StreamKind k) {
   switch (k) {
     case StreamKind::kCompute:
@@ -162,9 +193,9 @@ std::string describe_work(const Work& w) {
                   std::string(pass_name(c->pass)).c_str(), c->first_model_op, c->last_model_op,
                   static_cast<long long>(c->flops), static_cast<long long>(c->hbm_bytes));
   } else if (const auto* k = std::get_if<CollectiveWork>(&w)) {
-    std::snprintf(buf, sizeof buf, "%s %lld bytes over %d ranks",
+    std::snprintf(buf, sizeof buf, "%s %lld bytes %s over %d ranks",
                   std::string(collective_name(k->kind)).c_str(), static_cast<long long>(k->bytes),
-                  k->group_size);
+                  std::string(dtype_name(k->dtype)).c_str(), k->group_size);
   } else if (const auto* m = std::get_if<MemoryWork>(&w)) {
     std::snprintf(buf, sizeof buf, "memory read %lld write %lld",
                   static_cast<long long>(m->bytes_read), static_cast<long long>(m->bytes_written));
@@ -284,12 +315,12 @@ std::string to_text(const Plan& plan) {
   }
   for (int b = 0; b < static_cast<int>(plan.buffers.size()); ++b) {
     const Buffer& buf = plan.buffers[b];
-    out += "buffer " + std::to_string(b) + " " + std::string(plan.buffer_name(b)) + " " +
-           std::to_string(buf.bytes) + " " + std::string(device_name(buf.device)) + " " +
-           std::string(category_name(buf.category)) + (buf.persistent ? " persistent" : "") +
-           (buf.model_state_bytes > 0 ? " model_state " + std::to_string(buf.model_state_bytes)
-                                      : "") +
-           "\n";
+    out +=
+        "buffer " + std::to_string(b) + " " + std::string(plan.buffer_name(b)) + " " +
+        std::to_string(buf.bytes) + " " + std::string(device_name(buf.device)) + " " +
+        std::string(category_name(buf.category)) + (buf.persistent ? " persistent" : "") +
+        (buf.model_state_bytes > 0 ? " model_state " + std::to_string(buf.model_state_bytes) : "") +
+        "\n";
   }
   return out;
 }

@@ -60,8 +60,9 @@ class NamePart {
   NamePart(const char* text) : text_(text) {}
   NamePart(const std::string& text) : text_(text) {}
   template <class T>
-    requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>)
-  NamePart(T number) : number_(static_cast<std::int64_t>(number)), is_number_(true) {}
+  requires(std::is_integral_v<T> && !std::is_same_v<T, bool> && !std::is_same_v<T, char>)
+      NamePart(T number)
+      : number_(static_cast<std::int64_t>(number)), is_number_(true) {}
 
   // Appends the part to `out`.
   void append_to(std::string* out) const;
@@ -128,6 +129,11 @@ struct ComputeWork {
 using CollectiveKind = kernels::Collective;
 using kernels::collective_name;
 
+// The element type of a tensor DeepSpeed communicates (the oracle records it per collective).
+enum class Dtype { kU8, kFp16, kBf16, kFp32, kFp64 };
+std::string_view dtype_name(Dtype d);  // "u8", "fp16", "bf16", "fp32", "fp64"
+Bytes dtype_size(Dtype d);
+
 // A collective over the data-parallel group. `bytes` is the size of the whole buffer the
 // collective produces on each rank (the all-reduced bucket; the gathered tensor; the input of a
 // reduce-scatter), as nccl-tests states message sizes.
@@ -135,6 +141,7 @@ struct CollectiveWork {
   CollectiveKind kind = CollectiveKind::kAllReduce;
   Bytes bytes = 0;
   int group_size = 1;
+  Dtype dtype = Dtype::kBf16;
 };
 
 // GPU memory-bound work that is not a model kernel: flatten, cast, copy, zero fill, norm.

@@ -47,16 +47,21 @@ void end_of_step_sync(PlanBuilder& b) {
 }
 
 int overflow_check(PlanBuilder& b, int after) {
-  const int flag = b.op({"step.overflow_allreduce"}, b.compute_stream(), Phase::kStep,
-                        CollectiveWork{CollectiveKind::kAllReduce, 4, b.layout().world}, {after});
+  // has_overflow: the flag is a ByteTensor all-reduced with MAX (stage_1_and_2.py,
+  // stage3.py); the oracle records one uint8 element, in bf16 runs too.
+  const int flag =
+      b.op({"step.overflow_allreduce"}, b.compute_stream(), Phase::kStep,
+           CollectiveWork{CollectiveKind::kAllReduce, 1, b.layout().world, Dtype::kU8}, {after});
   return b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
 }
 
-int grad_norm(PlanBuilder& b, Bytes bytes_read, int after, int rounds) {
+int grad_norm(PlanBuilder& b, Bytes bytes_read, Dtype dtype, int after, int rounds) {
   const int norm = b.op({"step.grad_norm"}, b.compute_stream(), Phase::kStep,
                         MemoryWork{bytes_read, 0}, {after});
-  const int sum = b.op({"step.grad_norm_allreduce"}, b.compute_stream(), Phase::kStep,
-                       CollectiveWork{CollectiveKind::kAllReduce, 4, b.layout().world}, {norm});
+  const int sum =
+      b.op({"step.grad_norm_allreduce"}, b.compute_stream(), Phase::kStep,
+           CollectiveWork{CollectiveKind::kAllReduce, dtype_size(dtype), b.layout().world, dtype},
+           {norm});
   return b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {sum}, rounds);
 }
 

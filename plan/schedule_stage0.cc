@@ -17,8 +17,12 @@ constexpr std::int64_t kAllreduceBucketElems = 500'000'000;  // engine.py MEMORY
 void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
   const Layout& l = b.layout();
   const bool mixed = l.precision != configs::Precision::kFp32;
-  // DeepSpeed builds FusedAdam from an Adam/AdamW section; anything else is unfused.
-  const bool fused = mixed && c.optimizer.present &&
+  // DeepSpeed builds FusedAdam from an Adam/AdamW section without torch_adam, and wraps only
+  // FusedAdam in FP16_Optimizer; torch's Adam gets FP16_UnfusedOptimizer, which keeps the
+  // 16-bit gradients through the step (engine.py _configure_basic_optimizer,
+  // _configure_fp16_optimizer; the oracle's stage-0 bf16 run with torch AdamW has 20Ψ at the
+  // inner step).
+  const bool fused = mixed && c.optimizer.present && !c.optimizer.torch_adam.value &&
                      (c.optimizer.kind == configs::OptimizerKind::kAdam ||
                       c.optimizer.kind == configs::OptimizerKind::kAdamW);
   const Bytes e = l.param_bytes;
@@ -26,7 +30,8 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
   const GradFlow& flow = l.flow();
   const int compute = b.compute_stream();
   b.persistent({"params"}, psi * e, Device::kGpu, Category::kParams, true);
-  if (mixed) b.persistent({"master_params.fp32"}, psi * 4, Device::kGpu, Category::kOptimizerStates, true);
+  if (mixed)
+    b.persistent({"master_params.fp32"}, psi * 4, Device::kGpu, Category::kOptimizerStates, true);
   b.persistent({"optimizer_states"}, psi * optimizer_state_bytes_per_param(c), Device::kGpu,
                Category::kOptimizerStates, true);
   std::vector<int> grads;  // per-block gradient buffers, from micro-step 0 to the step
@@ -49,11 +54,11 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       if (index != l.micro_steps - 1 || l.world == 1) return;
       std::int64_t bucket = 0;
       auto flush = [&]() {
-        const int op = b.op(b.name(label, ".allreduce.", b.plan().ops.size()), compute,
-                            Phase::kReduce,
-                            CollectiveWork{CollectiveKind::kAllReduce, bucket * l.comm_bytes,
-                                           l.world},
-                            {last_op});
+        const int op =
+            b.op(b.name(label, ".allreduce.", b.plan().ops.size()), compute, Phase::kReduce,
+                 CollectiveWork{CollectiveKind::kAllReduce, bucket * l.comm_bytes, l.world,
+                                l.comm_dtype},
+                 {last_op});
         // The bucket is flattened (a copy), cast when the comm dtype differs, then copied back.
         b.at(op).transient_bytes = bucket * e + (l.comm_bytes != e ? bucket * l.comm_bytes : 0);
         bucket = 0;
@@ -73,8 +78,8 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
     // CheckOverflow.has_overflow_serial: float(x.float().sum()) per parameter, then a flag's
     // .item(); the norm: an .item() per group, a FloatTensor and an .item() (runtime/utils.py).
     // fp16 skips the rest of the step on overflow (fp16/fused_optimizer.py step).
-    const int sums = b.op({"step.overflow_sums"}, compute, Phase::kStep,
-                          MemoryWork{psi * e, 0}, {b.last_op()});
+    const int sums =
+        b.op({"step.overflow_sums"}, compute, Phase::kStep, MemoryWork{psi * e, 0}, {b.last_op()});
     b.host_sync({"step.overflow_check"}, Phase::kStep, {sums},
                 static_cast<int>(l.real_params().size()) + 1);
     const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep, MemoryWork{psi * e, 0});
@@ -93,11 +98,21 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       for (int g : grads) b.free(cast, g);
     }
   }
-  const int step = b.op({"step.optimizer"}, compute, Phase::kStep,
-                        OptimizerWork{false, psi, psi * 28});
+  if (!mixed && c.gradient_clipping.value > 0 && l.world > 1) {
+    // fp32 without ZeRO clips in the engine: clip_fp32_gradients -> runtime/utils.py
+    // clip_grad_norm_, a norm over every gradient, its all_reduce over the data-parallel group
+    // and a scaling of every gradient, with no host sync (engine.py _take_model_step).
+    b.op({"step.grad_norm"}, compute, Phase::kStep, MemoryWork{psi * 4, 0}, {b.last_op()});
+    b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
+         CollectiveWork{CollectiveKind::kAllReduce, 4, l.world, Dtype::kFp32});
+    b.op({"step.clip_grads"}, compute, Phase::kStep, MemoryWork{psi * 4, psi * 4});
+  }
+  const int step =
+      b.op({"step.optimizer"}, compute, Phase::kStep, OptimizerWork{false, psi, psi * 28});
   if (fp32_grads >= 0) b.free(step, fp32_grads);
   if (mixed) {
-    const int copy = b.op({"step.copy_params"}, compute, Phase::kStep, MemoryWork{psi * 4, psi * e});
+    const int copy =
+        b.op({"step.copy_params"}, compute, Phase::kStep, MemoryWork{psi * 4, psi * e});
     if (!fused) {
       for (int g : grads) b.free(copy, g);  // the engine's zero_grad after the step
     }

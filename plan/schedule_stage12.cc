@@ -6,7 +6,8 @@
 //   and optimizer states; with offload these live on the CPU with pinned fp32 gradient and
 //   16-bit parameter partitions and an L_max temp buffer on each side.
 // - Gradients go through k = 1 (+1 with overlap_comm) IPG buffers of reduce_bucket_size
-//   elements in the model dtype, allocated at the first gradient hook. A bucket is reduced
+//   elements in the model dtype, allocated at the first gradient hook (from 0.18.3; before, in
+//   backward_prologue, ahead of the loss's backward). A bucket is reduced
 //   when the next gradient would overflow it: one all_reduce per bucket (ZeRO-1/2 use no NCCL
 //   reduce-scatter), on the reduction stream with overlap_comm, where the compute stream waits
 //   for the previous bucket before the next. This rank keeps its slice in grads_in_partition
@@ -36,8 +37,13 @@ class Reducer {
   // `partition_is_state`: it is the gradient storage the ZeRO paper counts (stage 2).
   Reducer(PlanBuilder& b, const std::string& label, std::vector<int>* ipg, bool boundary,
           bool keep_partition, bool partition_is_state)
-      : b_(b), l_(b.layout()), label_(label), ipg_(ipg), boundary_(boundary),
-        keep_partition_(keep_partition), partition_is_state_(partition_is_state),
+      : b_(b),
+        l_(b.layout()),
+        label_(label),
+        ipg_(ipg),
+        boundary_(boundary),
+        keep_partition_(keep_partition),
+        partition_is_state_(partition_is_state),
         // Stage 1 reduces a large parameter from its full gradient, already counted.
         bucket_(b, label, l_.stage == 2) {}
 
@@ -57,9 +63,8 @@ class Reducer {
     if (!ipg_->empty() || !l_.contiguous_gradients) return;
     const int k = l_.overlap_comm ? 2 : 1;
     for (int i = 0; i < k; ++i) {
-      ipg_->push_back(b_.buffer(b_.name(label_, ".ipg.", i),
-                                l_.bucket_elems * l_.param_bytes, Device::kGpu,
-                                Category::kBuffers));
+      ipg_->push_back(b_.buffer(b_.name(label_, ".ipg.", i), l_.bucket_elems * l_.param_bytes,
+                                Device::kGpu, Category::kBuffers));
       b_.alloc(producer, ipg_->back());
     }
   }
@@ -76,16 +81,20 @@ class Reducer {
         owned_full += l_.params()[p].numel;
       }
     }
-    const std::int64_t elems = bucket_.elems();
-    const int op = b_.op(b_.name(label_, ".allreduce.", flushes_.size()),
-                         b_.reduce_stream(), Phase::kReduce,
-                         CollectiveWork{CollectiveKind::kAllReduce, elems * l_.comm_bytes,
-                                        l_.world},
-                         {producer});
-    // The slices are flattened (a copy unless they all go to one rank) and cast when the
-    // communication dtype differs.
-    b_.at(op).transient_bytes = (one_rank() ? 0 : elems * l_.param_bytes) +
-                                (l_.comm_bytes != l_.param_bytes ? elems * l_.comm_bytes : 0);
+    int op = -1;
+    for (const Piece& piece : pieces()) {
+      const bool reduce = piece.dst >= 0;
+      op = b_.op(b_.name(label_, reduce ? ".reduce." : ".allreduce.", collectives_++),
+                 b_.reduce_stream(), Phase::kReduce,
+                 CollectiveWork{reduce ? CollectiveKind::kReduce : CollectiveKind::kAllReduce,
+                                piece.elems * l_.comm_bytes, l_.world, l_.comm_dtype},
+                 {op >= 0 ? op : producer});
+      // The slices are flattened (a copy unless there is one: torch's _flatten_dense_tensors)
+      // and cast when the communication dtype differs (allreduce_bucket).
+      b_.at(op).transient_bytes =
+          (piece.slices > 1 ? piece.elems * l_.param_bytes : 0) +
+          (l_.comm_bytes != l_.param_bytes ? piece.elems * l_.comm_bytes : 0);
+    }
     if (owned && !l_.offload_optimizer && partition_ < 0) {
       partition_ = b_.buffer(b_.name(label_, ".grads_in_partition"), l_.owned_full * l_.param_bytes,
                              Device::kGpu, Category::kGrads);
@@ -98,8 +107,8 @@ class Reducer {
       // Owned gradients go to the host: fp32 slices at the boundary, full 16-bit gradients to
       // accumulate before it (async_accumulate_grad_in_cpu_via_gpu).
       const Bytes bytes = boundary_ ? owned_elems * 4 : owned_full * l_.param_bytes;
-      const int d2h = b_.op(b_.name(label_, ".grads_to_host.", flushes_.size()),
-                            b_.d2h_stream(), Phase::kReduce, CopyWork{bytes, false, true}, {op});
+      const int d2h = b_.op(b_.name(label_, ".grads_to_host.", flushes_.size()), b_.d2h_stream(),
+                            Phase::kReduce, CopyWork{bytes, false, true}, {op});
       if (boundary_) b_.at(d2h).transient_bytes = owned_elems * 4;
     }
     bucket_.reduced(op);
@@ -128,15 +137,67 @@ class Reducer {
   int partition_buffer() const { return partition_; }
 
  private:
-  bool one_rank() const {
-    std::int64_t rank = -1;
-    for (int p : bucket_.params()) {
-      const std::int64_t lo = l_.flat_offset[p] / l_.partition;
-      const std::int64_t hi = (l_.flat_offset[p] + l_.params()[p].numel - 1) / l_.partition;
-      if (rank < 0) rank = lo;
-      if (lo != rank || hi != rank) return false;
+  // One collective of a bucket's reduction: `elems` elements made of `slices` gradient slices,
+  // all-reduced (dst -1) or reduced to rank dst.
+  struct Piece {
+    std::int64_t elems = 0;
+    int slices = 0;
+    int dst = -1;
+  };
+
+  // The collectives that reduce the current bucket (stage_1_and_2.py average_tensor at 0.19.6):
+  // - without contiguous_gradients (buffered_reduce_fallback over the bucket's gradients) or
+  //   with reduce_scatter off (gradient_reduction_w_predivide): one all_reduce of the bucket;
+  // - otherwise each gradient is cut into slices at the partition boundaries, consecutive
+  //   slices of one owner merged. With use_multi_rank_bucket_allreduce (the default) the slices
+  //   are all-reduced in order, a collective closing as soon as its slices pass
+  //   reduce_bucket_size (allreduce_and_scatter): a parameter larger than the bucket that
+  //   straddles a boundary becomes two all_reduces. Without it each owner's slices are reduced
+  //   to it the same way (allreduce_no_retain with rank=dst), owners in order of first slice.
+  std::vector<Piece> pieces() const {
+    if (!l_.contiguous_gradients || !l_.reduce_scatter) {
+      return {Piece{bucket_.elems(), 2, -1}};
     }
-    return true;
+    std::vector<Piece> slices;  // {elems, 1, owner}
+    for (int p : bucket_.params()) {
+      const std::int64_t end = l_.flat_offset[p] + l_.params()[p].numel;
+      for (std::int64_t pos = l_.flat_offset[p]; pos < end;) {
+        const int owner = static_cast<int>(pos / l_.partition);
+        const std::int64_t stop = std::min(end, (owner + 1) * l_.partition);
+        if (!slices.empty() && slices.back().dst == owner) {
+          slices.back().elems += stop - pos;
+        } else {
+          slices.push_back(Piece{stop - pos, 1, owner});
+        }
+        pos = stop;
+      }
+    }
+    std::vector<Piece> out;
+    auto cut = [&](int dst) {
+      Piece open{0, 0, l_.multi_rank_allreduce ? -1 : dst};
+      for (const Piece& s : slices) {
+        if (!l_.multi_rank_allreduce && s.dst != dst) continue;
+        open.elems += s.elems;
+        ++open.slices;
+        if (open.elems > l_.bucket_elems) {
+          out.push_back(open);
+          open.elems = open.slices = 0;
+        }
+      }
+      if (open.slices > 0) out.push_back(open);
+    };
+    if (l_.multi_rank_allreduce) {
+      cut(-1);
+    } else {
+      std::vector<int> owners;
+      for (const Piece& s : slices) {
+        if (std::find(owners.begin(), owners.end(), s.dst) == owners.end()) {
+          owners.push_back(s.dst);
+        }
+      }
+      for (int owner : owners) cut(owner);
+    }
+    return out;
   }
 
   PlanBuilder& b_;
@@ -149,6 +210,7 @@ class Reducer {
   GradBucket bucket_;
   int partition_ = -1;
   std::vector<int> flushes_;
+  int collectives_ = 0;
 };
 
 // Full gradients of stage 1, per block, released as their last parameter is copied into the
@@ -213,8 +275,17 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
       if (wait >= 0) deps->push_back(wait);
       wait = -1;
     };
+    bool backward_started = false;
     hooks.after = [&](int blk, Pass pass, int op) {
       if (pass != Pass::kBackward) return;
+      if (!backward_started && c.version < configs::kIpgBuffersAtFirstGradHook) {
+        // Before 0.18.3 backward_prologue allocated the IPG buffers before loss.backward(),
+        // so they are live from the first backward kernel on (the loss and LM head's, where
+        // the peak usually is).
+        Reducer(b, label, l.stage == 1 ? &stage1_ipg : &stage2_ipg, false, false, false)
+            .ensure_ipg(op);
+      }
+      backward_started = true;
       const bool hooks_reduce = l.stage == 2 || (boundary && l.overlap_comm);
       if (l.stage == 1) {
         std::int64_t numel = 0;
@@ -292,7 +363,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     // complete_grad_norm_calculation_for_cpu_offload: a norm and an .item() per parameter.
     int owned = 0;
     for (int p : l.real_params()) owned += l.owned_by_rank(p) ? 1 : 0;
-    const int synced = grad_norm(b, l.owned_full * e, last, std::max(owned, 1) + 1);
+    const int synced = grad_norm(b, l.owned_full * e, Dtype::kFp32, last, std::max(owned, 1) + 1);
     // DeepSpeedCPUAdam on the host thread (28 bytes per element: fp32 param, grad, m, v read,
     // param, m, v written), then the fp32 partition is cast into the 16-bit CPU buffer and
     // copied up without blocking the host (stage_1_and_2.py step, cpu_offload branch).
@@ -301,24 +372,27 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     const int up = b.op({"step.params_to_gpu"}, b.h2d_stream(), Phase::kStep,
                         CopyWork{part * e, true, l.pin_optimizer}, {adam});
     b.op({"step.allgather_params"}, compute, Phase::kPostStep,
-         CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world}, {up});
+         CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world, l.param_dtype}, {up});
   } else {
     // scaled_global_norm over the owned gradients; mask_nan_or_inf_with_val_inplace builds a
     // device scalar with torch.tensor(-1.0, device=...), which synchronizes the stream
     // (runtime/utils.py get_global_norm_of_tensors).
-    grad_norm(b, part * e, last, 1);
+    grad_norm(b, part * e, Dtype::kFp32, last, 1);
     const int grads32 = b.buffer({"step.grads.fp32"}, part * 4, Device::kGpu, Category::kGrads);
-    const int cast = b.op({"step.cast_grads"}, compute, Phase::kStep,
-                          MemoryWork{part * e, part * (e + 4)});
+    const int cast =
+        b.op({"step.cast_grads"}, compute, Phase::kStep, MemoryWork{part * e, part * (e + 4)});
     b.alloc(cast, grads32);
     b.at(cast).transient_bytes = part * e;  // the flattened 16-bit copy
-    const int adam = b.op({"step.optimizer"}, compute, Phase::kStep,
-                          OptimizerWork{false, part, part * 28});
+    // The 16-bit partition gradients are dropped once cast, before the inner optimizer's step()
+    // (stage_1_and_2.py step: averaged_gradients[i] = None; the oracle's snapshot at the inner
+    // step has the fp32 gradients and no 16-bit ones).
+    if (partition0 >= 0) b.free(cast, partition0);
+    const int adam =
+        b.op({"step.optimizer"}, compute, Phase::kStep, OptimizerWork{false, part, part * 28});
     b.free(adam, grads32);
-    if (partition0 >= 0) b.free(adam, partition0);
     b.op({"step.copy_params"}, compute, Phase::kStep, MemoryWork{part * 4, part * e});
     b.op({"step.allgather_params"}, compute, Phase::kPostStep,
-         CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world});
+         CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world, l.param_dtype});
   }
   if (l.check_overflow) mark_skipped_on_overflow(b, first_skipped);
   end_of_step_sync(b);

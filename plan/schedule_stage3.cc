@@ -4,117 +4,244 @@
 //
 // - Persistent: every parameter's ceil(n/N) partition in one 16-bit flat buffer; full copies of
 //   the persistent parameters (numel <= stage3_param_persistence_threshold); the fp32 master
-//   and optimizer states per sub-group; the gradient partition buffer (grad_accum dtype); one IPG
-//   buffer of reduce_bucket_size elements in the communication dtype.
-// - Each module's non-persistent parameters are all-gathered before it runs (N·ceil(n/N)
-//   elements each), together with a prefetch of the next parameters in trace order up to
-//   min(stage3_max_live_parameters - available, stage3_prefetch_bucket_size) elements (it may
-//   overshoot by one parameter: ppc fetch_sub_module). After the module they are released unless
-//   used again within stage3_max_reuse_distance elements of the trace. Backward fetches again.
+//   and optimizer states per sub-group; the gradient partition buffer (grad_accum dtype, 2Ψ/N
+//   at init: model states are 20Ψ/N at the inner step, not the estimator's 18Ψ/N); with
+//   contiguous_gradients one IPG buffer of reduce_bucket_size elements in the communication
+//   dtype.
+// - Parameters are gathered as DeepSpeed's coordinator gathers them (class Coordinator below):
+//   per HF submodule fetch (plan/module_order.h), a coalesced all-gather of what the module
+//   needs and is not there, then a prefetch of the queue's next parameters, released after the
+//   module unless reused within stage3_max_reuse_distance or fetched for a later step.
 // - Gradients are copied into the IPG buffer on the reduce stream as they complete; a full
 //   bucket is reduce-scattered (a coalesced copy interleaved per rank) and this rank's shard is
 //   copied (micro-step 0) or added into the gradient partition; at most 2 reductions stay in
 //   flight before the host waits.
 // - Step, per sub-group: the shard is flattened and cast to fp32, the optimizer runs, the 16-bit
-//   partition is updated in place. Persistent parameters are gathered again after the step.
+//   partition is updated in place. Persistent parameters are gathered again after the step, one
+//   all_gather per parameter.
 // Simpler than the code: a coalesced gather's flat buffer is charged to its parameters (its
 // copy at wait time is working memory of the module); persistent parameters are kept across the
-// step instead of being released and gathered again.
+// step instead of being released at its start (tests/plan/oracle/known_differences.txt).
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "plan/grad_bucket.h"
+#include "plan/module_trace.h"
 #include "plan/schedules.h"
 
 namespace zs::plan {
 namespace {
 
-// The coordinator's view of gathered parameters during one micro-step.
-class Fetcher {
+// What DeepSpeed's coordinator replays every micro-step once its trace is complete: the module
+// fetches and the parameter queue built from them (construct_parameter_trace_from_module_trace:
+// each fetched module's parameters in ds_id order, tagged with the fetch's step id).
+struct FetchQueue {
+  const std::vector<FetchedModule>& modules;
+  std::vector<ModuleVisit> visits;
+  std::vector<int> param;        // per queue entry
+  std::vector<int> step;         // per queue entry: the step id of the fetch that uses it
+  std::vector<int> entry_begin;  // per visit + 1: its first queue entry
+  std::vector<int> next_step;    // per queue entry: the next step id using the same parameter, -1
+  std::vector<std::int64_t> numel_before;  // per visit + 1: the queue's elements before it
+
+  explicit FetchQueue(const Layout& l)
+      : modules(l.graph->modules.modules), visits(module_trace(l)) {
+    const int n = static_cast<int>(visits.size());
+    entry_begin.assign(n + 1, 0);
+    numel_before.assign(n + 1, 0);
+    for (int s = 0; s < n; ++s) {
+      const FetchedModule& m = modules[visits[s].module];
+      for (int p : m.params) {
+        param.push_back(p);
+        step.push_back(s);
+      }
+      entry_begin[s + 1] = static_cast<int>(param.size());
+      numel_before[s + 1] = numel_before[s] + m.numel;
+    }
+    next_step.assign(param.size(), -1);
+    std::vector<int> seen(l.params().size(), -1);
+    for (int e = static_cast<int>(param.size()) - 1; e >= 0; --e) {
+      next_step[e] = seen[param[e]];
+      seen[param[e]] = step[e];
+    }
+  }
+};
+
+// DeepSpeed's PartitionedParameterCoordinator during one micro-step, in steady state
+// (partitioned_param_coordinator.py at 0.19.6: _fetch_sub_module_impl, release_sub_module,
+// __params_to_release, reset_step). Per module fetch, in order:
+//  1. its parameters that are not available are all-gathered in one coalesced call (demand);
+//  2. it waits for its parameters;
+//  3. it pops them off the queue unless a prefetch already did;
+//  4. it prefetches: pops queue entries while the elements chosen stay below
+//     min(stage3_max_live_parameters - available, stage3_prefetch_bucket_size), choosing the
+//     parameters not available, and marks every popped parameter "fetched for" the entry's
+//     step; the chosen are gathered in one coalesced call.
+// A parameter module is released right after it runs: each parameter not persistent, not
+// "fetched for" a later step (the prefetcher ran past its next use) and not used again within
+// stage3_max_reuse_distance elements of the queue, and not still in flight, is freed.
+// The budget is spent per fetch, parameter-free modules included, so with the defaults the
+// prefetcher races ahead of compute and the sticky "fetched for" rule keeps forward parameters
+// for the backward: the oracle's runs gather every parameter once per micro-step.
+// Simpler than the code: a block's gathered buffers are freed after its compute op, where
+// DeepSpeed frees a module's after the module (GPT-2's embedding block holds wte and wpe).
+class Coordinator {
  public:
-  Fetcher(PlanBuilder& b, const configs::DsConfig& c, const std::string& label)
-      : b_(b), l_(b.layout()), label_(label), max_live_(c.zero.max_live_parameters.value),
-        prefetch_(c.zero.prefetch_bucket_size.value), reuse_(c.zero.max_reuse_distance.value),
-        buffer_(l_.params().size(), -1), fetched_by_(l_.params().size(), -1),
-        coalesced_(l_.params().size(), false), chosen_at_(l_.params().size(), -1) {
-    index_reuse();
+  Coordinator(PlanBuilder& b, const configs::DsConfig& c, const FetchQueue& q,
+              const std::string& label)
+      : b_(b),
+        l_(b.layout()),
+        q_(q),
+        label_(label),
+        max_live_(c.zero.max_live_parameters.value),
+        prefetch_(c.zero.prefetch_bucket_size.value),
+        reuse_(c.zero.max_reuse_distance.value) {
+    const std::size_t n = l_.params().size();
+    status_.assign(n, kNotAvailable);
+    for (int p : l_.real_params()) {
+      if (l_.persistent[p]) status_[p] = kAvailable;
+    }
+    fetched_for_.assign(n, std::numeric_limits<int>::min());
+    active_.assign(n, 0);
+    buffer_.assign(n, -1);
+    fetched_by_.assign(n, -1);
+    coalesced_.assign(n, false);
   }
 
-  // Fetches the parameters of the block at trace position `t` and prefetches ahead. Appends to
-  // *deps the ops its compute waits for; *coalesced_bytes gets the working memory of coalesced
-  // gathers.
-  void fetch(int t, std::vector<int>* deps, Bytes* coalesced_bytes) {
-    scratch_.clear();
-    for (int p : params_of(t)) {
-      if (buffer_[p] < 0) scratch_.push_back(p);
-    }
-    if (!scratch_.empty()) gather(scratch_, "fetch");
-    scratch_.clear();
-    const std::int64_t budget = std::min(max_live_ - available_, prefetch_);
-    std::int64_t chosen = 0;
-    const int n = static_cast<int>(l_.trace.size());
-    // Positions before frontier_ hold only gathered parameters, which the scan would skip.
-    int u = std::max(t + 1, frontier_);
-    for (; u < n && chosen < budget; ++u) {
-      for (int p : params_of(u)) {
-        if (chosen >= budget) break;
-        if (buffer_[p] >= 0 || chosen_at_[p] == t) continue;
-        chosen_at_[p] = t;
-        scratch_.push_back(p);
-        chosen += l_.params()[p].numel;
-      }
-    }
-    // Every position the scan finished is gathered now; the last one it looked at may not be.
-    frontier_ = u < n ? std::max(t + 1, u - 1) : n;
-    if (!scratch_.empty()) gather(scratch_, "prefetch");
+  // Runs the fetches (and releases) of the modules visited before trace position t's compute.
+  // Appends to *deps the gathers the compute waits for; *coalesced_bytes gets the working memory
+  // of coalesced gathers. In backward it stops before a block's second parameter module (see
+  // resume).
+  void before(int t, std::vector<int>* deps, Bytes* coalesced_bytes) {
+    const int n = static_cast<int>(q_.visits.size());
+    pass_ = l_.trace[t].pass == Pass::kForward ? Phase::kForward : Phase::kBackward;
     const std::size_t first = deps->size();
     *coalesced_bytes = 0;
     int newest = -1;
-    for (int p : params_of(t)) {
-      if (std::find(deps->begin() + first, deps->end(), fetched_by_[p]) == deps->end()) {
-        deps->push_back(fetched_by_[p]);
+    fetched_here_.clear();
+    for (; visit_ < n && q_.visits[visit_].trace_pos == t; ++visit_) {
+      const FetchedModule& m = q_.modules[q_.visits[visit_].module];
+      if (pass_ == Phase::kBackward && !m.params.empty() && !fetched_here_.empty()) break;
+      fetch(m, visit_);
+      fetched_here_.insert(fetched_here_.end(), m.params.begin(), m.params.end());
+      for (int p : m.params) {
+        if (fetched_by_[p] < 0 || status_[p] == kNotAvailable) continue;
+        if (std::find(deps->begin() + first, deps->end(), fetched_by_[p]) == deps->end()) {
+          deps->push_back(fetched_by_[p]);
+        }
+        newest = std::max(newest, fetched_by_[p]);
+        if (coalesced_[p]) *coalesced_bytes += l_.params()[p].numel * l_.param_bytes;
       }
-      newest = std::max(newest, fetched_by_[p]);
-      if (coalesced_[p]) *coalesced_bytes += l_.params()[p].numel * l_.param_bytes;
+      if (!m.params.empty()) release(m, visit_ + 1);
     }
     if (newest < 0) return;
     // fetch_sub_module records an event on the all-gather stream after each wait and, with
     // more than __max_ongoing_fetch_events (2) of them pending, synchronizes the oldest on the
-    // host (partitioned_param_coordinator.py). Which are still pending is only known when the
-    // plan runs, so the host waits for the fetch three back, finished or not, before it
-    // launches the module.
+    // host. Which are still pending is only known when the plan runs, so the host waits for the
+    // fetch three back, finished or not, before it launches the module.
     events_.push_back(newest);
     if (events_.size() > 3) b_.host_wait_before_next(events_[events_.size() - 4]);
   }
 
-  // Releases the parameters of the block at trace position t after op `op`, unless reused soon.
-  void release(int t, int op) {
-    const std::span<const int> own = params_of(t);
-    for (int k = 0; k < static_cast<int>(own.size()); ++k) {
-      const int p = own[k];
-      if (buffer_[p] < 0 || reused_soon(t, k)) continue;
-      b_.free(op, buffer_[p]);
-      buffer_[p] = -1;
-      const int next = next_use_[use_begin_[t] + k];
-      if (next >= 0) frontier_ = std::min(frontier_, next);
-      available_ -= l_.params()[p].numel;
+  // A block of several parameter modules (GPT-2's embedding: wte and wpe) runs as one compute
+  // op, while DeepSpeed's backward fetches the second module only after the first module's
+  // gradients reached the bucket. So in backward the later modules are fetched after the
+  // compute op, once the caller has added the gradients of fetched_here(); this returns true
+  // when it fetched any (their gradients are then added).
+  bool resume(int t) {
+    const int n = static_cast<int>(q_.visits.size());
+    bool any = false;
+    for (; visit_ < n && q_.visits[visit_].trace_pos == t; ++visit_) {
+      const FetchedModule& m = q_.modules[q_.visits[visit_].module];
+      fetch(m, visit_);
+      fetched_here_.insert(fetched_here_.end(), m.params.begin(), m.params.end());
+      if (!m.params.empty()) release(m, visit_ + 1);
+      any = true;
     }
+    return any;
   }
 
-  // release_backward_leftovers: everything still gathered at the end of backward.
+  // The parameters of the modules fetched so far for the current trace position.
+  const std::vector<int>& fetched_here() const { return fetched_here_; }
+
+  // After trace position t's compute op and what followed it (its gradients' reductions, a
+  // resumed fetch): frees what its modules' releases freed.
+  void after() {
+    const int op = b_.last_op();
+    for (int p : to_free_) {
+      b_.free(op, buffer_[p]);
+      buffer_[p] = -1;
+    }
+    to_free_.clear();
+  }
+
+  // reset_step at the end of backward: parameters still in flight are waited for and released,
+  // and release_backward_leftovers frees the rest (a repeated micro-step must end as it began).
   void release_all(int op) {
+    after();
     for (int p : l_.real_params()) {
       if (buffer_[p] < 0) continue;
       b_.free(op, buffer_[p]);
       buffer_[p] = -1;
+      status_[p] = kNotAvailable;
     }
     available_ = 0;
   }
 
  private:
-  // Non-persistent parameters of the block at trace position t.
-  std::span<const int> params_of(int t) const {
-    return l_.gathered_params(l_.trace[t].block);
+  enum Status : std::uint8_t { kNotAvailable, kInflight, kAvailable };
+
+  void fetch(const FetchedModule& m, int step_id) {
+    scratch_.clear();
+    for (int p : m.params) {
+      if (status_[p] == kNotAvailable) scratch_.push_back(p);
+    }
+    if (!scratch_.empty()) gather(scratch_, "fetch");
+    int not_yet_popped = 0;
+    for (int p : m.params) {
+      ++active_[p];
+      if (status_[p] == kInflight) status_[p] = kAvailable;
+      if (fetched_for_[p] < step_id) ++not_yet_popped;
+    }
+    // Pops this module's own entries unless a prefetch already did.
+    for (int k = 0; k < not_yet_popped && head_ < q_.param.size(); ++k, ++head_) {
+      fetched_for_[q_.param[head_]] = q_.step[head_];
+    }
+    if (prefetch_ <= 0) return;
+    const std::int64_t budget = std::min(max_live_ - available_, prefetch_);
+    std::int64_t chosen = 0;
+    scratch_.clear();
+    while (head_ < q_.param.size() && chosen < budget) {
+      const int p = q_.param[head_];
+      fetched_for_[p] = std::max(fetched_for_[p], q_.step[head_]);
+      ++head_;
+      if (status_[p] != kNotAvailable ||
+          std::find(scratch_.begin(), scratch_.end(), p) != scratch_.end()) {
+        continue;
+      }
+      scratch_.push_back(p);
+      chosen += l_.params()[p].numel;
+    }
+    if (!scratch_.empty()) gather(scratch_, "prefetch");
+  }
+
+  // release_sub_module of module m with the coordinator at `step_id`.
+  void release(const FetchedModule& m, int step_id) {
+    const int s = step_id - 1;  // the module's own fetch
+    for (std::size_t k = 0; k < m.params.size(); ++k) {
+      const int p = m.params[k];
+      --active_[p];
+      if (l_.persistent[p] || fetched_for_[p] > step_id) continue;
+      // Used again within max_reuse_distance: the scan from step_id adds each fetched module's
+      // elements and stops once they reach the distance.
+      const int next = q_.next_step[q_.entry_begin[s] + static_cast<int>(k)];
+      if (next >= 0 && q_.numel_before[next] - q_.numel_before[step_id] < reuse_) continue;
+      if (status_[p] != kAvailable || active_[p] > 0) continue;
+      status_[p] = kNotAvailable;
+      available_ -= l_.params()[p].numel;
+      to_free_.push_back(p);
+    }
   }
 
   void gather(const std::vector<int>& params, const char* what) {
@@ -124,71 +251,46 @@ class Fetcher {
     if (l_.offload_param) {
       // Partitions come from (pinned) host memory first (partition_parameters.py).
       const Bytes bytes = elems / l_.world * l_.param_bytes;
-      h2d = b_.op(b_.name(label_, ".h2d_params.", b_.plan().ops.size()),
-                  b_.h2d_stream(), Phase::kForward, CopyWork{bytes, true, true});
+      h2d = b_.op(b_.name(label_, ".h2d_params.", b_.plan().ops.size()), b_.h2d_stream(), pass_,
+                  CopyWork{bytes, true, true});
     }
-    const CollectiveWork work{CollectiveKind::kAllGather, elems * l_.param_bytes, l_.world};
+    const CollectiveWork work{CollectiveKind::kAllGather, elems * l_.param_bytes, l_.world,
+                              l_.param_dtype};
     const std::size_t id = b_.plan().ops.size();
     const NameRef name = b_.name(label_, ".", what, ".", id);
-    const int op = h2d >= 0 ? b_.op(name, b_.gather_stream(), Phase::kForward, work, {h2d})
-                            : b_.op(name, b_.gather_stream(), Phase::kForward, work);
+    const int op = h2d >= 0 ? b_.op(name, b_.gather_stream(), pass_, work, {h2d})
+                            : b_.op(name, b_.gather_stream(), pass_, work);
     for (int p : params) {
       buffer_[p] = b_.buffer(b_.name(label_, ".gathered.", id, ".", l_.params()[p].name),
-                             l_.world * l_.partition_elems[p] * l_.param_bytes,
-                             Device::kGpu, Category::kParams);
+                             l_.world * l_.partition_elems[p] * l_.param_bytes, Device::kGpu,
+                             Category::kParams);
       b_.alloc(op, buffer_[p]);
       fetched_by_[p] = op;
       coalesced_[p] = params.size() > 1;
+      status_[p] = kInflight;
       available_ += l_.params()[p].numel;
-    }
-  }
-
-  // True when p is used again within max_reuse_distance elements of the trace after t
-  // (partitioned_param_coordinator.py: the scan counts every parameter of the coming modules,
-  // block by block, and gives up once the count passes the distance). `k` is p's index in
-  // params_of(t).
-  bool reused_soon(int t, int k) const {
-    const int next = next_use_[use_begin_[t] + k];
-    if (next < 0) return false;
-    return next == t + 1 || elems_before_[next] - elems_before_[t + 1] <= reuse_;
-  }
-
-  // For every trace position t and gathered parameter of its block, the next position that
-  // reads it (-1: none); and the parameter elements of the trace before each position.
-  void index_reuse() {
-    const int n = static_cast<int>(l_.trace.size());
-    use_begin_.assign(n + 1, 0);
-    for (int t = 0; t < n; ++t) {
-      use_begin_[t + 1] = use_begin_[t] + static_cast<int>(params_of(t).size());
-    }
-    next_use_.assign(use_begin_[n], -1);
-    elems_before_.assign(n + 1, 0);
-    for (int t = 0; t < n; ++t) {
-      elems_before_[t + 1] = elems_before_[t] + l_.blocks()[l_.trace[t].block].param_numel;
-    }
-    std::vector<int> seen(l_.params().size(), -1);  // the nearest later position reading p
-    for (int t = n - 1; t >= 0; --t) {
-      const std::span<const int> own = params_of(t);
-      for (std::size_t k = 0; k < own.size(); ++k) next_use_[use_begin_[t] + k] = seen[own[k]];
-      for (int q : l_.blocks()[l_.trace[t].block].params) seen[q] = t;
     }
   }
 
   PlanBuilder& b_;
   const Layout& l_;
+  const FetchQueue& q_;
   std::string label_;
   std::int64_t max_live_, prefetch_, reuse_;
-  std::int64_t available_ = 0;
-  std::vector<int> buffer_;      // per param: its gathered buffer, or -1
-  std::vector<int> fetched_by_;  // per param: the gather op that brought it
-  std::vector<bool> coalesced_;  // per param: it came in a gather of several parameters
-  std::vector<int> chosen_at_;   // per param: the trace position that last chose to prefetch it
+  Phase pass_ = Phase::kForward;
+  int visit_ = 0;                 // the next module visit
+  std::size_t head_ = 0;          // the queue's first entry not popped
+  std::int64_t available_ = 0;    // __n_available_params
+  std::vector<Status> status_;    // per param
+  std::vector<int> fetched_for_;  // __most_recent_step_id_param_fetched_for
+  std::vector<int> active_;       // per param: modules fetched and not released
+  std::vector<int> buffer_;       // per param: its gathered buffer, or -1
+  std::vector<int> fetched_by_;   // per param: the gather op that brought it
+  std::vector<bool> coalesced_;   // per param: it came in a gather of several parameters
   std::vector<int> scratch_;
-  std::vector<int> events_;  // the newest gather each fetch waited for, in order
-  int frontier_ = 0;         // no trace position before it holds a parameter not gathered
-  std::vector<int> use_begin_;              // per trace position: offset into next_use_
-  std::vector<int> next_use_;               // see index_reuse()
-  std::vector<std::int64_t> elems_before_;  // per trace position
+  std::vector<int> to_free_;       // released since the last compute op
+  std::vector<int> fetched_here_;  // params of the modules fetched for the current position
+  std::vector<int> events_;        // the newest gather each block waited for, in order
 };
 
 // The IPG bucket and its reduce-scatters for one backward.
@@ -216,10 +318,10 @@ class Scatterer {
     }
     const auto& params = bucket_.params();
     const bool single = params.size() == 1 && l_.params()[params[0]].numel % l_.world == 0;
-    const int op = b_.op(b_.name(label_, ".reduce_scatter.", flushes_.size()),
-                         b_.reduce_stream(), Phase::kReduce,
+    const int op = b_.op(b_.name(label_, ".reduce_scatter.", flushes_.size()), b_.reduce_stream(),
+                         Phase::kReduce,
                          CollectiveWork{CollectiveKind::kReduceScatter, padded * l_.comm_bytes,
-                                        l_.world},
+                                        l_.world, l_.comm_dtype},
                          {producer});
     // reduce_scatter_coalesced interleaves the bucket per rank into a new tensor.
     b_.at(op).transient_bytes = single ? 0 : padded * l_.comm_bytes;
@@ -229,11 +331,11 @@ class Scatterer {
       const Bytes bytes = shard * l_.accum_bytes;
       std::vector<int> deps{op};
       if (index_ > 0) {
-        deps = {b_.op({label_, ".grads_from_host.", flushes_.size()},
-                      b_.h2d_stream(), Phase::kReduce, CopyWork{bytes, true, true}, {op})};
+        deps = {b_.op({label_, ".grads_from_host.", flushes_.size()}, b_.h2d_stream(),
+                      Phase::kReduce, CopyWork{bytes, true, true}, {op})};
       }
-      b_.op({label_, ".grads_to_host.", flushes_.size()}, b_.d2h_stream(),
-            Phase::kReduce, CopyWork{bytes, false, true}, deps);
+      b_.op({label_, ".grads_to_host.", flushes_.size()}, b_.d2h_stream(), Phase::kReduce,
+            CopyWork{bytes, false, true}, deps);
     }
     bucket_.reduced(op);
     flushes_.push_back(op);
@@ -285,9 +387,8 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   // Optimizer: sub-groups below the partial-offload threshold stay on the GPU (stage3.py).
   const Bytes state = optimizer_state_bytes_per_param(c);
   const int groups = static_cast<int>(l.sub_groups.size());
-  const int on_gpu = l.offload_optimizer
-                         ? static_cast<int>((1.0 - l.offload_ratio) * groups)
-                         : groups;
+  const int on_gpu =
+      l.offload_optimizer ? static_cast<int>((1.0 - l.offload_ratio) * groups) : groups;
   std::int64_t gpu_elems = 0, host_elems = 0, largest_group = 0;
   for (int j = 0; j < groups; ++j) {
     (j < on_gpu ? gpu_elems : host_elems) += l.sub_groups[j];
@@ -296,13 +397,12 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   if (gpu_elems > 0) {
     b.persistent({"master_params.fp32"}, gpu_elems * 4, Device::kGpu, Category::kOptimizerStates,
                  true);
-    b.persistent({"optimizer_states"}, gpu_elems * state, Device::kGpu,
-                 Category::kOptimizerStates, true);
+    b.persistent({"optimizer_states"}, gpu_elems * state, Device::kGpu, Category::kOptimizerStates,
+                 true);
   }
   if (host_elems > 0) {
     const Device where = l.optimizer_on_nvme ? Device::kNvme : Device::kHostPageable;
-    b.persistent({"master_params.fp32.offload"}, host_elems * 4, where,
-                 Category::kOptimizerStates);
+    b.persistent({"master_params.fp32.offload"}, host_elems * 4, where, Category::kOptimizerStates);
     b.persistent({"optimizer_states.offload"}, host_elems * state, where,
                  Category::kOptimizerStates);
     if (l.optimizer_on_nvme) {
@@ -316,35 +416,51 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
                    l.pin_optimizer ? pinned : Device::kHostPageable, Category::kGrads);
     }
   }
-  b.persistent({"grads.partitions"}, l.psi3 * l.accum_bytes,
-               l.offload_optimizer ? (l.pin_optimizer ? pinned : Device::kHostPageable)
-                                   : Device::kGpu,
-               Category::kGrads, true);
-  b.persistent({"ipg_bucket"}, l.bucket_elems * l.comm_bytes, Device::kGpu, Category::kBuffers);
+  b.persistent(
+      {"grads.partitions"}, l.psi3 * l.accum_bytes,
+      l.offload_optimizer ? (l.pin_optimizer ? pinned : Device::kHostPageable) : Device::kGpu,
+      Category::kGrads, true);
+  // The IPG bucket exists only with contiguous_gradients (stage3.py __init__; the oracle's
+  // contiguous_gradients=false run has none).
+  if (l.contiguous_gradients) {
+    b.persistent({"ipg_bucket"}, l.bucket_elems * l.comm_bytes, Device::kGpu, Category::kBuffers);
+  }
 
   const GradFlow& flow = l.flow();
+  const FetchQueue queue(l);
   // Without optimizer offload every micro-step does the same work.
   for_each_micro_step(b, !l.offload_optimizer, [&](const std::string& label, int index) {
-    Fetcher fetcher(b, c, label);
+    Coordinator coordinator(b, c, queue, label);
     Scatterer scatterer(b, label, index);
     std::size_t t = 0;  // trace position of the block about to run
     Bytes pending_coalesced = 0;
     MicroStepHooks hooks;
     hooks.before = [&](int, Pass, std::vector<int>* deps) {
-      fetcher.fetch(static_cast<int>(t), deps, &pending_coalesced);
+      coordinator.before(static_cast<int>(t), deps, &pending_coalesced);
     };
     hooks.after = [&](int blk, Pass pass, int op) {
       b.at(op).transient_bytes += pending_coalesced;
       if (pass == Pass::kBackward) {
         b.at(op).transient_bytes += flow.largest[blk] * e;  // each gradient until copied to IPG
-        for (int p : flow.completed[blk]) scatterer.add(p, op);
+        const std::vector<int>& done = coordinator.fetched_here();
+        auto fetched = [&](int p) { return std::find(done.begin(), done.end(), p) != done.end(); };
+        std::vector<int> later;
+        for (int p : flow.completed[blk]) {
+          if (fetched(p)) {
+            scatterer.add(p, op);
+          } else {
+            later.push_back(p);
+          }
+        }
+        coordinator.resume(static_cast<int>(t));
+        for (int p : later) scatterer.add(p, op);
       }
-      fetcher.release(static_cast<int>(t), op);
+      coordinator.after();
       ++t;
     };
     hooks.end_backward = [&](int last_op) {
       const int epilogue = scatterer.finish(last_op);
-      fetcher.release_all(epilogue);
+      coordinator.release_all(epilogue);
     };
     emit_micro_step(b, label, hooks);
   });
@@ -359,7 +475,11 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   const int first_skipped = static_cast<int>(b.plan().ops.size());
   // _get_norm_groups: a norm per sub-group, each ending in a device scalar built on the host
   // (torch.tensor(-1.0, device=...)), about 4 host round trips per sub-group with offload.
-  last = grad_norm(b, l.offload_optimizer ? 0 : l.psi3 * l.accum_bytes, last,
+  // The partial norms are summed in fp64 on the device, in fp32 on the host with offload
+  // (stage3.py get_grad_norm_direct, complete_grad_norm_calculation_for_cpu_offload; the
+  // oracle's all_reduce dtypes).
+  last = grad_norm(b, l.offload_optimizer ? 0 : l.psi3 * l.accum_bytes,
+                   l.offload_optimizer ? Dtype::kFp32 : Dtype::kFp64, last,
                    (l.offload_optimizer ? 4 : 1) * std::max(groups, 1));
   for (int j = 0; j < groups; ++j) {
     const std::int64_t s = l.sub_groups[j];
@@ -371,8 +491,8 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
                             MemoryWork{s * l.accum_bytes, s * (l.accum_bytes + 4)});
       b.alloc(cast, grads32);
       b.at(cast).transient_bytes = s * l.accum_bytes;
-      const int adam = b.op({name, ".optimizer"}, compute, Phase::kStep,
-                            OptimizerWork{false, s, s * 28});
+      const int adam =
+          b.op({name, ".optimizer"}, compute, Phase::kStep, OptimizerWork{false, s, s * 28});
       b.free(adam, grads32);
       b.op({name, ".copy_params"}, compute, Phase::kStep, MemoryWork{s * 4, s * e});
     } else {
@@ -403,10 +523,18 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
     }
   }
   if (persistent_full > 0) {
-    // _post_step: the persistent parameters are gathered again, then torch.cuda.synchronize()
-    // (partition_parameters.py).
-    b.op({"step.allgather_persistent"}, compute, Phase::kPostStep,
-         CollectiveWork{CollectiveKind::kAllGather, persistent_full * e, l.world}, {b.last_op()});
+    // _post_step: every persistent parameter is gathered again, one all_gather_into_tensor per
+    // parameter in ds_id order, issued back to back, then torch.cuda.synchronize()
+    // (partition_parameters.py; the oracle records one call per persistent parameter).
+    int after = b.last_op();
+    for (int p : l.real_params()) {
+      if (!l.persistent[p]) continue;
+      after =
+          b.op(b.name("step.allgather_persistent.", l.params()[p].name), compute, Phase::kPostStep,
+               CollectiveWork{CollectiveKind::kAllGather, l.world * l.partition_elems[p] * e,
+                              l.world, l.param_dtype},
+               {after});
+    }
     b.device_sync({"step.post_step_sync"}, Phase::kPostStep);
   }
   if (fp16) mark_skipped_on_overflow(b, first_skipped);

@@ -28,8 +28,9 @@ void end_of_step_sync(PlanBuilder& b);
 int overflow_check(PlanBuilder& b, int after);
 
 // The global gradient norm of stages 1-3: a pass over `bytes_read` of gradients after op
-// `after`, an all_reduce of the partial norm, and `rounds` host round trips. Returns the sync.
-int grad_norm(PlanBuilder& b, Bytes bytes_read, int after, int rounds);
+// `after`, an all_reduce of the partial norm (one scalar of `dtype`), and `rounds` host round
+// trips. Returns the sync.
+int grad_norm(PlanBuilder& b, Bytes bytes_read, Dtype dtype, int after, int rounds);
 
 // Marks every op from `first_op` on as skipped when the fp16 loss scaler finds an overflow.
 void mark_skipped_on_overflow(PlanBuilder& b, int first_op);

@@ -15,7 +15,8 @@ TEST(ResolveAutos, FillsBucketSizesFromHiddenSizeAtStageThree) {
   o.model = llama2_7b();
   const LoadedConfig lc = check(R"({"train_batch_size": 8, "zero_optimization": {"stage": 3,
       "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto",
-      "stage3_param_persistence_threshold": "auto"}})", o);
+      "stage3_param_persistence_threshold": "auto"}})",
+                                o);
   EXPECT_EQ(lc.config.zero.reduce_bucket_size.value, 4096 * 4096);
   EXPECT_EQ(lc.config.zero.prefetch_bucket_size.value, 15'099'494);  // int(0.9 * 4096^2)
   EXPECT_EQ(lc.config.zero.param_persistence_threshold.value, 40'960);
@@ -26,7 +27,8 @@ TEST(ResolveAutos, Stage3KeysBelowStage3FallBackToDeepSpeedDefaults) {
   CheckOptions o;
   o.model = llama2_7b();
   const LoadedConfig lc = check(R"({"train_batch_size": 8, "zero_optimization": {"stage": 2,
-      "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto"}})", o);
+      "reduce_bucket_size": "auto", "stage3_prefetch_bucket_size": "auto"}})",
+                                o);
   EXPECT_EQ(lc.config.zero.reduce_bucket_size.value, 4096 * 4096);
   EXPECT_EQ(lc.config.zero.prefetch_bucket_size.value, 50'000'000);
 }
@@ -88,7 +90,8 @@ TEST(Validate, FillsTheBatchTriadLikeDeepSpeed) {
       {R"({"train_batch_size": 64})", 8, 64, 8, 1},
       {R"({"train_micro_batch_size_per_gpu": 4})", 8, 32, 4, 1},
       {R"({"train_batch_size": 96, "train_micro_batch_size_per_gpu": 4,
-           "gradient_accumulation_steps": 3})", 8, 96, 4, 3},
+           "gradient_accumulation_steps": 3})",
+       8, 96, 4, 3},
   };
   for (const TriadCase& c : cases) {
     CheckOptions o;
@@ -105,7 +108,8 @@ TEST(Validate, IntegerDivisionThatLosesSamplesFailsTheAssertion) {
   CheckOptions o;
   o.world_size = 8;
   // 100 // 8 // 2 = 6 and 6 * 2 * 8 = 96 != 100, as DeepSpeed would find.
-  const LoadedConfig lc = check(R"({"train_batch_size": 100, "gradient_accumulation_steps": 2})", o);
+  const LoadedConfig lc =
+      check(R"({"train_batch_size": 100, "gradient_accumulation_steps": 2})", o);
   const Diagnostic* d = find(lc, "batch-mismatch");
   ASSERT_NE(d, nullptr) << dump(lc);
   EXPECT_NE(d->message.find("100 != micro_batch_per_gpu 6 x gradient_accumulation_steps 2 x "
@@ -122,7 +126,8 @@ TEST(Validate, NoBatchKeysIsAWarningForLauncherFilledConfigs) {
 
 TEST(Validate, OneBitOptimizersAllowedWithoutZero) {
   EXPECT_FALSE(check(R"({"train_batch_size": 8, "optimizer": {"type": "OneBitAdam",
-      "params": {"lr": 1e-4, "freeze_step": 100}}})").diagnostics.has_errors());
+      "params": {"lr": 1e-4, "freeze_step": 100}}})")
+                   .diagnostics.has_errors());
 }
 
 TEST(Validate, FusedAdamArgumentsDependOnOffload) {
@@ -140,13 +145,13 @@ TEST(Lints, PriceBucketsInBytesAgainstModelAndGpu) {
   o.model = llama2_7b();
   o.cluster = ClusterFacts{"1 x 8", 1, 8, "A100", 80LL * kGiB, true};
   const LoadedConfig lc = check(R"({"train_batch_size": 64, "bf16": {"enabled": true},
-      "zero_optimization": {"stage": 2, "overlap_comm": true, "reduce_bucket_size": 5e8}})", o);
+      "zero_optimization": {"stage": 2, "overlap_comm": true, "reduce_bucket_size": 5e8}})",
+                                o);
   const Diagnostic* d = find(lc, "bucket-memory");
   ASSERT_NE(d, nullptr) << dump(lc);
   // 5e8 x 2 bytes = 953.7 MiB; two buffers with overlap_comm = 1.86 GiB = 2.3% of 80 GiB.
   EXPECT_NE(d->message.find("953.7 MiB per gradient bucket"), std::string::npos) << d->message;
-  EXPECT_NE(d->message.find("1.86 GiB allocated at the start of every backward"),
-            std::string::npos)
+  EXPECT_NE(d->message.find("1.86 GiB allocated at the start of every backward"), std::string::npos)
       << d->message;
   EXPECT_NE(d->message.find("2.3%"), std::string::npos) << d->message;
   EXPECT_NE(d->message.find("12.55 GiB of gradients"), std::string::npos) << d->message;
@@ -156,7 +161,8 @@ TEST(Lints, BucketLargerThanTheModelCannotOverlap) {
   CheckOptions o;
   o.model = ModelFacts{"gpt2", 124'439'808, 768, 12, 38'597'376};
   const LoadedConfig lc = check(R"({"train_batch_size": 8, "bf16": {"enabled": true},
-      "zero_optimization": {"stage": 1}})", o);
+      "zero_optimization": {"stage": 1}})",
+                                o);
   const Diagnostic* d = find(lc, "bucket-memory");
   ASSERT_NE(d, nullptr);
   EXPECT_NE(d->message.find("one bucket holds every gradient"), std::string::npos) << d->message;
@@ -167,7 +173,8 @@ TEST(Lints, OverlapOffPricesTheExposedAllReduce) {
   o.model = llama2_7b();
   o.world_size = 8;
   const LoadedConfig lc = check(R"({"train_batch_size": 64, "bf16": {"enabled": true},
-      "zero_optimization": {"stage": 1}})", o);
+      "zero_optimization": {"stage": 1}})",
+                                o);
   const Diagnostic* d = find(lc, "overlap-comm-off");
   ASSERT_NE(d, nullptr) << dump(lc);
   // Ring all-reduce: 2 (N-1)/N x 2 bytes x 6.74e9 = 23.58e9 bytes = 21.96 GiB per GPU.
@@ -183,8 +190,28 @@ TEST(Lints, NeverBlock) {
       "round_robin_gradients": true}})");
   EXPECT_NE(find(lc, "steps-per-print"), nullptr);
   EXPECT_NE(find(lc, "wall-clock-breakdown"), nullptr);
-  EXPECT_NE(find(lc, "no-effect"), nullptr);
+  EXPECT_NE(find(lc, "round-robin-without-offload"), nullptr);
   EXPECT_FALSE(lc.diagnostics.has_errors()) << dump(lc);
+}
+
+// ZeRO++ options the Plan does not model are named, each with its JSON path, and only at stage
+// 3, where DeepSpeed reads them.
+TEST(Lints, ZeroPlusPlusOptionsAreNamedAsNotModelled) {
+  const LoadedConfig lc = check(R"({"train_batch_size": 8, "zero_optimization": {"stage": 3,
+      "zero_hpz_partition_size": 8, "zero_quantized_weights": true,
+      "zero_quantized_gradients": true}})");
+  int named = 0;
+  for (const Diagnostic& d : lc.diagnostics.items()) {
+    if (d.code != "not-modelled") continue;
+    ++named;
+    EXPECT_NE(d.path.find("zero_optimization.zero_"), std::string::npos) << d.path;
+    EXPECT_NE(d.message.find("does not model"), std::string::npos) << d.message;
+  }
+  EXPECT_EQ(named, 3) << dump(lc);
+  EXPECT_FALSE(lc.diagnostics.has_errors()) << dump(lc);
+  const LoadedConfig stage2 = check(R"({"train_batch_size": 8, "zero_optimization": {"stage": 2,
+      "zero_hpz_partition_size": 8}})");
+  EXPECT_EQ(find(stage2, "not-modelled"), nullptr) << dump(stage2);
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ TEST(Plan, TextNamesOpsStreamsAndBuffers) {
   const auto r = simulate_text(R"({"train_micro_batch_size_per_gpu": 2, "bf16": {"enabled": true},
       "zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0}})", s);
   const std::string text = to_text(r.built.plan);
-  EXPECT_NE(text.find("[allgather] forward mb0.fetch."), std::string::npos) << text;
+  EXPECT_NE(text.find("[allgather] forward mb0.prefetch."), std::string::npos) << text;
   EXPECT_NE(text.find("reduce_scatter"), std::string::npos);
   EXPECT_NE(text.find("[compute] backward mb0.bwd.lm_head"), std::string::npos);
   EXPECT_NE(text.find("buffer 0 params.partitions"), std::string::npos);

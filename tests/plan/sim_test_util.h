@@ -1,13 +1,12 @@
 // Helpers for plan/ tests: simulate a config given as text.
 #pragma once
 
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <fstream>
 #include <optional>
 #include <string>
-
-#include <gtest/gtest.h>
 
 #include "configs/hardware/cluster.h"
 #include "models/hf_config.h"
@@ -24,6 +23,7 @@ struct SimSetup {
   std::int64_t seq_len = 1024;
   bool checkpointing = false;
   bool flash = true;
+  configs::DsVersion version = configs::kLatestDsVersion;  // --ds-version
 };
 
 inline sim::SimulationResult simulate_text(const std::string& config, const SimSetup& s = {}) {
@@ -43,6 +43,7 @@ inline sim::SimulationResult simulate_text(const std::string& config, const SimS
   r.seq_len = s.seq_len;
   r.activation_checkpointing = s.checkpointing;
   r.flash_attention = s.flash;
+  r.check.version = s.version;
   auto result = sim::simulate(r);
   EXPECT_TRUE(result.ok()) << result.status().message();
   return result.ok() ? std::move(result).value() : sim::SimulationResult{};

@@ -96,9 +96,15 @@ TEST(StepTime, StageThreeMovesOneAndAHalfTimesTheBytesOfStageTwoPerMicroStep) {
   SimSetup s = two_nodes("llama-2-7b");
   s.seq_len = 512;
   const auto z2 = simulate_text(zero(2, R"("overlap_comm": true)", 2, 3), s);
-  const auto z3 = simulate_text(
-      zero(3, R"("stage3_param_persistence_threshold": 0, "stage3_max_reuse_distance": 0)", 2, 3),
-      s);
+  // Without prefetching every module gathers its parameters on demand in forward and again in
+  // backward (the oracle's stage3_prefetch_bucket_size 0 runs); with it, DeepSpeed's prefetcher
+  // keeps what it fetched for the backward and moves less (plan/schedule_stage3.cc).
+  const auto z3 = simulate_text(zero(3,
+                                     R"("stage3_param_persistence_threshold": 0,
+                                        "stage3_max_reuse_distance": 0,
+                                        "stage3_prefetch_bucket_size": 0)",
+                                     2, 3),
+                                s);
   // Stage 2: one all-reduce of the gradients (2(n-1)/n Psi). Stage 3: parameters all-gathered
   // in forward and again in backward, gradients reduce-scattered (3 x (n-1)/n Psi).
   const double b2 = bus_bytes(z2, "micro_step.1");
