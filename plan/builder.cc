@@ -113,66 +113,67 @@ ComputeWork compute_work(const Block& blk, Pass pass) {
 
 }  // namespace
 
-int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHooks& hooks) {
-  const Layout& l = b.layout();
-  const int n = static_cast<int>(l.blocks().size());
-  const int compute = b.compute_stream();
-  // Checkpointing keeps each layer's input: e bytes per token per hidden unit.
-  const Bytes checkpoint_bytes = l.micro_batch * l.seq_len * l.hidden * l.param_bytes;
-  std::vector<int> act(n, -1);   // the saved (or recomputed) activations of each block
-  std::vector<int> ckpt(n, -1);  // the checkpoint, held by the first block of each layer
-  std::vector<int> deps;
-  int lm_head = -1;  // the block whose logits the training loop holds through backward
-  for (int i = 0; i < n; ++i) {
-    if (l.blocks()[i].name == "lm_head") lm_head = i;
+MicroStepCompute::MicroStepCompute(PlanBuilder& b, std::string label)
+    : b_(b),
+      l_(b.layout()),
+      label_(std::move(label)),
+      // Checkpointing keeps each layer's input: e bytes per token per hidden unit.
+      checkpoint_bytes_(l_.micro_batch * l_.seq_len * l_.hidden * l_.param_bytes),
+      act_(l_.blocks().size(), -1),
+      ckpt_(l_.blocks().size(), -1) {
+  for (int i = 0; i < static_cast<int>(l_.blocks().size()); ++i) {
+    if (l_.blocks()[i].name == "lm_head") lm_head_ = i;
   }
-  int logits = -1;
-  int last = -1;
-  for (const TraceEntry& t : l.trace) {
-    const Block& blk = l.blocks()[t.block];
-    deps.clear();
-    hooks.before(t.block, t.pass, &deps);
-    const int id = b.op(b.name(label, ".", pass_name(t.pass), ".", blk.name), compute,
-                        t.pass == Pass::kForward ? Phase::kForward : Phase::kBackward,
-                        compute_work(blk, t.pass), deps);
-    const bool ckpt_block = l.is_checkpointed(t.block);
-    if (t.pass == Pass::kForward) {
-      if (ckpt_block && l.first_of_layer(t.block)) {
-        ckpt[t.block] = b.buffer(b.name(label, ".ckpt.layer", blk.layer), checkpoint_bytes,
+  b_.compute_stream();  // the first stream, before any the stage's work creates
+}
+
+int MicroStepCompute::run(std::span<const int> deps) {
+  ZS_CHECK(!done());
+  const TraceEntry& t = l_.trace[pos_++];
+  const Block& blk = l_.blocks()[t.block];
+  const int id = b_.op(b_.name(label_, ".", pass_name(t.pass), ".", blk.name), b_.compute_stream(),
+                       t.pass == Pass::kForward ? Phase::kForward : Phase::kBackward,
+                       compute_work(blk, t.pass), deps);
+  const bool ckpt_block = l_.is_checkpointed(t.block);
+  if (t.pass == Pass::kForward) {
+    if (ckpt_block && l_.first_of_layer(t.block)) {
+      ckpt_[t.block] = b_.buffer(b_.name(label_, ".ckpt.layer", blk.layer), checkpoint_bytes_,
                                  Device::kGpu, Category::kActivations);
-        b.alloc(id, ckpt[t.block]);
-      } else if (!ckpt_block && blk.saved_bytes > 0) {
-        act[t.block] = b.buffer(b.name(label, ".act.", blk.name), blk.saved_bytes, Device::kGpu,
+      b_.alloc(id, ckpt_[t.block]);
+    } else if (!ckpt_block && blk.saved_bytes > 0) {
+      act_[t.block] = b_.buffer(b_.name(label_, ".act.", blk.name), blk.saved_bytes, Device::kGpu,
                                 Category::kActivations);
-        b.alloc(id, act[t.block]);
-      }
-      if (t.block == lm_head) {
-        // The training loop holds the output's logits through backward (models/activations.h).
-        const auto& shape = std::get<models::GemmShape>(l.ops()[blk.first_op].shape);
-        logits = b.buffer({label, ".logits"}, shape.m * shape.n * l.param_bytes, Device::kGpu,
-                          Category::kActivations);
-        b.alloc(id, logits);
-      }
-    } else if (t.pass == Pass::kRecompute) {
-      // The first block's saved input is the checkpoint itself, not a new tensor.
-      const Bytes reused =
-          l.first_of_layer(t.block) ? std::min(blk.saved_bytes, checkpoint_bytes) : 0;
-      if (blk.saved_bytes > reused) {
-        act[t.block] = b.buffer(b.name(label, ".recomputed.", blk.name), blk.saved_bytes - reused,
-                                Device::kGpu, Category::kActivations);
-        b.alloc(id, act[t.block]);
-      }
-    } else {
-      b.at(id).transient_bytes = blk.bwd_working_bytes;
-      if (act[t.block] >= 0) b.free(id, act[t.block]);
-      if (ckpt[t.block] >= 0) b.free(id, ckpt[t.block]);
-      last = id;
+      b_.alloc(id, act_[t.block]);
     }
-    hooks.after(t.block, t.pass, id);
+    if (t.block == lm_head_) {
+      // The training loop holds the output's logits through backward (models/activations.h).
+      const auto& shape = std::get<models::GemmShape>(l_.ops()[blk.first_op].shape);
+      logits_ = b_.buffer({label_, ".logits"}, shape.m * shape.n * l_.param_bytes, Device::kGpu,
+                          Category::kActivations);
+      b_.alloc(id, logits_);
+    }
+  } else if (t.pass == Pass::kRecompute) {
+    // The first block's saved input is the checkpoint itself, not a new tensor.
+    const Bytes reused =
+        l_.first_of_layer(t.block) ? std::min(blk.saved_bytes, checkpoint_bytes_) : 0;
+    if (blk.saved_bytes > reused) {
+      act_[t.block] = b_.buffer(b_.name(label_, ".recomputed.", blk.name), blk.saved_bytes - reused,
+                                Device::kGpu, Category::kActivations);
+      b_.alloc(id, act_[t.block]);
+    }
+  } else {
+    b_.at(id).transient_bytes = blk.bwd_working_bytes;
+    if (act_[t.block] >= 0) b_.free(id, act_[t.block]);
+    if (ckpt_[t.block] >= 0) b_.free(id, ckpt_[t.block]);
+    last_backward_ = id;
   }
-  if (logits >= 0) b.free(last, logits);
-  hooks.end_backward(last);
-  return last;
+  return id;
+}
+
+int MicroStepCompute::finish() {
+  ZS_CHECK(done());
+  if (logits_ >= 0) b_.free(last_backward_, logits_);
+  return last_backward_;
 }
 
 }  // namespace zs::plan

@@ -1,10 +1,9 @@
 // Internal to plan/: the pieces every stage's schedule is built from. PlanBuilder appends
-// streams, buffers, ops and segments to a Plan; emit_micro_step emits the model's forward and
-// backward for one micro-step (with activation buffers and recomputation) and lets the stage
-// add its own work around each block through MicroStepHooks.
+// streams, buffers, ops and segments to a Plan; MicroStepCompute emits the model's forward and
+// backward for one micro-step (with activation buffers and recomputation), block by block, while
+// the stage's schedule adds its own work around each block in its own loop.
 #pragma once
 
-#include <functional>
 #include <initializer_list>
 #include <optional>
 #include <span>
@@ -130,25 +129,47 @@ class PlanBuilder {
   int pending_wait_ = -1;  // host_wait_before_next's op, for the next op appended
 };
 
-// What the stage adds around the model's blocks in one micro-step.
-struct MicroStepHooks {
-  // Before block `b` runs in `pass`: appends to *deps the ops its compute must wait for
-  // (stage-3 fetches).
-  std::function<void(int b, Pass pass, std::vector<int>* deps)> before = [](int, Pass,
-                                                                            std::vector<int>*) {};
-  // After block `b`'s compute op `op` was issued in `pass`.
-  std::function<void(int b, Pass pass, int op)> after = [](int, Pass, int) {};
-  // After the last backward block: the backward epilogue.
-  std::function<void(int last_op)> end_backward = [](int) {};
-};
-
 // The label a micro-step's op and buffer names start with ("mb0", "mb1-6", ...).
 std::string micro_step_label(int first, int last);
 
-// Emits forward then backward of one micro-step: one compute op per block and pass, activation
-// buffers allocated in forward and freed in backward, the logits held until backward ends
-// (models/activations.h), and, with checkpointing, each layer's input kept in forward and its
-// blocks recomputed just before their backward. Returns the id of the last backward op.
-int emit_micro_step(PlanBuilder& b, const std::string& label, const MicroStepHooks& hooks);
+// The model's compute in one micro-step: forward then backward, one compute op per entry of
+// Layout::trace, with activation buffers allocated in forward and freed in backward, the logits
+// held until backward ends (models/activations.h), and, with checkpointing, each layer's input
+// kept in forward and its blocks recomputed just before their backward. The stage's schedule
+// drives it, adding its own work before and after each block:
+//
+//   MicroStepCompute model(b, label);
+//   while (!model.done()) {
+//     const TraceEntry& e = model.next();
+//     ... fetches the compute must wait for ...
+//     const int op = model.run(deps);
+//     ... gradient hooks, releases ...
+//   }
+//   const int last = model.finish();  // the last backward op; the logits are freed there
+class MicroStepCompute {
+ public:
+  MicroStepCompute(PlanBuilder& b, std::string label);
+
+  bool done() const { return pos_ == static_cast<int>(l_.trace.size()); }
+  // The trace entry run() emits next, and its position in Layout::trace.
+  const TraceEntry& next() const { return l_.trace[pos_]; }
+  int position() const { return pos_; }
+  // Emits the compute op of next() after `deps` and returns its id. REQUIRES: !done()
+  int run(std::span<const int> deps = {});
+  // REQUIRES: done(). Frees the logits after the last backward op and returns that op.
+  int finish();
+
+ private:
+  PlanBuilder& b_;
+  const Layout& l_;
+  std::string label_;
+  int pos_ = 0;
+  Bytes checkpoint_bytes_ = 0;  // a checkpointed layer's input
+  std::vector<int> act_;        // per block: its saved (or recomputed) activations
+  std::vector<int> ckpt_;       // per block: the checkpoint its layer's first block holds
+  int lm_head_ = -1;            // the block whose logits the training loop holds
+  int logits_ = -1;
+  int last_backward_ = -1;
+};
 
 }  // namespace zs::plan

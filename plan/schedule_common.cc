@@ -17,29 +17,34 @@ Bytes optimizer_state_bytes_per_param(const configs::DsConfig& c) {
   }
 }
 
-void for_each_micro_step(PlanBuilder& b, bool uniform,
-                         const std::function<void(const std::string&, int)>& body) {
-  const Layout& l = b.layout();
+std::vector<MicroStepRun> micro_step_runs(const Layout& l, bool uniform) {
   const int g = l.micro_steps;
-  auto run = [&](int first, int last) {
-    const std::string label = micro_step_label(first, last);
-    b.begin_segment("micro_step." + label.substr(2), last - first + 1);
-    body(label, first);
-    // ThroughputTimer.stop at the end of engine.step() and .start at the next forward: with
-    // nothing issued in between, one device sync (utils/timer.py). The boundary micro-step's
-    // stop comes after the optimizer step (end_of_step_sync).
-    if (l.timer_sync && (last < g - 1 || uniform)) {
-      b.device_sync({label, ".timer_sync"}, Phase::kBackward);
-    }
-    b.end_segment();
+  std::vector<MicroStepRun> runs;
+  auto add = [&](int first, int last) {
+    runs.push_back(MicroStepRun{first, last, micro_step_label(first, last), last == g - 1});
   };
   if (uniform) {
-    run(0, g - 1);
-    return;
+    add(0, g - 1);
+  } else {
+    add(0, 0);
+    if (g >= 3) add(1, g - 2);
+    if (g >= 2) add(g - 1, g - 1);
   }
-  run(0, 0);
-  if (g >= 3) run(1, g - 2);
-  if (g >= 2) run(g - 1, g - 1);
+  return runs;
+}
+
+void begin_micro_steps(PlanBuilder& b, const MicroStepRun& run) {
+  b.begin_segment("micro_step." + run.label.substr(2), run.last - run.first + 1);
+}
+
+void end_micro_steps(PlanBuilder& b, const MicroStepRun& run, bool uniform) {
+  // ThroughputTimer.stop at the end of engine.step() and .start at the next forward: with
+  // nothing issued in between, one device sync (utils/timer.py). The boundary micro-step's
+  // stop comes after the optimizer step (end_of_step_sync).
+  if (b.layout().timer_sync && (!run.boundary || uniform)) {
+    b.device_sync({run.label, ".timer_sync"}, Phase::kBackward);
+  }
+  b.end_segment();
 }
 
 void end_of_step_sync(PlanBuilder& b) {

@@ -36,26 +36,31 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
                Category::kOptimizerStates, true);
   std::vector<int> grads;  // per-block gradient buffers, from micro-step 0 to the step
 
-  for_each_micro_step(b, false, [&](const std::string& label, int index) {
-    MicroStepHooks hooks;
-    hooks.after = [&](int blk, Pass pass, int op) {
-      if (pass != Pass::kBackward) return;
+  for (const MicroStepRun& run : micro_step_runs(l, false)) {
+    begin_micro_steps(b, run);
+    MicroStepCompute model(b, run.label);
+    while (!model.done()) {
+      const TraceEntry t = model.next();
+      const int op = model.run();
+      if (t.pass != Pass::kBackward) continue;
       std::int64_t numel = 0;
-      for (int p : flow.created[blk]) numel += l.params()[p].numel;
-      if (index == 0 && numel > 0) {
-        grads.push_back(b.buffer(b.name("grads.", l.blocks()[blk].name), numel * e, Device::kGpu,
-                                 Category::kGrads, true));
+      for (int p : flow.created[t.block]) numel += l.params()[p].numel;
+      if (run.first == 0 && numel > 0) {
+        grads.push_back(b.buffer(b.name("grads.", l.blocks()[t.block].name), numel * e,
+                                 Device::kGpu, Category::kGrads, true));
         b.alloc(op, grads.back());
-      } else if (index > 0) {
-        b.at(op).transient_bytes += flow.largest[blk] * e;  // AccumulateGrad's incoming gradient
+      } else if (run.first > 0) {
+        // AccumulateGrad's incoming gradient.
+        b.at(op).transient_bytes += flow.largest[t.block] * e;
       }
-    };
-    hooks.end_backward = [&](int last_op) {
-      if (index != l.micro_steps - 1 || l.world == 1) return;
+    }
+    const int last_op = model.finish();
+    if (run.boundary && l.world > 1) {
+      // engine.py allreduce_gradients: buckets of MEMORY_OPT_ALLREDUCE_SIZE elements.
       std::int64_t bucket = 0;
       auto flush = [&]() {
         const int op =
-            b.op(b.name(label, ".allreduce.", b.plan().ops.size()), compute, Phase::kReduce,
+            b.op(b.name(run.label, ".allreduce.", b.plan().ops.size()), compute, Phase::kReduce,
                  CollectiveWork{CollectiveKind::kAllReduce, bucket * l.comm_bytes, l.world,
                                 l.comm_dtype},
                  {last_op});
@@ -68,9 +73,9 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
         if (bucket > kAllreduceBucketElems) flush();
       }
       if (bucket > 0) flush();
-    };
-    emit_micro_step(b, label, hooks);
-  });
+    }
+    end_micro_steps(b, run, false);
+  }
 
   b.begin_segment("step", 1);
   int fp32_grads = -1;

@@ -30,20 +30,23 @@
 namespace zs::plan {
 namespace {
 
+struct ReducerOptions {
+  bool boundary = false;            // the micro-step ends the gradient accumulation
+  bool keep_partition = false;      // grads_in_partition outlives this backward (the step reads it)
+  bool partition_is_state = false;  // it is the gradient storage the ZeRO paper counts (stage 2)
+};
+
 // The IPG bucket and its reductions for one backward.
 class Reducer {
  public:
-  // `keep_partition`: grads_in_partition outlives this backward (it is what the step reads).
-  // `partition_is_state`: it is the gradient storage the ZeRO paper counts (stage 2).
-  Reducer(PlanBuilder& b, const std::string& label, std::vector<int>* ipg, bool boundary,
-          bool keep_partition, bool partition_is_state)
+  Reducer(PlanBuilder& b, const std::string& label, std::vector<int>* ipg, ReducerOptions o)
       : b_(b),
         l_(b.layout()),
         label_(label),
         ipg_(ipg),
-        boundary_(boundary),
-        keep_partition_(keep_partition),
-        partition_is_state_(partition_is_state),
+        boundary_(o.boundary),
+        keep_partition_(o.keep_partition),
+        partition_is_state_(o.partition_is_state),
         // Stage 1 reduces a large parameter from its full gradient, already counted.
         bucket_(b, label, l_.stage == 2) {}
 
@@ -258,68 +261,77 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   }
   const GradFlow& flow = l.flow();
   const int compute = b.compute_stream();
-  const int g = l.micro_steps;
   FullGrads full;
   std::vector<int> stage1_ipg;  // stage 1: from micro-step 0's first hook to the boundary
   int partition0 = -1;          // the grads_in_partition the step consumes
 
-  for_each_micro_step(b, false, [&](const std::string& label, int index) {
-    const bool boundary = index == g - 1;
-    const bool reduce_now = l.stage == 2 || boundary;
+  for (const MicroStepRun& run : micro_step_runs(l, false)) {
+    begin_micro_steps(b, run);
+    const bool first = run.first == 0;
+    const std::string& label = run.label;
     std::vector<int> stage2_ipg;
-    Reducer reducer(b, label, l.stage == 1 ? &stage1_ipg : &stage2_ipg, boundary,
-                    l.stage == 1 || index == 0, l.stage == 2 && index == 0);
-    int wait = -1;
-    MicroStepHooks hooks;
-    hooks.before = [&](int, Pass, std::vector<int>* deps) {
-      if (wait >= 0) deps->push_back(wait);
-      wait = -1;
-    };
+    // Stage 1 keeps its grads_in_partition for the step; stage 2 adds later micro-steps' into
+    // the first one's, which is the gradient storage the ZeRO paper counts.
+    Reducer reducer(b, label, l.stage == 1 ? &stage1_ipg : &stage2_ipg,
+                    ReducerOptions{.boundary = run.boundary,
+                                   .keep_partition = l.stage == 1 || first,
+                                   .partition_is_state = l.stage == 2 && first});
+    // Stage 2 reduces in the gradient hooks; stage 1 only at the boundary, in the hooks with
+    // overlap_comm and after backward (reduce_gradients) without.
+    const bool hooks_reduce = l.stage == 2 || (run.boundary && l.overlap_comm);
+    int wait = -1;  // with overlap_comm, the reduction the next block's compute waits for
     bool backward_started = false;
-    hooks.after = [&](int blk, Pass pass, int op) {
-      if (pass != Pass::kBackward) return;
+    MicroStepCompute model(b, label);
+    while (!model.done()) {
+      const TraceEntry t = model.next();
+      std::vector<int> deps;
+      if (wait >= 0) deps.push_back(wait);
+      wait = -1;
+      const int op = model.run(deps);
+      if (t.pass != Pass::kBackward) continue;
       if (!backward_started && c.version < configs::kIpgBuffersAtFirstGradHook) {
         // Before 0.18.3 backward_prologue allocated the IPG buffers before loss.backward(),
         // so they are live from the first backward kernel on (the loss and LM head's, where
         // the peak usually is).
-        Reducer(b, label, l.stage == 1 ? &stage1_ipg : &stage2_ipg, false, false, false)
-            .ensure_ipg(op);
+        reducer.ensure_ipg(op);
       }
       backward_started = true;
-      const bool hooks_reduce = l.stage == 2 || (boundary && l.overlap_comm);
+      const std::vector<int>& completed = flow.completed[t.block];
       if (l.stage == 1) {
+        // Stage 1 keeps full gradients through the accumulation: micro-step 0 creates them,
+        // later ones add into them.
         std::int64_t numel = 0;
-        for (int p : flow.created[blk]) numel += l.params()[p].numel;
-        if (index == 0 && numel > 0) {
-          const int buf = b.buffer(b.name(label, ".grads.", l.blocks()[blk].name), numel * e,
+        for (int p : flow.created[t.block]) numel += l.params()[p].numel;
+        if (first && numel > 0) {
+          const int buf = b.buffer(b.name(label, ".grads.", l.blocks()[t.block].name), numel * e,
                                    Device::kGpu, Category::kGrads, true);
           b.alloc(op, buf);
-          full.track(buf, flow.created[blk]);
-        } else if (index > 0) {
-          b.at(op).transient_bytes += flow.largest[blk] * e;  // AccumulateGrad's input
+          full.track(buf, flow.created[t.block]);
+        } else if (!first) {
+          b.at(op).transient_bytes += flow.largest[t.block] * e;  // AccumulateGrad's input
         }
         // The first gradient hook of micro-step 0 sets up the IPG buffers (setup_buckets).
-        if (index == 0 && !flow.completed[blk].empty()) {
-          Reducer(b, label, &stage1_ipg, false, false, false).ensure_ipg(op);
-        }
+        if (first && !completed.empty()) reducer.ensure_ipg(op);
       } else {
-        b.at(op).transient_bytes += flow.largest[blk] * e;  // each gradient until copied
+        b.at(op).transient_bytes += flow.largest[t.block] * e;  // each gradient until copied
       }
-      if (!hooks_reduce) return;
-      if (offload && boundary && !flow.completed[blk].empty()) {
+      if (!hooks_reduce) continue;
+      if (offload && run.boundary && !completed.empty()) {
         // The offload gradient hooks test a device flag per parameter with bool(), which
         // synchronizes the compute stream (stage_1_and_2.py copy_grads_in_partition).
-        b.host_sync({label, ".offload_flag_sync.", l.blocks()[blk].name}, Phase::kBackward, {op},
-                    static_cast<int>(flow.completed[blk].size()));
+        b.host_sync({label, ".offload_flag_sync.", l.blocks()[t.block].name}, Phase::kBackward,
+                    {op}, static_cast<int>(completed.size()));
       }
-      for (int p : flow.completed[blk]) {
+      for (int p : completed) {
         const int w = reducer.add(p, op);
         if (w >= 0) wait = w;
         if (l.stage == 1) full.copied(b, p, op);
       }
-    };
-    hooks.end_backward = [&](int last_op) {
-      if (!reduce_now) return;
+    }
+    const int last_op = model.finish();
+
+    // The backward epilogue: stage 2 every micro-step, stage 1 at the boundary.
+    if (l.stage == 2 || run.boundary) {
       if (l.stage == 1 && !l.overlap_comm) {
         // reduce_gradients walks the parameters in group order after backward, copying each
         // into the IPG buffer (which frees its full gradient) and flushing full buckets.
@@ -340,18 +352,18 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
           full.copied(b, p, walk);
         }
       }
-      reducer.finish(last_op, l.stage == 2 && index > 0 ? partition0 : -1,
-                     l.stage == 2 || boundary);
+      reducer.finish(last_op, l.stage == 2 && !first ? partition0 : -1,
+                     l.stage == 2 || run.boundary);
       // independent_gradient_partition_epilogue: with overlap_comm, a device synchronize.
       if (l.overlap_comm) b.device_sync({label, ".epilogue_sync"}, Phase::kReduce);
-      if (index == 0 || l.stage == 1) partition0 = reducer.partition_buffer();
-      if (offload && l.stage == 2 && index > 0 && !boundary) {
+      if (first || l.stage == 1) partition0 = reducer.partition_buffer();
+      if (offload && l.stage == 2 && !first && !run.boundary) {
         b.op(b.name(label, ".grads_from_host"), b.h2d_stream(), Phase::kReduce,
              CopyWork{l.owned_full * e, true, true}, {b.last_op()});
       }
-    };
-    emit_micro_step(b, label, hooks);
-  });
+    }
+    end_micro_steps(b, run, false);
+  }
 
   b.begin_segment("step", 1);
   // step(): the overflow check (an all_reduce of one flag and its .item()), skipped on

@@ -429,41 +429,44 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   const GradFlow& flow = l.flow();
   const FetchQueue queue(l);
   // Without optimizer offload every micro-step does the same work.
-  for_each_micro_step(b, !l.offload_optimizer, [&](const std::string& label, int index) {
-    Coordinator coordinator(b, c, queue, label);
-    Scatterer scatterer(b, label, index);
-    std::size_t t = 0;  // trace position of the block about to run
-    Bytes pending_coalesced = 0;
-    MicroStepHooks hooks;
-    hooks.before = [&](int, Pass, std::vector<int>* deps) {
-      coordinator.before(static_cast<int>(t), deps, &pending_coalesced);
-    };
-    hooks.after = [&](int blk, Pass pass, int op) {
-      b.at(op).transient_bytes += pending_coalesced;
-      if (pass == Pass::kBackward) {
-        b.at(op).transient_bytes += flow.largest[blk] * e;  // each gradient until copied to IPG
-        const std::vector<int>& done = coordinator.fetched_here();
-        auto fetched = [&](int p) { return std::find(done.begin(), done.end(), p) != done.end(); };
+  const bool uniform = !l.offload_optimizer;
+  for (const MicroStepRun& run : micro_step_runs(l, uniform)) {
+    begin_micro_steps(b, run);
+    Coordinator coordinator(b, c, queue, run.label);
+    Scatterer scatterer(b, run.label, run.first);
+    MicroStepCompute model(b, run.label);
+    std::vector<int> deps;
+    while (!model.done()) {
+      const TraceEntry t = model.next();
+      const int pos = model.position();
+      deps.clear();
+      Bytes coalesced = 0;
+      coordinator.before(pos, &deps, &coalesced);
+      const int op = model.run(deps);
+      b.at(op).transient_bytes += coalesced;
+      if (t.pass == Pass::kBackward) {
+        // Each gradient until copied to the IPG bucket; the gradients of the modules fetched
+        // so far first, then (GPT-2's embedding) the block's later modules are fetched and
+        // theirs added.
+        b.at(op).transient_bytes += flow.largest[t.block] * e;
+        const std::vector<int>& fetched = coordinator.fetched_here();
         std::vector<int> later;
-        for (int p : flow.completed[blk]) {
-          if (fetched(p)) {
+        for (int p : flow.completed[t.block]) {
+          if (std::find(fetched.begin(), fetched.end(), p) != fetched.end()) {
             scatterer.add(p, op);
           } else {
             later.push_back(p);
           }
         }
-        coordinator.resume(static_cast<int>(t));
+        coordinator.resume(pos);
         for (int p : later) scatterer.add(p, op);
       }
       coordinator.after();
-      ++t;
-    };
-    hooks.end_backward = [&](int last_op) {
-      const int epilogue = scatterer.finish(last_op);
-      coordinator.release_all(epilogue);
-    };
-    emit_micro_step(b, label, hooks);
-  });
+    }
+    const int epilogue = scatterer.finish(model.finish());
+    coordinator.release_all(epilogue);
+    end_micro_steps(b, run, uniform);
+  }
 
   b.begin_segment("step", 1);
   const int compute = b.compute_stream();

@@ -2,6 +2,9 @@
 // one optimizer step (every micro-step, then the optimizer step) to the builder.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "configs/ds_config.h"
 #include "plan/builder.h"
 
@@ -12,13 +15,24 @@ namespace zs::plan {
 // script's, which for the HF Trainer is AdamW: 8.
 Bytes optimizer_state_bytes_per_param(const configs::DsConfig& c);
 
-// Runs `body(label, index)` for the distinct micro-steps of an optimizer step: the first, the
-// middle ones as one repeated segment, and the last (G = 1: one; G = 2: two), each in its own
-// segment; or, when `uniform` (every micro-step does the same work), once for one segment
-// repeated G times. Each segment ends with the ThroughputTimer's device sync when the layout
-// has one (the boundary micro-step's comes from end_of_step_sync, after the optimizer step).
-void for_each_micro_step(PlanBuilder& b, bool uniform,
-                         const std::function<void(const std::string& label, int index)>& body);
+// A run of micro-steps that do the same work, planned once as a segment repeated
+// last - first + 1 times.
+struct MicroStepRun {
+  int first = 0;
+  int last = 0;
+  std::string label;      // micro_step_label(first, last)
+  bool boundary = false;  // it ends with the gradient-accumulation boundary (the last micro-step)
+};
+
+// The distinct micro-steps of an optimizer step: the first, the middle ones as one run, and the
+// last (G = 1: one; G = 2: two); or, when `uniform` (every micro-step does the same work), one
+// run of all G.
+std::vector<MicroStepRun> micro_step_runs(const Layout& l, bool uniform);
+// Opens the run's segment.
+void begin_micro_steps(PlanBuilder& b, const MicroStepRun& run);
+// Closes it, after the ThroughputTimer's device sync when the layout has one (the boundary
+// micro-step's comes from end_of_step_sync, after the optimizer step, unless `uniform`).
+void end_micro_steps(PlanBuilder& b, const MicroStepRun& run, bool uniform);
 
 // The ThroughputTimer's sync at the end of the step segment.
 void end_of_step_sync(PlanBuilder& b);
