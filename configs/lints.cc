@@ -345,8 +345,11 @@ void warn_unmodelled_zeropp(const DsConfig& c, Reporter& r) {
     warn("zero_quantized_nontrainable_weights", "quantized frozen weights");
   }
   if (z.zero_quantized_gradients.value) {
+    // stage3.py uses the quantized all-to-all only across nodes; on one node it reduce-scatters
+    // as usual (the oracle's single-node zero_quantized_gradients runs match the Plan).
     warn("zero_quantized_gradients",
-         "ZeRO++ quantized gradients (all-to-all reduction of int4/int8 gradients)");
+         "ZeRO++ quantized gradients (an all-to-all reduction of int4/int8 gradients between "
+         "nodes; on one node DeepSpeed reduce-scatters as usual, as the Plan does)");
   }
 }
 

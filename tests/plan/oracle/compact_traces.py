@@ -2,7 +2,8 @@
 """Turns raw DeepSpeed oracle traces (../shared/deepspeed-oracle/trace_comm.py output, 1-3 MB
 each) into the compact recordings tests/plan/oracle_test.cc compares the Plan with (2-5 KB each).
 
-Usage: compact_traces.py OUT_DIR TRACE.json...
+Usage: compact_traces.py [--suffix S] OUT_DIR TRACE.json...
+  --suffix S  appended to each recording's name (runs of another DeepSpeed version: _ds0198)
 
 Per trace it keeps what the comparison needs:
   - the run: DeepSpeed/torch versions, world size, GA steps, micro-batch, sequence length, the
@@ -45,7 +46,7 @@ def top_calls(rank):
             yield x
 
 
-def compact(path):
+def compact(path, suffix=""):
     d = json.load(open(path))
     if not d.get("ok"):
         return None, "the run failed"
@@ -78,7 +79,7 @@ def compact(path):
     ga = int(argv[argv.index("--ga-steps") + 1])
     micro = int(argv[argv.index("--micro-batch") + 1])
     out = {
-        "trace": os.path.basename(path)[:-len(".json")],
+        "trace": os.path.basename(path)[:-len(".json")] + suffix,
         "versions": {k: meta["versions"][k] for k in ("deepspeed", "torch", "transformers")},
         "world_size": ws,
         "gradient_accumulation_steps": ga,
@@ -93,12 +94,17 @@ def compact(path):
 
 
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    suffix = ""
+    if len(args) >= 2 and args[0] == "--suffix":
+        suffix = args[1]
+        args = args[2:]
+    if len(args) < 2:
         sys.exit(__doc__)
-    out_dir = sys.argv[1]
+    out_dir = args[0]
     written = 0
-    for path in sys.argv[2:]:
-        out, why = compact(path)
+    for path in args[1:]:
+        out, why = compact(path, suffix)
         if out is None:
             print("skipped %s: %s" % (path, why), file=sys.stderr)
             continue
