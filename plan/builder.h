@@ -104,6 +104,14 @@ class PlanBuilder {
     ZS_CHECK(!b.persistent && b.free_op < 0);
     b.free_op = op_id;
   }
+  // Persistent buffer `buffer_id` is released after `free_op_id` is issued and allocated again
+  // when `alloc_op_id` is issued. REQUIRES: free_op_id < alloc_op_id, no gap yet.
+  void persistent_gap(int buffer_id, int free_op_id, int alloc_op_id) {
+    Buffer& b = plan_.buffers[buffer_id];
+    ZS_CHECK(b.persistent && b.alloc_op < 0 && free_op_id >= 0 && free_op_id < alloc_op_id);
+    b.free_op = free_op_id;
+    b.alloc_op = alloc_op_id;
+  }
   int last_op() const { return static_cast<int>(plan_.ops.size()) - 1; }
   // The last op issued on `stream`, or -1.
   int last_on(int stream) const;

@@ -29,7 +29,8 @@ struct Delta {
 };
 
 bool live_at(const Buffer& b, int at) {
-  return b.persistent || (at >= 0 && b.alloc_op <= at && at <= b.free_op);
+  if (b.persistent) return b.alloc_op < 0 || !(b.free_op < at && at < b.alloc_op);
+  return at >= 0 && b.alloc_op <= at && at <= b.free_op;
 }
 
 }  // namespace
@@ -48,10 +49,9 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   for (const Buffer& b : plan.buffers) {
     if (b.device == Device::kGpu) r.model_states_bytes += b.model_state_bytes;
     Bytes* now = b.device == Device::kGpu ? &gpu : on_host(b.device) ? &host : &nvme;
-    if (b.persistent) {
-      *now += b.bytes;
-      continue;
-    }
+    if (b.persistent) *now += b.bytes;
+    if (b.persistent && b.alloc_op < 0) continue;
+    // A non-persistent buffer's lifetime, or a persistent one's gap (free_op < alloc_op).
     std::vector<Delta>& deltas = b.device == Device::kGpu ? gpu_delta
                                  : on_host(b.device)      ? host_delta
                                                           : nvme_delta;

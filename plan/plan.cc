@@ -263,8 +263,10 @@ Status validate(const Plan& plan) {
     const Buffer& buf = plan.buffers[b];
     auto where = [&] { return "buffer \"" + std::string(plan.buffer_name(b)) + "\""; };
     if (buf.persistent) {
-      if (buf.alloc_op >= 0 || buf.free_op >= 0) {
-        return bad(where() + " is persistent but allocated or freed by an op");
+      const bool no_gap = buf.alloc_op < 0 && buf.free_op < 0;
+      const bool gap = buf.free_op >= 0 && buf.free_op < buf.alloc_op && buf.alloc_op < n_ops;
+      if (!no_gap && !gap) {
+        return bad(where() + " is persistent but allocated or freed by an op outside a gap");
       }
       continue;
     }
@@ -281,7 +283,7 @@ Status validate(const Plan& plan) {
     if (s.repeat == 1) continue;
     for (int b = 0; b < n_buf; ++b) {
       const Buffer& buf = plan.buffers[b];
-      if (buf.persistent) continue;
+      if (buf.persistent && buf.alloc_op < 0) continue;
       const bool in_a = buf.alloc_op >= s.first_op && buf.alloc_op < s.end_op;
       const bool in_f = buf.free_op >= s.first_op && buf.free_op < s.end_op;
       if (in_a != in_f) {
@@ -319,6 +321,9 @@ std::string to_text(const Plan& plan) {
         "buffer " + std::to_string(b) + " " + std::string(plan.buffer_name(b)) + " " +
         std::to_string(buf.bytes) + " " + std::string(device_name(buf.device)) + " " +
         std::string(category_name(buf.category)) + (buf.persistent ? " persistent" : "") +
+        (buf.persistent && buf.alloc_op >= 0
+             ? " absent " + std::to_string(buf.free_op + 1) + "-" + std::to_string(buf.alloc_op - 1)
+             : "") +
         (buf.model_state_bytes > 0 ? " model_state " + std::to_string(buf.model_state_bytes) : "") +
         "\n";
   }

@@ -14,7 +14,10 @@
 //   a 70B stage-3 step has thousands.
 // - A buffer is allocated when its `alloc_op` is issued and released right after its `free_op`
 //   is issued, which is what PyTorch's caching allocator counts in
-//   torch.cuda.memory_allocated(). Persistent buffers (model states) live throughout.
+//   torch.cuda.memory_allocated(). Persistent buffers (model states) live throughout, except
+//   one with free_op < alloc_op: it exists across the step boundary but is released after
+//   free_op's issue and allocated again at alloc_op's (stage 3's persistent parameters,
+//   partitioned at the start of step() and gathered again after it).
 // - Segments group ops. A segment with repeat > 1 stands for that many identical micro-steps
 //   (DeepSpeed's micro-steps between the first and the last do the same work); it must leave
 //   memory as it found it.
@@ -89,8 +92,8 @@ struct Buffer {
   // holds straddling parameters in full); 0 for buckets and transient casts.
   Bytes model_state_bytes = 0;
   bool persistent = false;  // allocated before the step and alive after it
-  int alloc_op = -1;        // the op whose issue allocates it (-1: persistent)
-  int free_op = -1;         // the op after whose issue it is released (-1: persistent)
+  int alloc_op = -1;        // the op whose issue allocates it (-1: persistent without a gap)
+  int free_op = -1;         // the op after whose issue it is released (-1: as alloc_op)
 };
 
 // kCpu is the host thread itself: what runs on it (CPU Adam, syncs) blocks the host, so every
@@ -256,10 +259,11 @@ BufferEvents buffer_events(const Plan& plan);
 
 // OK when the plan is well formed: every op's stream exists; deps name earlier ops; ops on the
 // host thread (kCpu) are host_waits and sync ops run there; every
-// non-persistent buffer is allocated by an op and freed by the same or a later one; persistent
-// buffers are never allocated or freed by an op; segments tile the op list in order; a repeated
-// segment frees what it allocates. Otherwise kInvalidArgument naming the op or buffer (a plan/
-// bug, reported as a Status so tests can show it).
+// non-persistent buffer is allocated by an op and freed by the same or a later one; a persistent
+// buffer is allocated and freed by no op, or has a gap (freed by an op, allocated again by a
+// later one); segments tile the op list in order; a repeated segment frees what it allocates.
+// Otherwise kInvalidArgument naming the op or buffer (a plan/ bug, reported as a Status so tests
+// can show it).
 Status validate(const Plan& plan);
 
 // What an op does, in words: "all_gather 1048576 bytes over 8 ranks".

@@ -122,7 +122,10 @@ class Coordinator {
     fetched_here_.clear();
     for (; visit_ < n && q_.visits[visit_].trace_pos == t; ++visit_) {
       const FetchedModule& m = q_.modules[q_.visits[visit_].module];
-      if (pass_ == Phase::kBackward && !m.params.empty() && !fetched_here_.empty()) break;
+      // resume() is called after backward compute only (recomputed blocks fetch as forward).
+      if (l_.trace[t].pass == Pass::kBackward && !m.params.empty() && !fetched_here_.empty()) {
+        break;
+      }
       fetch(m, visit_);
       fetched_here_.insert(fetched_here_.end(), m.params.begin(), m.params.end());
       for (int p : m.params) {
@@ -179,6 +182,7 @@ class Coordinator {
   // reset_step at the end of backward: parameters still in flight are waited for and released,
   // and release_backward_leftovers frees the rest (a repeated micro-step must end as it began).
   void release_all(int op) {
+    ZS_CHECK(visit_ == static_cast<int>(q_.visits.size()));  // every fetch was planned
     after();
     for (int p : l_.real_params()) {
       if (buffer_[p] < 0) continue;
@@ -381,9 +385,10 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   for (int p : l.real_params()) {
     if (l.persistent[p]) persistent_full += l.world * l.partition_elems[p];
   }
-  if (persistent_full > 0) {
-    b.persistent({"params.persistent"}, persistent_full * e, Device::kGpu, Category::kParams);
-  }
+  const int persistent_params = persistent_full > 0
+                                    ? b.persistent({"params.persistent"}, persistent_full * e,
+                                                   Device::kGpu, Category::kParams)
+                                    : -1;
   // Optimizer: sub-groups below the partial-offload threshold stay on the GPU (stage3.py).
   const Bytes state = optimizer_state_bytes_per_param(c);
   const int groups = static_cast<int>(l.sub_groups.size());
@@ -469,6 +474,9 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   }
 
   b.begin_segment("step", 1);
+  // step() begins with _partition_all_parameters: the persistent parameters' full copies are
+  // freed (stage3.py step), so the inner optimizer runs without them (the oracle's snapshots).
+  const int step_begin = static_cast<int>(b.plan().ops.size());
   const int compute = b.compute_stream();
   // step(): fp16 only checks for overflow (stage3.py _overflow_check_and_loss_scale_update);
   // an overflow skips everything after it, _post_step included.
@@ -530,6 +538,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
     // parameter in ds_id order, issued back to back, then torch.cuda.synchronize()
     // (partition_parameters.py; the oracle records one call per persistent parameter).
     int after = b.last_op();
+    const int first_gather = after + 1;
     for (int p : l.real_params()) {
       if (!l.persistent[p]) continue;
       after =
@@ -538,6 +547,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
                               l.world, l.param_dtype},
                {after});
     }
+    b.persistent_gap(persistent_params, step_begin, first_gather);
     b.device_sync({"step.post_step_sync"}, Phase::kPostStep);
   }
   if (fp16) mark_skipped_on_overflow(b, first_skipped);

@@ -134,12 +134,13 @@ std::map<std::string, Bytes> plan_model_state_bytes(const Plan& plan) {
     Bytes total = 0;
     for (const Buffer& b : plan.buffers) {
       if (b.category == Category::kActivations) continue;
-      if (b.persistent) {
-        total += b.bytes;
-      } else if (during >= 0 ? (b.alloc_op <= during && b.free_op >= during)
-                             : (b.alloc_op <= after && b.free_op > after)) {
-        total += b.bytes;
-      }
+      // A non-persistent buffer lives from its alloc_op to its free_op; a persistent one
+      // throughout, except in its gap (free_op < alloc_op).
+      const bool inside = during >= 0 ? (b.alloc_op <= during && b.free_op >= during)
+                                      : (b.alloc_op <= after && b.free_op > after);
+      const bool in_gap = during >= 0 ? (b.free_op < during && during < b.alloc_op)
+                                      : (b.free_op <= after && after < b.alloc_op);
+      if (b.persistent ? (b.alloc_op < 0 || !in_gap) : inside) total += b.bytes;
     }
     return total;
   };

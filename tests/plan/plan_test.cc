@@ -44,6 +44,37 @@ TEST(Plan, ValidatesAndReplays) {
   EXPECT_EQ(r.gpu_at_peak[Category::kActivations], 130);
 }
 
+// A persistent buffer with a gap (stage 3's persistent parameters around the optimizer step) is
+// absent from the memory between its free_op and its alloc_op, and only there.
+TEST(Plan, APersistentBufferIsAbsentInItsGap) {
+  Plan p;
+  const int s = p.add_stream("compute", StreamKind::kCompute);
+  const int params =
+      p.add_buffer(Buffer{p.add_name({"params"}), 50, Device::kGpu, Category::kParams, 50, true});
+  for (const char* name : {"fwd", "step", "post"}) {
+    Op op;
+    op.name = p.add_name({name});
+    op.stream = s;
+    op.transient_bytes = std::string_view(name) == "step" ? 200 : 10;
+    p.add_op(op, {});
+  }
+  p.segments.push_back(Segment{"step", 0, 3, 1});
+  p.buffers[params].free_op = 0;
+  p.buffers[params].alloc_op = 2;
+  ASSERT_TRUE(validate(p).is_ok()) << validate(p).message();
+  MemoryOptions o;
+  o.cuda_context_bytes = 0;
+  o.nccl_workspace_bytes = 0;
+  const MemoryReport r = replay_memory(p, o);
+  EXPECT_EQ(r.gpu_peak_bytes, 200);  // the step's 200 without the 50 it released
+  EXPECT_EQ(r.peak_op_name, "step");
+  EXPECT_EQ(r.gpu_at_peak[Category::kParams], 0);
+  EXPECT_NE(to_text(p).find("params 50 gpu params persistent absent 1-1"), std::string::npos)
+      << to_text(p);
+  p.buffers[params].alloc_op = 0;  // no gap: freed and allocated by the same op
+  EXPECT_NE(validate(p).message().find("outside a gap"), std::string::npos);
+}
+
 TEST(Plan, RejectsMalformedPlans) {
   Plan p = tiny();
   p.buffers[0].free_op = -1;
@@ -71,9 +102,10 @@ TEST(Plan, RejectsMalformedPlans) {
 // Every stage and option combination builds a valid plan, and identical inputs give identical
 // plans.
 TEST(Plan, EveryStageBuildsAValidDeterministicPlan) {
-  const char* extras[] = {"", R"(, "offload_optimizer": {"device": "cpu"})",
-                          R"(, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"})",
-                          R"(, "overlap_comm": false, "contiguous_gradients": false)"};
+  const char* extras[] = {
+      "", R"(, "offload_optimizer": {"device": "cpu"})",
+      R"(, "offload_optimizer": {"device": "cpu"}, "offload_param": {"device": "cpu"})",
+      R"(, "overlap_comm": false, "contiguous_gradients": false)"};
   for (int stage = 0; stage <= 3; ++stage) {
     for (const char* extra : extras) {
       for (int accum : {1, 2, 5}) {
@@ -93,7 +125,8 @@ TEST(Plan, EveryStageBuildsAValidDeterministicPlan) {
           EXPECT_EQ(to_text(a.built.plan), to_text(b.built.plan));
           // Stage 3 without optimizer offload repeats one micro-step G times; the others have
           // a first, a repeated middle and a last micro-step.
-          const bool uniform = stage == 3 && std::string(extra).find("offload") == std::string::npos;
+          const bool uniform =
+              stage == 3 && std::string(extra).find("offload") == std::string::npos;
           const int expected_segments = uniform ? 2 : std::min(accum, 3) + 1;
           EXPECT_EQ(static_cast<int>(a.built.plan.segments.size()), expected_segments) << cfg;
           if (accum == 5) {
@@ -110,7 +143,8 @@ TEST(Plan, TextNamesOpsStreamsAndBuffers) {
   s.model = "tiny-gpt";
   s.seq_len = 64;
   const auto r = simulate_text(R"({"train_micro_batch_size_per_gpu": 2, "bf16": {"enabled": true},
-      "zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0}})", s);
+      "zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0}})",
+                               s);
   const std::string text = to_text(r.built.plan);
   EXPECT_NE(text.find("[allgather] forward mb0.prefetch."), std::string::npos) << text;
   EXPECT_NE(text.find("reduce_scatter"), std::string::npos);
