@@ -320,10 +320,10 @@ int autos_breaking_plain_deepspeed(const LoadedConfig& lc) {
   return n;
 }
 
-// ZeRO++ (stage 3): the Plan gathers 16-bit parameters over the whole data-parallel group and
-// reduce-scatters 16-bit gradients. The oracle cannot show what these change (hpZ's secondary
-// partitions were seen to move later gathers into the node group; qwZ/qgZ need CUDA kernels), so
-// simulate says its figures assume them off instead of guessing.
+// ZeRO++ (stage 3): the Plan gathers 16-bit parameters (hpZ's groups included) and
+// reduce-scatters 16-bit gradients. The oracle cannot show what quantization changes (qwZ needs
+// CUDA kernels; qgZ works only across nodes), so simulate says its figures assume it off
+// instead of guessing.
 void warn_unmodelled_zeropp(const DsConfig& c, Reporter& r) {
   const ZeroConfig& z = c.zero;
   if (z.stage.value != 3) return;
@@ -332,12 +332,6 @@ void warn_unmodelled_zeropp(const DsConfig& c, Reporter& r) {
         "not-modelled", std::string("zero_optimization.") + key,
         "zerosim does not model " + what + "; its memory and time predictions assume it is off");
   };
-  if (z.zero_hpz_partition_size.value > 1) {
-    warn("zero_hpz_partition_size",
-         "ZeRO++ hierarchical partitioning (a secondary copy of the parameters per group of " +
-             str(z.zero_hpz_partition_size.value) +
-             " ranks, gathered from within the group after the first micro-step's forward)");
-  }
   if (z.zero_quantized_weights.value) {
     warn("zero_quantized_weights", "ZeRO++ quantized weights (int8 all-gathers with scales)");
   }

@@ -19,9 +19,13 @@
 // - Step, per sub-group: the shard is flattened and cast to fp32, the optimizer runs, the 16-bit
 //   partition is updated in place. Persistent parameters are gathered again after the step, one
 //   all_gather per parameter.
+// - ZeRO++ hpZ (zero_hpz_partition_size k > 1): a parameter released after use keeps a
+//   secondary partition over its group of k ranks until the step (partition_parameters.py
+//   _partition_param_sec, stage3.py invalidate_secondary_tensor), and later gathers of it run
+//   within that group: a coalesced fetch splits into the parameters with a secondary partition
+//   (gathered over k) and those without (over the whole group).
 // Simpler than the code: a coalesced gather's flat buffer is charged to its parameters (its
-// copy at wait time is working memory of the module); persistent parameters are kept across the
-// step instead of being released at its start (tests/plan/oracle/known_differences.txt).
+// copy at wait time is working memory of the module).
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -68,6 +72,26 @@ struct FetchQueue {
   }
 };
 
+// ZeRO++ hpZ across one step: which parameters have a secondary partition, and the buffer that
+// holds those partitions (sum of N·ceil(n/N)/k elements), allocated at the first and freed at
+// the step's end.
+struct HpzState {
+  int group = 1;                // zero_hpz_partition_size; 1: off
+  std::vector<bool> secondary;  // per param
+  int buffer = -1;
+  Bytes bytes = 0;
+
+  // Parameter p was partitioned after op `op`: with hpZ it keeps a secondary partition.
+  void partitioned(PlanBuilder& b, int p, int op) {
+    if (group <= 1 || secondary[p]) return;
+    secondary[p] = true;
+    if (buffer < 0) {
+      buffer = b.buffer({"params.hpz_secondary"}, bytes, Device::kGpu, Category::kParams);
+      b.alloc(op, buffer);
+    }
+  }
+};
+
 // DeepSpeed's PartitionedParameterCoordinator during one micro-step, in steady state
 // (partitioned_param_coordinator.py at 0.19.6: _fetch_sub_module_impl, release_sub_module,
 // __params_to_release, reset_step). Per module fetch, in order:
@@ -88,12 +112,14 @@ struct FetchQueue {
 // DeepSpeed frees a module's after the module (GPT-2's embedding block holds wte and wpe).
 class Coordinator {
  public:
+  // `hpz`: hpZ's state across the step's micro-steps.
   Coordinator(PlanBuilder& b, const configs::DsConfig& c, const FetchQueue& q,
-              const std::string& label)
+              const std::string& label, HpzState* hpz)
       : b_(b),
         l_(b.layout()),
         q_(q),
         label_(label),
+        hpz_(hpz),
         max_live_(c.zero.max_live_parameters.value),
         prefetch_(c.zero.prefetch_bucket_size.value),
         reuse_(c.zero.max_reuse_distance.value) {
@@ -172,6 +198,7 @@ class Coordinator {
   // resumed fetch): frees what its modules' releases freed.
   void after() {
     const int op = b_.last_op();
+    for (int p : to_free_) hpz_->partitioned(b_, p, op);
     for (int p : to_free_) {
       b_.free(op, buffer_[p]);
       buffer_[p] = -1;
@@ -186,6 +213,7 @@ class Coordinator {
     after();
     for (int p : l_.real_params()) {
       if (buffer_[p] < 0) continue;
+      hpz_->partitioned(b_, p, op);
       b_.free(op, buffer_[p]);
       buffer_[p] = -1;
       status_[p] = kNotAvailable;
@@ -248,7 +276,20 @@ class Coordinator {
     }
   }
 
+  // One coalesced fetch: with hpZ, the parameters with a secondary partition are gathered first,
+  // within their group, then the others (partitioned_param_coordinator.py __all_gather_params_).
   void gather(const std::vector<int>& params, const char* what) {
+    if (hpz_->group <= 1) {
+      gather_over(params, what, l_.world);
+      return;
+    }
+    std::vector<int> with, without;
+    for (int p : params) (hpz_->secondary[p] ? with : without).push_back(p);
+    if (!with.empty()) gather_over(with, what, hpz_->group);
+    if (!without.empty()) gather_over(without, what, l_.world);
+  }
+
+  void gather_over(const std::vector<int>& params, const char* what, int group) {
     std::int64_t elems = 0;
     for (int p : params) elems += l_.world * l_.partition_elems[p];
     int h2d = -1;
@@ -258,7 +299,7 @@ class Coordinator {
       h2d = b_.op(b_.name(label_, ".h2d_params.", b_.plan().ops.size()), b_.h2d_stream(), pass_,
                   CopyWork{bytes, true, true});
     }
-    const CollectiveWork work{CollectiveKind::kAllGather, elems * l_.param_bytes, l_.world,
+    const CollectiveWork work{CollectiveKind::kAllGather, elems * l_.param_bytes, group,
                               l_.param_dtype};
     const std::size_t id = b_.plan().ops.size();
     const NameRef name = b_.name(label_, ".", what, ".", id);
@@ -280,6 +321,7 @@ class Coordinator {
   const Layout& l_;
   const FetchQueue& q_;
   std::string label_;
+  HpzState* hpz_;
   std::int64_t max_live_, prefetch_, reuse_;
   Phase pass_ = Phase::kForward;
   int visit_ = 0;                 // the next module visit
@@ -433,11 +475,20 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
 
   const GradFlow& flow = l.flow();
   const FetchQueue queue(l);
-  // Without optimizer offload every micro-step does the same work.
-  const bool uniform = !l.offload_optimizer;
+  HpzState hpz;
+  hpz.group = static_cast<int>(std::max<std::int64_t>(1, c.zero.zero_hpz_partition_size.value));
+  if (hpz.group > 1) {
+    hpz.secondary.assign(l.params().size(), false);
+    for (int p : l.real_params()) {
+      if (!l.persistent[p]) hpz.bytes += l.world * l.partition_elems[p] / hpz.group * e;
+    }
+  }
+  // Without optimizer offload every micro-step does the same work, unless hpZ's first one
+  // gathers over the whole group what later ones gather within theirs.
+  const bool uniform = !l.offload_optimizer && hpz.group <= 1;
   for (const MicroStepRun& run : micro_step_runs(l, uniform)) {
     begin_micro_steps(b, run);
-    Coordinator coordinator(b, c, queue, run.label);
+    Coordinator coordinator(b, c, queue, run.label, &hpz);
     Scatterer scatterer(b, run.label, run.first);
     MicroStepCompute model(b, run.label);
     std::vector<int> deps;
@@ -552,6 +603,8 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   }
   if (fp16) mark_skipped_on_overflow(b, first_skipped);
   end_of_step_sync(b);
+  // _post_step: invalidate_secondary_tensor.
+  if (hpz.buffer >= 0) b.free(b.last_op(), hpz.buffer);
   b.end_segment();
 }
 

@@ -194,11 +194,11 @@ TEST(Lints, NeverBlock) {
   EXPECT_FALSE(lc.diagnostics.has_errors()) << dump(lc);
 }
 
-// ZeRO++ options the Plan does not model are named, each with its JSON path, and only at stage
-// 3, where DeepSpeed reads them.
+// ZeRO++ quantization, which the Plan does not model, is named, each with its JSON path, and only
+// at stage 3, where DeepSpeed reads them.
 TEST(Lints, ZeroPlusPlusOptionsAreNamedAsNotModelled) {
   const LoadedConfig lc = check(R"({"train_batch_size": 8, "zero_optimization": {"stage": 3,
-      "zero_hpz_partition_size": 8, "zero_quantized_weights": true,
+      "zero_quantized_weights": true, "zero_quantized_nontrainable_weights": true,
       "zero_quantized_gradients": true}})");
   int named = 0;
   for (const Diagnostic& d : lc.diagnostics.items()) {
@@ -210,7 +210,7 @@ TEST(Lints, ZeroPlusPlusOptionsAreNamedAsNotModelled) {
   EXPECT_EQ(named, 3) << dump(lc);
   EXPECT_FALSE(lc.diagnostics.has_errors()) << dump(lc);
   const LoadedConfig stage2 = check(R"({"train_batch_size": 8, "zero_optimization": {"stage": 2,
-      "zero_hpz_partition_size": 8}})");
+      "zero_quantized_weights": true}})");
   EXPECT_EQ(find(stage2, "not-modelled"), nullptr) << dump(stage2);
 }
 

@@ -134,6 +134,9 @@ std::map<std::string, Bytes> plan_model_state_bytes(const Plan& plan) {
     Bytes total = 0;
     for (const Buffer& b : plan.buffers) {
       if (b.category == Category::kActivations) continue;
+      // hpZ's secondary partitions are not in the oracle's storage walk (its traces show them
+      // only as zero3_params.ds_secondary_numel).
+      if (plan.name(b.name) == "params.hpz_secondary") continue;
       // A non-persistent buffer lives from its alloc_op to its free_op; a persistent one
       // throughout, except in its gap (free_op < alloc_op).
       const bool inside = during >= 0 ? (b.alloc_op <= during && b.free_op >= during)
