@@ -1,0 +1,274 @@
+// Fidelity: zerosim's predictions against training runs measured and published by others
+// (bench/data/published_runs.tsv, copied from ../shared/calibration with its sources; its
+// README there defines the columns). Every row zerosim can express is simulated and printed
+// with the measured value, the prediction and the error; then the mean absolute percentage
+// error per family of rows, the OOM verdicts, and, where a source measured one setting at
+// several ZeRO stages, whether the predicted order of the stages is the measured one.
+// A benchmark, not a test: it asserts nothing. The first increment of the fidelity work: it
+// measures, it fits nothing.
+//
+// Expressible rows: decoder-only models with an integer layer count, a GPU with a zerosim
+// preset, a stated precision and micro-batch. The model is built from the row's dimensions:
+// GPT-2's architecture for GPT-2, Megatron GPT-2, llm.c and MPT (MPT has ALiBi and no biases:
+// the parameter count printed beside shows the difference), Llama-2-7B's for Granite 7B.
+// Peers that are not DeepSpeed (llm.c, FSDP) are simulated as DeepSpeed at the row's stage: the
+// gap is the framework's, and the table says so by family.
+//
+// Usage: fidelity [TSV=bench/data/published_runs.tsv] (run from the source directory)
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "configs/hardware/cluster.h"
+#include "models/hf_config.h"
+#include "sim/simulate.h"
+
+namespace {
+
+struct Row {
+  std::map<std::string, std::string> f;  // column -> value
+  const std::string& operator[](const std::string& k) const { return f.at(k); }
+};
+
+std::vector<std::string> split(const std::string& line, char sep) {
+  std::vector<std::string> out;
+  std::string cell;
+  std::istringstream in(line);
+  while (std::getline(in, cell, sep)) out.push_back(cell);
+  return out;
+}
+
+bool is_int(const std::string& s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = "/tmp/zs_fidelity_" + std::to_string(getpid()) + "_" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// The family a row's error is summarised in.
+std::string family(const Row& r) {
+  const std::string id = r["id"].substr(0, 2);
+  if (id == "AT" || id == "DT") return "DeepSpeed V100";
+  if (id == "GR") return "DeepSpeed A100";
+  if (id == "LC") return "llm.c A100 (peer)";
+  if (id == "MF") return "FSDP A100/H100 (peer)";
+  return "other";
+}
+
+// Why the row cannot be simulated, or "".
+std::string unsupported(const Row& r) {
+  if (!is_int(r["layers"])) return "encoder-decoder (" + r["layers"] + " layers)";
+  const std::string m = r["model"];
+  if (m.find("bert") != std::string::npos) return "encoder-only";
+  if (r["precision"] == "NA") return "precision not stated";
+  if (!is_int(r["micro_batch"]) || !is_int(r["gpus_per_node"])) return "batch or GPUs not stated";
+  const bool titan = r["gpu"].find("titan") != std::string::npos;
+  // An A100 of unstated memory is taken as 80 GB for a time row (memory does not enter it).
+  const bool unknown_memory = r["gpu"].find("unknown") != std::string::npos &&
+                              (r["metric"] == "oom" || r["metric"] == "peak_gib");
+  if (titan || unknown_memory) return "no preset for GPU " + r["gpu"];
+  return "";
+}
+
+std::string gpu_preset(const std::string& gpu) {
+  if (gpu == "a100-80gb-sxm" || gpu == "a100-unknown") return "a100-80gb";
+  return gpu;
+}
+
+std::string model_json(const Row& r) {
+  const std::string seq = r["seq_len"];
+  const long positions = std::max(1024L, std::stol(seq));
+  if (r["model"].find("granite") != std::string::npos) {
+    return R"({"model_type":"llama","num_hidden_layers":)" + r["layers"] + R"(,"hidden_size":)" +
+           r["hidden"] + R"(,"intermediate_size":11008,"num_attention_heads":)" + r["heads"] +
+           R"(,"num_key_value_heads":)" + r["heads"] + R"(,"vocab_size":)" + r["vocab"] +
+           R"(,"max_position_embeddings":)" + std::to_string(positions) + "}";
+  }
+  return R"({"model_type":"gpt2","n_layer":)" + r["layers"] + R"(,"n_embd":)" + r["hidden"] +
+         R"(,"n_head":)" + r["heads"] + R"(,"vocab_size":)" + r["vocab"] + R"(,"n_positions":)" +
+         std::to_string(positions) + "}";
+}
+
+std::string config_json(const Row& r) {
+  const std::string prec = r["precision"];
+  const std::string p = prec.find("fp16") != std::string::npos   ? "fp16"
+                        : prec.find("bf16") != std::string::npos ? "bf16"
+                                                                 : "";
+  std::string zero = R"("stage": )" + r["stage"];
+  if (r["overlap_comm"] == "true" || r["overlap_comm"] == "false") {
+    zero += R"(, "overlap_comm": )" + r["overlap_comm"];
+  }
+  if (r["reduce_bucket_size"] != "default" && r["reduce_bucket_size"] != "NA") {
+    zero += R"(, "reduce_bucket_size": )" + r["reduce_bucket_size"];
+  }
+  if (r["offload_optimizer"] == "cpu") zero += R"(, "offload_optimizer": {"device": "cpu"})";
+  if (r["offload_param"] == "cpu") zero += R"(, "offload_param": {"device": "cpu"})";
+  const std::string ga = is_int(r["grad_accum"]) ? r["grad_accum"] : "1";
+  return R"({"train_micro_batch_size_per_gpu": )" + r["micro_batch"] +
+         R"(, "gradient_accumulation_steps": )" + ga +
+         (p.empty() ? "" : R"(, ")" + p + R"(": {"enabled": true})") +
+         R"(, "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}, "zero_optimization": {)" +
+         zero + "}}";
+}
+
+struct Outcome {
+  std::string error;  // why it was not simulated
+  double predicted = 0;
+  double measured = 0;
+  std::int64_t params = 0;
+  bool time_metric = false;
+};
+
+Outcome simulate_row(const Row& r) {
+  Outcome o;
+  o.error = unsupported(r);
+  if (!o.error.empty()) return o;
+  const std::string id = r["id"];
+  auto model = zs::models::load_hf_config(temp_file(id + "_model.json", model_json(r)));
+  if (!model.ok()) return o.error = model.status().message(), o;
+  auto cluster = zs::configs::make_cluster(gpu_preset(r["gpu"]), std::stoi(r["nodes"]),
+                                           std::stoi(r["gpus_per_node"]));
+  if (!cluster.ok()) return o.error = cluster.status().message(), o;
+  zs::sim::SimulationRequest q;
+  q.config_path = temp_file(id + "_ds.json", config_json(r));
+  q.model = *model;
+  q.cluster = *cluster;
+  q.seq_len = std::stol(r["seq_len"]);
+  q.activation_checkpointing = r["checkpointing"] == "1";
+  auto result = zs::sim::simulate(q);
+  if (!result.ok()) return o.error = result.status().message(), o;
+  const zs::sim::SimulationResult& s = *result;
+  o.params = s.params;
+  o.measured = std::stod(r["value"]);
+  const std::string metric = r["metric"];
+  o.time_metric = metric != "oom" && metric != "peak_gib";
+  if (metric == "step_s") {
+    o.predicted = s.time.step_s;
+  } else if (metric == "samples_per_s") {
+    o.predicted = s.time.samples_per_s;
+  } else if (metric == "tokens_per_s") {
+    o.predicted = s.time.tokens_per_s;
+  } else if (metric == "tflops_per_gpu") {
+    o.predicted = s.time.tflops_per_gpu;
+  } else if (metric == "oom") {
+    o.predicted = s.memory.gpu_oom ? 1 : 0;
+  } else if (metric == "peak_gib") {
+    o.predicted = static_cast<double>(s.memory.gpu_peak_bytes) / (1 << 30);
+  } else {
+    o.error = "unknown metric " + metric;
+  }
+  return o;
+}
+
+// Predicted faster is negative for step_s and positive for throughputs: the error printed is
+// always (predicted speed - measured speed) / measured speed, so "-30%" means 30% too slow.
+double speed_error(const std::string& metric, double predicted, double measured) {
+  if (metric == "step_s") return measured / predicted - 1;
+  return predicted / measured - 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string path = argc > 1 ? argv[1] : "bench/data/published_runs.tsv";
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "fidelity: cannot read %s (run from the source directory)\n",
+                 path.c_str());
+    return 1;
+  }
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split(line, '\t');
+  std::vector<Row> rows;
+  while (std::getline(in, line)) {
+    const std::vector<std::string> cells = split(line, '\t');
+    if (cells.size() < header.size()) continue;
+    Row r;
+    for (std::size_t i = 0; i < header.size(); ++i) r.f[header[i]] = cells[i];
+    rows.push_back(std::move(r));
+  }
+  std::printf("%-5s %-28s %-14s %6s %12s %12s %9s  %s\n", "id", "model", "metric", "stage",
+              "measured", "predicted", "speed err", "params (row / simulated)");
+  std::map<std::string, std::vector<double>> errors;                      // family -> |speed error|
+  std::map<std::string, std::vector<std::pair<int, double>>> by_setting;  // stage -> speed
+  int oom_right = 0, oom_rows = 0;
+  for (const Row& r : rows) {
+    const Outcome o = simulate_row(r);
+    if (!o.error.empty()) {
+      std::printf("%-5s %-28s %-14s %6s %12s   not simulated: %s\n", r["id"].c_str(),
+                  r["model"].substr(0, 28).c_str(), r["metric"].c_str(), r["stage"].c_str(),
+                  r["value"].c_str(), o.error.c_str());
+      continue;
+    }
+    const std::string metric = r["metric"];
+    std::string err = "-";
+    if (o.time_metric) {
+      const double e = speed_error(metric, o.predicted, o.measured);
+      errors[family(r)].push_back(std::abs(e));
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%+.1f%%", 100 * e);
+      err = buf;
+      // One setting measured at several stages: the same source, model, GPUs, batch,
+      // precision and metric.
+      const std::string key = r["model"] + " " + r["gpu"] + " x" + r["gpus_per_node"] + " mb " +
+                              r["micro_batch"] + " ga " + r["grad_accum"] + " " + r["precision"] +
+                              " " + metric + " (" + r["source"].substr(0, r["source"].find(':')) +
+                              ")";
+      const double speed = metric == "step_s" ? 1 / o.predicted : o.predicted;
+      const double measured_speed = metric == "step_s" ? 1 / o.measured : o.measured;
+      by_setting[key + "|pred"].push_back({std::stoi(r["stage"]), speed});
+      by_setting[key + "|meas"].push_back({std::stoi(r["stage"]), measured_speed});
+    } else if (metric == "oom") {
+      ++oom_rows;
+      oom_right += static_cast<int>(o.predicted) == static_cast<int>(o.measured);
+      err = static_cast<int>(o.predicted) == static_cast<int>(o.measured) ? "right" : "WRONG";
+    }
+    std::printf("%-5s %-28s %-14s %6s %12.4g %12.4g %9s  %s / %lld\n", r["id"].c_str(),
+                r["model"].substr(0, 28).c_str(), metric.c_str(), r["stage"].c_str(), o.measured,
+                o.predicted, err.c_str(), r["params"].c_str(), static_cast<long long>(o.params));
+  }
+  std::printf("\nMean absolute speed error per family (time and throughput rows):\n");
+  std::vector<double> all;
+  for (const auto& [fam, e] : errors) {
+    double sum = 0;
+    for (double x : e) sum += x;
+    all.insert(all.end(), e.begin(), e.end());
+    std::printf("  %-24s %5.1f%% over %zu rows\n", fam.c_str(), 100 * sum / e.size(), e.size());
+  }
+  double sum = 0;
+  for (double x : all) sum += x;
+  if (!all.empty())
+    std::printf("  %-24s %5.1f%% over %zu rows\n", "all", 100 * sum / all.size(), all.size());
+  std::printf("OOM verdicts: %d of %d right\n", oom_right, oom_rows);
+  std::printf("Stage order (fastest first) where one setting was measured at several stages:\n");
+  for (const auto& [key, pred] : by_setting) {
+    if (key.size() < 5 || key.substr(key.size() - 5) != "|pred") continue;
+    std::vector<int> stages;
+    for (const auto& [stage, speed] : pred) stages.push_back(stage);
+    std::sort(stages.begin(), stages.end());
+    if (std::unique(stages.begin(), stages.end()) - stages.begin() < 2) continue;
+    std::vector<std::pair<int, double>> p = pred;
+    std::vector<std::pair<int, double>> m = by_setting.at(key.substr(0, key.size() - 5) + "|meas");
+    auto order = [](std::vector<std::pair<int, double>> v) {
+      std::stable_sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.second > b.second; });
+      std::string s;
+      for (auto& [stage, speed] : v) s += (s.empty() ? "" : " > ") + std::to_string(stage);
+      return s;
+    };
+    const std::string po = order(p), mo = order(m);
+    std::printf("  %s: measured %s, predicted %s%s\n", key.substr(0, key.size() - 5).c_str(),
+                mo.c_str(), po.c_str(), po == mo ? "" : "  (WRONG)");
+  }
+  return 0;
+}
