@@ -28,11 +28,6 @@ struct Delta {
   Bytes in = 0, out = 0;
 };
 
-bool live_at(const Buffer& b, int at) {
-  if (b.persistent) return b.alloc_op < 0 || !(b.free_op < at && at < b.alloc_op);
-  return at >= 0 && b.alloc_op <= at && at <= b.free_op;
-}
-
 }  // namespace
 
 // Two passes over the buffers and one over the ops: the running totals find the peaks, then
@@ -92,8 +87,8 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
     if (nvme_moves) nvme -= nvme_delta[k].out;
   }
   for (const Buffer& b : plan.buffers) {
-    if (b.device == Device::kGpu && live_at(b, r.peak_op)) r.gpu_at_peak[b.category] += b.bytes;
-    if (on_host(b.device) && live_at(b, host_peak_op)) {
+    if (b.device == Device::kGpu && live_during(b, r.peak_op)) r.gpu_at_peak[b.category] += b.bytes;
+    if (on_host(b.device) && live_during(b, host_peak_op)) {
       r.host_at_peak[b.category] += b.bytes;
       if (b.device == Device::kHostPinned) r.host_pinned_bytes += b.bytes;
     }

@@ -155,6 +155,11 @@ int Plan::find_op(std::string_view wanted) const {
   return -1;
 }
 
+bool live_during(const Buffer& b, int op) {
+  if (b.persistent) return b.alloc_op < 0 || !(b.free_op < op && op < b.alloc_op);
+  return op >= 0 && b.alloc_op <= op && op <= b.free_op;
+}
+
 BufferEvents buffer_events(const Plan& plan) {
   const int n = static_cast<int>(plan.ops.size());
   BufferEvents e;

@@ -237,6 +237,10 @@ struct Plan {
   int find_op(std::string_view name) const;
 };
 
+// True when buffer `b` is allocated while op `op` runs (-1: before the step, persistent state
+// only): from its alloc_op's issue through its free_op's, or, persistent, always but in its gap.
+bool live_during(const Buffer& b, int op);
+
 // Which buffers each op allocates and frees, in buffer id order: the inverse of
 // Buffer::alloc_op / free_op.
 struct BufferEvents {

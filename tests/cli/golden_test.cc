@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/file.h"
 #include "tests/cli/run_zerosim.h"
 
 namespace zs {
@@ -34,13 +35,6 @@ std::vector<GoldenCase> read_cases() {
     cases.push_back({line.substr(0, tab), line.substr(tab + 1)});
   }
   return cases;
-}
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
 }
 
 // Equal as JSON, doubles to 1e-9 relative (a build with other flags may round differently in
@@ -102,8 +96,10 @@ TEST(Golden, OutputsMatchTheGoldenFiles) {
       std::ofstream(path, std::ios::binary) << r.output;
       continue;
     }
-    const std::string want = read_text(path);
-    ASSERT_FALSE(want.empty()) << path << " is missing: run scripts/update_golden.sh";
+    const Result<std::string> golden = read_file(path);
+    ASSERT_TRUE(golden.ok()) << golden.status().message() << ": run scripts/update_golden.sh";
+    const std::string& want = *golden;
+    ASSERT_FALSE(want.empty()) << path << " is empty: run scripts/update_golden.sh";
     if (c.args.find("--json") != std::string::npos) {
       std::string where;
       EXPECT_TRUE(

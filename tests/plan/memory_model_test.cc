@@ -40,17 +40,11 @@ TEST(MemoryModel, ReproducesTheZeroPapersWorkedExample) {
 Bytes live_at(const sim::SimulationResult& r, const std::string& name,
               std::initializer_list<Category> categories, Device device = Device::kGpu) {
   const Plan& p = r.built.plan;
-  const BufferEvents events = buffer_events(p);
-  std::vector<bool> live(p.buffers.size(), false);
-  for (std::size_t b = 0; b < p.buffers.size(); ++b) live[b] = p.buffers[b].persistent;
-  for (int i = 0; i < static_cast<int>(p.ops.size()); ++i) {
-    for (int b : events.allocs(i)) live[b] = true;
-    if (p.op_name(i) == name) break;
-    for (int b : events.frees(i)) live[b] = false;
-  }
+  const int op = p.find_op(name);
+  EXPECT_GE(op, 0) << name;
   Bytes total = 0;
   for (std::size_t b = 0; b < p.buffers.size(); ++b) {
-    if (!live[b] || p.buffers[b].device != device) continue;
+    if (!live_during(p.buffers[b], op) || p.buffers[b].device != device) continue;
     for (Category c : categories) total += p.buffers[b].category == c ? p.buffers[b].bytes : 0;
   }
   return total;

@@ -129,28 +129,22 @@ std::map<std::string, Bytes> plan_model_state_bytes(const Plan& plan) {
   for (int id = 0; id < n && optimizer < 0; ++id) {
     if (std::holds_alternative<OptimizerWork>(plan.ops[id].work)) optimizer = id;
   }
-  // Live after op `after` was issued (-1: before the step), or while op `during` runs.
-  auto live = [&](int after, int during) {
+  // Live while op `op` runs (-1: before the step), or, `after`, once its frees are done too.
+  auto live = [&](int op, bool after) {
     Bytes total = 0;
     for (const Buffer& b : plan.buffers) {
       if (b.category == Category::kActivations) continue;
       // hpZ's secondary partitions are not in the oracle's storage walk (its traces show them
       // only as zero3_params.ds_secondary_numel).
       if (plan.name(b.name) == "params.hpz_secondary") continue;
-      // A non-persistent buffer lives from its alloc_op to its free_op; a persistent one
-      // throughout, except in its gap (free_op < alloc_op).
-      const bool inside = during >= 0 ? (b.alloc_op <= during && b.free_op >= during)
-                                      : (b.alloc_op <= after && b.free_op > after);
-      const bool in_gap = during >= 0 ? (b.free_op < during && during < b.alloc_op)
-                                      : (b.free_op <= after && after < b.alloc_op);
-      if (b.persistent ? (b.alloc_op < 0 || !in_gap) : inside) total += b.bytes;
+      if (live_during(b, op) && !(after && b.free_op == op)) total += b.bytes;
     }
     return total;
   };
-  return {{"before_traced_step", live(-1, -1)},
-          {"traced_after_last_backward", live(last_backward, -1)},
-          {"traced_at_inner_optimizer_step", live(-1, optimizer)},
-          {"after_traced_step", live(n - 1, -1)}};
+  return {{"before_traced_step", live(-1, false)},
+          {"traced_after_last_backward", live(last_backward, true)},
+          {"traced_at_inner_optimizer_step", live(optimizer, false)},
+          {"after_traced_step", live(n - 1, true)}};
 }
 
 // Where two collective lists first differ, with the counts per phase, for the failure message.
