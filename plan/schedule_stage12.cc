@@ -284,10 +284,9 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     MicroStepCompute model(b, label);
     while (!model.done()) {
       const TraceEntry t = model.next();
-      std::vector<int> deps;
-      if (wait >= 0) deps.push_back(wait);
+      const int waits_for = wait;  // no allocation per block: a sweep plans thousands
       wait = -1;
-      const int op = model.run(deps);
+      const int op = waits_for >= 0 ? model.run(std::span<const int>(&waits_for, 1)) : model.run();
       if (t.pass != Pass::kBackward) continue;
       if (!backward_started && c.version < configs::kIpgBuffersAtFirstGradHook) {
         // Before 0.18.3 backward_prologue allocated the IPG buffers before loss.backward(),
