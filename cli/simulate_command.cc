@@ -17,6 +17,7 @@ struct SimulateFlags {
   std::string seq_len;
   bool checkpointing = false;
   std::string attention = "flash";
+  std::string kernels;
   std::string fragmentation;
   bool print_plan = false;
   std::string trace;
@@ -78,6 +79,12 @@ int run_simulate(const SimulateFlags& f) {
     if (!p.ok()) return failed(p.status());
     request.profile = *p;
   }
+  if (!f.kernels.empty()) {
+    auto style = sim::parse_kernel_style("--kernels", f.kernels);
+    if (!style.ok()) return failed(style.status());
+    if (!request.profile) request.profile = sim::default_cost_profile(request.cluster);
+    request.profile->kernel_style = *style;
+  }
   request.activation_checkpointing = f.checkpointing;
   auto result = sim::simulate(request);
   if (!result.ok()) return failed(result.status());
@@ -112,6 +119,9 @@ std::function<int()> add_simulate_command(CLI::App& app) {
                 "gradient_checkpointing)");
   cmd->add_option("--attention", flags->attention,
                   "flash (fused, the HF SDPA default) or eager (materialises the scores)");
+  cmd->add_option("--kernels", flags->kernels,
+                  "eager (HF modules in eager PyTorch, the default) or fused (one kernel per op, "
+                  "as llm.c or torch.compile)");
   cmd->add_option("--fragmentation", flags->fragmentation,
                   "caching-allocator overhead as a fraction of allocated memory (default 0)");
   cmd->add_flag("--plan", flags->print_plan, "print the plan of the step instead");

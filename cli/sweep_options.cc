@@ -45,6 +45,7 @@ void add_sweep_flags(CLI::App* cmd, SweepFlags* f) {
   cmd->add_flag("--checkpointing", f->checkpointing,
                 "full activation checkpointing in the config as given (HF gradient_checkpointing)");
   cmd->add_option("--attention", f->attention, "flash (default) or eager");
+  cmd->add_option("--kernels", f->kernels, "eager (default) or fused, as for simulate");
   cmd->add_option("--profile", f->profile, "a calibration profile (JSON), as for simulate");
   cmd->add_option("--out", f->out,
                   "directory for results.json, results.csv and best_ds_config.json (default "
@@ -86,6 +87,12 @@ Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f) {
   if (!f.profile.empty()) {
     ZS_ASSIGN_OR_RETURN(r.profile,
                         sim::load_cost_profile(f.profile, sim::default_cost_profile(r.cluster)));
+  }
+  if (!f.kernels.empty()) {
+    ZS_ASSIGN_OR_RETURN(const sim::KernelStyle style,
+                        sim::parse_kernel_style("--kernels", f.kernels));
+    if (!r.profile) r.profile = sim::default_cost_profile(r.cluster);
+    r.profile->kernel_style = style;
   }
   ZS_ASSIGN_OR_RETURN(json::Document doc, json::parse_file(f.common.config));
   r.config_document = std::make_shared<const json::Document>(std::move(doc));

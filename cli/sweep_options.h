@@ -19,6 +19,7 @@ struct SweepFlags {
   std::string seq_len;
   bool checkpointing = false;
   std::string attention = "flash";
+  std::string kernels;
   std::string profile;
   std::string out = "zerosim-sweep";
   std::string jobs;

@@ -9,9 +9,9 @@ namespace {
 
 using plan::Category;
 
-constexpr Category kCategories[] = {Category::kParams,           Category::kGrads,
-                                    Category::kOptimizerStates,  Category::kActivations,
-                                    Category::kBuffers,          Category::kOther};
+constexpr Category kCategories[] = {Category::kParams,          Category::kGrads,
+                                    Category::kOptimizerStates, Category::kActivations,
+                                    Category::kBuffers,         Category::kOther};
 
 std::string row(const std::string& name, Bytes bytes, const std::string& note = "") {
   char buf[160];
@@ -80,6 +80,10 @@ std::string render_simulation_text(const sim::SimulationResult& r,
          request.check.version.str() + " rules\n";
   if (l.checkpointing) out += "  activation checkpointing: every layer\n";
   out += std::string("  attention: ") + (request.flash_attention ? "fused (flash)" : "eager") +
+         "; other kernels: " +
+         (r.profile.kernel_style == sim::KernelStyle::kEager
+              ? "eager (HF modules, one kernel per PyTorch op)"
+              : "fused (one kernel per op)") +
          "\n";
 
   out += "\nGPU memory per rank, at its peak (" + std::string(plan::phase_name(m.peak_phase)) +
@@ -103,14 +107,13 @@ std::string render_simulation_text(const sim::SimulationResult& r,
     out += "  fits: " + format_bytes(m.gpu_headroom_bytes) + " of headroom per GPU\n";
   }
 
-  out += "\nHost memory per node (" + std::to_string(request.cluster.gpus_per_node) +
-         " ranks):\n";
+  out += "\nHost memory per node (" + std::to_string(request.cluster.gpus_per_node) + " ranks):\n";
   for (Category c : kCategories) {
     if (m.host_at_peak[c] > 0) out += row(label(c), m.host_at_peak[c]);
   }
   out += row("peak", m.host_peak_bytes,
-             "of " + format_bytes(m.host_capacity_bytes) + " (" + format_bytes(m.host_pinned_bytes) +
-                 " pinned)");
+             "of " + format_bytes(m.host_capacity_bytes) + " (" +
+                 format_bytes(m.host_pinned_bytes) + " pinned)");
   if (m.nvme_bytes > 0) out += row("on NVMe", m.nvme_bytes);
   out += m.host_oom ? "  OUT OF HOST MEMORY\n" : "";
   out += render_time_text(r);
@@ -143,24 +146,23 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
   out["batch"] = {{"micro_batch_per_gpu", l.micro_batch},
                   {"gradient_accumulation_steps", l.micro_steps},
                   {"train_batch_size", r.train_batch_size}};
-  out["memory"] = {
-      {"gpu",
-       {{"peak_bytes", m.gpu_peak_bytes},
-        {"capacity_bytes", m.gpu_capacity_bytes},
-        {"headroom_bytes", m.gpu_headroom_bytes},
-        {"oom", m.gpu_oom},
-        {"model_states_bytes", m.model_states_bytes},
-        {"peak_phase", std::string(plan::phase_name(m.peak_phase))},
-        {"peak_op", m.peak_op_name},
-        {"breakdown", breakdown_json(m.gpu_at_peak)}}},
-      {"cpu",
-       {{"peak_bytes", m.host_peak_bytes},
-        {"capacity_bytes", m.host_capacity_bytes},
-        {"headroom_bytes", m.host_headroom_bytes},
-        {"oom", m.host_oom},
-        {"pinned_bytes", m.host_pinned_bytes},
-        {"nvme_bytes", m.nvme_bytes},
-        {"breakdown", breakdown_json(m.host_at_peak)}}}};
+  out["memory"] = {{"gpu",
+                    {{"peak_bytes", m.gpu_peak_bytes},
+                     {"capacity_bytes", m.gpu_capacity_bytes},
+                     {"headroom_bytes", m.gpu_headroom_bytes},
+                     {"oom", m.gpu_oom},
+                     {"model_states_bytes", m.model_states_bytes},
+                     {"peak_phase", std::string(plan::phase_name(m.peak_phase))},
+                     {"peak_op", m.peak_op_name},
+                     {"breakdown", breakdown_json(m.gpu_at_peak)}}},
+                   {"cpu",
+                    {{"peak_bytes", m.host_peak_bytes},
+                     {"capacity_bytes", m.host_capacity_bytes},
+                     {"headroom_bytes", m.host_headroom_bytes},
+                     {"oom", m.host_oom},
+                     {"pinned_bytes", m.host_pinned_bytes},
+                     {"nvme_bytes", m.nvme_bytes},
+                     {"breakdown", breakdown_json(m.host_at_peak)}}}};
   out["plan"] = {{"ops", r.built.plan.ops.size()},
                  {"buffers", r.built.plan.buffers.size()},
                  {"segments", r.built.plan.segments.size()}};
@@ -181,6 +183,7 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
                        {"tflops_per_gpu", t.tflops_per_gpu},
                        {"mfu", t.mfu}};
   out["cost_profile"] = r.profile.source;
+  out["kernels"] = std::string(sim::kernel_style_name(r.profile.kernel_style));
   out["warnings"] = r.config.diagnostics.count(Severity::kWarning);
   out["lints"] = r.config.diagnostics.count(Severity::kLint);
   return out;

@@ -19,8 +19,17 @@ double roofline(double flops, double flop_rate, double bytes, double byte_rate) 
 }
 
 KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double hbm,
-                   const CostProfile& p) {
+                   const CostProfile& p, const plan::ModelGraph& graph) {
   KernelTime k;
+  // Eager: what HF's module launches for this op (nullptr: the op keeps op_costs' pricing).
+  EagerWork eager_storage;
+  const EagerWork* eager = nullptr;
+  if (p.kernel_style == KernelStyle::kEager) {
+    if (const auto e = eager_work(op, graph.spec, graph.workload)) {
+      eager_storage = *e;
+      eager = &eager_storage;
+    }
+  }
   const auto fwd_f = static_cast<double>(op.cost.fwd_flops);
   const auto bwd_f = static_cast<double>(op.cost.bwd_flops);
   const auto fwd_b = static_cast<double>(op.cost.fwd_hbm_bytes);
@@ -33,7 +42,8 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       const double rate = peak * gemm_efficiency(p, side);
       k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
       k.bwd_s = roofline(bwd_f, rate, bwd_b, hbm);
-      k.bwd_kernels = g.bias ? 3 : 2;  // dgrad, wgrad (, bias sum)
+      // dgrad, wgrad (, bias sum; eager: the module's sum kernel, in its eager entry)
+      k.bwd_kernels = g.bias && p.kernel_style == KernelStyle::kFused ? 3 : 2;
       break;
     }
     case OpKind::kFlashAttention: {
@@ -41,6 +51,12 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
       k.bwd_s = roofline(bwd_f, rate, bwd_b, hbm);
       k.bwd_kernels = 2;
+      if (eager) {  // the module around the fused core: copies, dropout, bias sums
+        k.fwd_s += eager->fwd_bytes / hbm;
+        k.bwd_s += eager->bwd_bytes / hbm;
+        k.fwd_kernels += eager->fwd_kernels;
+        k.bwd_kernels += eager->bwd_kernels;
+      }
       break;
     }
     case OpKind::kAttention: {
@@ -48,20 +64,36 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       const double side = std::cbrt(static_cast<double>(a.seq) * static_cast<double>(a.seq) *
                                     static_cast<double>(a.head_dim));
       const double rate = peak * gemm_efficiency(p, side);
-      // The batched GEMMs at GEMM speed, the score passes (softmax, mask, dropout) at HBM speed.
-      k.fwd_s = fwd_f / rate + fwd_b / hbm;
-      k.bwd_s = bwd_f / rate + bwd_b / hbm;
-      k.fwd_kernels = 4;
-      k.bwd_kernels = 6;
+      // The batched GEMMs at GEMM speed, the score passes (softmax, mask, dropout) at HBM speed:
+      // eager, every kernel the attention module launches besides its GEMMs.
+      if (eager) {
+        k.fwd_s = fwd_f / rate + eager->fwd_bytes / hbm;
+        k.bwd_s = bwd_f / rate + eager->bwd_bytes / hbm;
+        k.fwd_kernels = 2 + eager->fwd_kernels;
+        k.bwd_kernels = 4 + eager->bwd_kernels;
+      } else {
+        k.fwd_s = fwd_f / rate + fwd_b / hbm;
+        k.bwd_s = bwd_f / rate + bwd_b / hbm;
+        k.fwd_kernels = 4;
+        k.bwd_kernels = 6;
+      }
       break;
     }
     default: {
       // Memory-bound; their nominal FLOPs run on CUDA cores in fp32.
-      k.fwd_s = roofline(fwd_f, fp32_peak, fwd_b, hbm);
-      k.bwd_s = roofline(bwd_f, fp32_peak, bwd_b, hbm);
+      if (eager) {
+        k.fwd_s = roofline(fwd_f, fp32_peak, eager->fwd_bytes, hbm);
+        k.bwd_s = roofline(bwd_f, fp32_peak, eager->bwd_bytes, hbm);
+        k.fwd_kernels = eager->fwd_kernels;
+        k.bwd_kernels = eager->bwd_kernels;
+      } else {
+        k.fwd_s = roofline(fwd_f, fp32_peak, fwd_b, hbm);
+        k.bwd_s = roofline(bwd_f, fp32_peak, bwd_b, hbm);
+      }
       break;
     }
   }
+  // An eager op with no kernel of its own (rotary: inside the attention module) takes no time.
   k.fwd_s = std::max(k.fwd_s, k.fwd_kernels * p.min_kernel_s);
   k.bwd_s = std::max(k.bwd_s, k.bwd_kernels * p.min_kernel_s);
   return k;
@@ -97,7 +129,7 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
   t.fwd_prefix_kernels.assign(n + 1, 0);
   t.bwd_prefix_kernels.assign(n + 1, 0);
   for (std::size_t i = 0; i < n; ++i) {
-    const KernelTime k = time_op(graph.ops[i], peak, gpu.fp32_flops_per_s, hbm, profile);
+    const KernelTime k = time_op(graph.ops[i], peak, gpu.fp32_flops_per_s, hbm, profile, graph);
     t.fwd_s.push_back(k.fwd_s);
     t.bwd_s.push_back(k.bwd_s);
     t.fwd_kernels.push_back(k.fwd_kernels);

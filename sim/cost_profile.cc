@@ -202,7 +202,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     fail("", "a calibration profile is a JSON object");
     return Status::invalid_argument(errors);
   }
-  std::string allowed = "gemm_efficiency, cpu_cores_per_rank";
+  std::string allowed = "gemm_efficiency, cpu_cores_per_rank, kernels";
   for (const NumberField& f : kNumberFields) allowed += ", " + std::string(f.key);
   for (auto it = doc.root.begin(); it != doc.root.end(); ++it) {
     const std::string& key = it.key();
@@ -225,6 +225,15 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
                      "> 0 increasing and efficiencies from 0.001 to 1");
       } else {
         base.gemm_efficiency = std::move(curve);
+      }
+      continue;
+    }
+    if (key == "kernels") {
+      if (!v.is_string() || (v.get<std::string>() != "eager" && v.get<std::string>() != "fused")) {
+        fail(kp, "found " + v.dump() + "; allowed: \"eager\" or \"fused\"");
+      } else {
+        base.kernel_style =
+            v.get<std::string>() == "eager" ? KernelStyle::kEager : KernelStyle::kFused;
       }
       continue;
     }

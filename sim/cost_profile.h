@@ -20,6 +20,7 @@
 #include "common/json_reader.h"
 #include "common/status.h"
 #include "configs/hardware/cluster.h"
+#include "sim/eager_kernels.h"
 
 namespace zs::sim {
 
@@ -32,6 +33,11 @@ struct CurvePoint {
 
 struct CostProfile {
   std::string source;  // "preset h100-80gb-sxm" or the calibration file
+
+  // How the framework runs the model's non-GEMM ops (sim/eager_kernels.h): HF modules in eager
+  // PyTorch by default; "kernels": "fused" in a profile (or --kernels fused) for llm.c-like
+  // fused kernels.
+  KernelStyle kernel_style = KernelStyle::kEager;
 
   // GPU kernels. GEMM efficiency against the geometric mean of m, n, k (= the side of a square
   // GEMM), interpolated linearly in log(size) and held constant past either end.

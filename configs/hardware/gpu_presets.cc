@@ -53,6 +53,16 @@ GpuSpec v100_sxm2_32gb() {
   return g;
 }
 
+// The SXM3 board of the 32GB V100 that the DGX-2 carries: the DGX-2 datasheet gives "2
+// petaFLOPS" of tensor throughput for 16 GPUs (= 125 TFLOPS each, the SXM2 figure) and "512GB
+// total" HBM2 (32 GB each); each GPU has 6 NVLinks into the NVSwitch fabric, as on SXM2. No
+// SXM3 cudaGetDeviceProperties figure was found: the SXM2 32GB's reported memory is used.
+GpuSpec v100_sxm3_32gb() {
+  GpuSpec g = v100_sxm2_32gb();
+  g.name = "NVIDIA Tesla V100 SXM3 32GB";
+  return g;
+}
+
 namespace {
 
 // What A100 40GB and 80GB SXM4 share: "NVIDIA A100 Tensor Core GPU" datasheet, columns

@@ -7,6 +7,7 @@
 namespace zs::configs::preset_data {
 
 GpuSpec v100_sxm2_32gb();
+GpuSpec v100_sxm3_32gb();
 GpuSpec a100_sxm4_40gb();
 GpuSpec a100_sxm4_80gb();
 GpuSpec h100_sxm5_80gb();

@@ -17,6 +17,10 @@ std::vector<HardwarePreset> make_hardware_presets() {
                {"v100", "v100-sxm2", "v100-32gb-sxm2", "v100-sxm2-32gb", "tesla-v100-sxm2-32gb"},
                data::v100_sxm2_32gb(),
                data::dgx_1v()});
+  p.push_back({"v100-32gb-dgx2",
+               {"v100-sxm3", "v100-32gb-sxm3", "v100-sxm3-32gb", "tesla-v100-sxm3-32gb"},
+               data::v100_sxm3_32gb(),
+               data::dgx_2()});
   p.push_back({"a100-40gb",
                {"a100-40gb-sxm", "a100-40gb-sxm4", "a100-sxm4-40gb", "a100-40g"},
                data::a100_sxm4_40gb(),

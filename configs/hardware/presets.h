@@ -2,6 +2,7 @@
 //
 // GPU presets (canonical name: GPU, default node):
 //   v100-32gb      Tesla V100 SXM2 32GB   in DGX-1 (V100)
+//   v100-32gb-dgx2 Tesla V100 SXM3 32GB   in DGX-2 (16 GPUs on NVSwitch)
 //   a100-40gb      A100 40GB SXM4         in DGX A100 320GB
 //   a100-80gb      A100 80GB SXM4         in DGX A100 640GB
 //   h100-80gb-sxm  H100 80GB SXM5         in DGX H100

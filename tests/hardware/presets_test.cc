@@ -12,9 +12,9 @@ namespace {
 
 HardwarePreset preset(std::string_view name) { return find_hardware_preset(name).value(); }
 
-TEST(HardwarePresets, ListsTheFivePresetsInOrder) {
-  const std::vector<std::string> expected = {"v100-32gb", "a100-40gb", "a100-80gb", "h100-80gb-sxm",
-                                             "h200"};
+TEST(HardwarePresets, ListsTheSixPresetsInOrder) {
+  const std::vector<std::string> expected = {"v100-32gb", "v100-32gb-dgx2", "a100-40gb",
+                                             "a100-80gb", "h100-80gb-sxm",  "h200"};
   EXPECT_EQ(hardware_preset_names(), expected);
 }
 
@@ -47,6 +47,19 @@ TEST(HardwarePresets, V100FiguresMatchTheDatasheet) {
   EXPECT_FALSE(n.nvme_read_bw_bytes_per_s.has_value());
   EXPECT_FALSE(n.nvme_write_bw_bytes_per_s.has_value());
   EXPECT_FALSE(n.effective.nvlink_allreduce_busbw_bytes_per_s.has_value());
+}
+
+TEST(HardwarePresets, TheDgx2PresetIsTheV100In16GpuNvSwitchNodes) {
+  const HardwarePreset p = preset("v100-sxm3");
+  EXPECT_EQ(p.name, "v100-32gb-dgx2");
+  EXPECT_DOUBLE_EQ(p.gpu.fp16_flops_per_s.value(), 125e12);
+  EXPECT_EQ(p.gpu.hbm_bytes, 32 * kGiB);
+  EXPECT_EQ(p.node.name, "DGX-2");
+  EXPECT_EQ(p.node.max_gpus_per_node, 16);
+  EXPECT_TRUE(p.node.nvswitch);
+  EXPECT_EQ(p.node.nic_count, 8);
+  EXPECT_EQ(p.node.cpu_cores, 48);
+  EXPECT_TRUE(make_cluster("v100-32gb-dgx2", 2, 16).ok());
 }
 
 TEST(HardwarePresets, A100FiguresMatchTheDatasheet) {
@@ -139,7 +152,8 @@ TEST(HardwarePresets, HopperFiguresMatchTheDatasheets) {
 TEST(HardwarePresets, HbmCapacityIsAWholeNumberOfGiB) {
   // NVIDIA's "GB" of HBM is read as GiB in every preset (hardware_spec.h, hbm_bytes).
   const std::pair<const char*, Bytes> cases[] = {
-      {"v100-32gb", 32}, {"a100-40gb", 40}, {"a100-80gb", 80}, {"h100-80gb-sxm", 80}, {"h200", 141},
+      {"v100-32gb", 32}, {"v100-32gb-dgx2", 32}, {"a100-40gb", 40},
+      {"a100-80gb", 80}, {"h100-80gb-sxm", 80},  {"h200", 141},
   };
   for (const auto& [name, gib] : cases) {
     SCOPED_TRACE(name);

@@ -24,6 +24,7 @@ struct SimSetup {
   bool checkpointing = false;
   bool flash = true;
   configs::DsVersion version = configs::kLatestDsVersion;  // --ds-version
+  sim::KernelStyle kernels = sim::KernelStyle::kEager;     // --kernels
 };
 
 inline sim::SimulationResult simulate_text(const std::string& config, const SimSetup& s = {}) {
@@ -44,6 +45,10 @@ inline sim::SimulationResult simulate_text(const std::string& config, const SimS
   r.activation_checkpointing = s.checkpointing;
   r.flash_attention = s.flash;
   r.check.version = s.version;
+  if (s.kernels != sim::KernelStyle::kEager) {
+    r.profile = sim::default_cost_profile(r.cluster);
+    r.profile->kernel_style = s.kernels;
+  }
   auto result = sim::simulate(r);
   EXPECT_TRUE(result.ok()) << result.status().message();
   return result.ok() ? std::move(result).value() : sim::SimulationResult{};

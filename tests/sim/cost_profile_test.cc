@@ -49,12 +49,14 @@ TEST(CostProfile, GemmEfficiencyInterpolatesInLogSizeAndClamps) {
 TEST(CostProfile, CalibrationFileReplacesFields) {
   const std::string path =
       write(R"({"hbm_efficiency": 0.5, "gemm_efficiency": [[512, 0.1], [8192, 0.9]],
-               "cpu_cores_per_rank": 4})");
+               "cpu_cores_per_rank": 4, "kernels": "fused"})");
   auto p = load_cost_profile(path, defaults("h100"));
   ASSERT_TRUE(p.ok()) << p.status().message();
   EXPECT_DOUBLE_EQ(p->hbm_efficiency, 0.5);
   EXPECT_EQ(p->gemm_efficiency.size(), 2u);
   EXPECT_EQ(p->cpu_cores_per_rank, 4);
+  EXPECT_EQ(p->kernel_style, KernelStyle::kFused);
+  EXPECT_EQ(defaults("h100").kernel_style, KernelStyle::kEager);
   EXPECT_EQ(p->source, path);
   EXPECT_DOUBLE_EQ(p->nvlink_ring_busbw_bytes_per_s, 370e9);  // untouched
 }
@@ -74,6 +76,7 @@ TEST(CostProfile, BadCalibrationFilesNameTheKeyAndWhatIsAllowed) {
       {R"({"kernel_launch_s": "7us"})", "kernel_launch_s: found \"7us\""},
       {R"({"gemm_efficiency": [[4096, 0.8], [1024, 0.2]]})", "increasing"},
       {R"({"cpu_cores_per_rank": 2.5})", "an integer from 1"},
+      {R"({"kernels": "compiled"})", "kernels: found \"compiled\"; allowed: \"eager\" or \"fused\""},
       {R"([1, 2])", "a JSON object"},
   };
   for (const Case& c : cases) {

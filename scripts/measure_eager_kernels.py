@@ -1,0 +1,375 @@
+#!/usr/bin/env python3
+"""What Hugging Face's eager PyTorch modules launch: kernels and bytes per model op.
+
+zerosim prices a model op either as one ideal fused kernel (every operand read once, models/
+op_costs.h) or as eager PyTorch runs it: one kernel per ATen operator, each reading its inputs and
+writing its outputs in HBM. This script records the second from the real modules. It runs each
+HF module of a block (GPT-2: LayerNorm, the attention module with the eager core, the MLP's
+NewGELUActivation and dropout, the residual adds; Llama: RMSNorm, the attention module with
+rotary embeddings, SiLU-and-multiply; the causal-LM loss of both) forward and backward under a
+TorchDispatchMode that sees every ATen call autograd makes, in bf16, in training mode.
+
+For every call that launches a kernel (views, detach and other metadata-only operators are not
+kernels) it records the bytes read (each input tensor once, at most its storage: a broadcast
+mask is read once) and written (each output). GEMMs (mm, addmm, bmm, baddbmm) are priced by
+zerosim's GEMM model and reported apart. Each kernel is assigned to the largest tensor it
+touches, whose element count names a size class: hidden (t*h), ffn (t*I), qkv (t*3h), score
+(b*a*s*s), logits (t*V) or param (anything smaller: bias and norm-weight gradients). The shapes
+are chosen so that the classes have distinct sizes. Output: per (family, op), per pass, the
+kernel count and, per class, bytes per element of the class, split into 16-bit tensors (which
+scale with the training dtype) and others (fp32 upcasts, bool masks, int64 labels: fixed).
+
+Run with a Python that has torch and transformers (the oracle's venv does):
+  python scripts/measure_eager_kernels.py > reports/measurements/2026-11-25-eager-kernels.json
+  python scripts/measure_eager_kernels.py --cxx   # the table in sim/eager_kernels.cc
+It takes a few seconds on a CPU. The numbers do not depend on the shapes chosen (the script
+checks two shapes agree).
+"""
+
+import json
+import sys
+
+import torch
+import transformers
+from torch.utils._python_dispatch import TorchDispatchMode
+
+aten = torch.ops.aten
+GEMMS = {aten.mm.default, aten.addmm.default, aten.bmm.default, aten.baddbmm.default}
+# Fused attention cores (SDPA's backends): zerosim prices them with its flash-attention model.
+CORES = {"aten::_scaled_dot_product_flash_attention_for_cpu",
+         "aten::_scaled_dot_product_flash_attention_for_cpu_backward",
+         "aten::_scaled_dot_product_efficient_attention",
+         "aten::_scaled_dot_product_efficient_attention_backward",
+         "aten::_scaled_dot_product_flash_attention",
+         "aten::_scaled_dot_product_flash_attention_backward"}
+
+
+def is_kernel(func, args, out):
+    if func.is_view:
+        return False
+    name = func.name()
+    if name in ("aten::detach", "aten::lift_fresh", "aten::alias", "aten::_reshape_alias",
+                "aten::sym_size", "aten::sym_stride", "aten::sym_numel", "aten::is_same_size",
+                "aten::empty.memory_format", "aten::_unsafe_view", "aten::empty_strided", "aten::empty_like",
+                "aten::new_empty_strided", "aten::new_empty", "aten::_local_scalar_dense",
+                "aten::set_.source_Storage_storage_offset"):
+        return False
+    return True
+
+
+def tensors(x):
+    if isinstance(x, torch.Tensor):
+        yield x
+    elif isinstance(x, (list, tuple)):
+        for y in x:
+            yield from tensors(y)
+    elif isinstance(x, dict):
+        for y in x.values():
+            yield from tensors(y)
+
+
+def nbytes(t):
+    return min(t.numel() * t.element_size(), t.untyped_storage().nbytes())
+
+
+class Recorder(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.calls = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        if not is_kernel(func, args, out):
+            return out
+        ins = list(tensors(args)) + list(tensors(kwargs))
+        outs = list(tensors(out))
+        if func.name().endswith("_") or "out" in kwargs:  # in place: writes its first input
+            outs = outs or ins[:1]
+        seen, reads = set(), []
+        for t in ins:
+            key = (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape))
+            if key not in seen:
+                seen.add(key)
+                reads.append(t)
+        self.calls.append((func, reads, outs))
+        return out
+
+
+class Shapes:
+    def __init__(self, b, s, h, heads, ffn, vocab):
+        self.b, self.s, self.h, self.a, self.ffn, self.v = b, s, h, heads, ffn, vocab
+        self.t = b * s
+        self.classes = {
+            self.t * self.v: "logits",
+            self.b * self.a * self.s * self.s: "score",
+            self.t * self.ffn: "ffn",
+            self.t * 3 * self.h: "qkv",
+            self.t * self.h: "hidden",
+        }
+        assert len(self.classes) == 5, "size classes collide: pick other shapes"
+
+    def classify(self, numel):
+        return self.classes.get(numel, "param")
+
+
+def cuda_dropout(calls):
+    """On CUDA, training dropout is one native_dropout kernel (read x; write y and a bool mask);
+    on the CPU it runs as bernoulli_ (the mask), div_ (its scale) and mul. The three are merged
+    into one kernel reading x and writing y and a 1-byte mask."""
+    out, i = [], 0
+    while i < len(calls):
+        func, reads, writes = calls[i]
+        base = lambda j: calls[j][0].name().split(".")[0]
+        if (base(i) == "aten::bernoulli_" and i + 2 < len(calls) and base(i + 1) == "aten::div_"
+                and base(i + 2) == "aten::mul"):
+            mask = writes[0]
+            _, mul_reads, mul_writes = calls[i + 2]
+            x = [t for t in mul_reads if t.untyped_storage().data_ptr() !=
+                 mask.untyped_storage().data_ptr()]
+            out.append((aten.native_dropout.default, x,
+                        mul_writes + [torch.empty(mask.shape, dtype=torch.bool)]))
+            i += 3
+            continue
+        out.append(calls[i])
+        i += 1
+    return out
+
+
+def tally(calls, shapes):
+    """Kernels and bytes per class (16-bit and other) of a list of recorded calls."""
+    out = {"kernels": 0, "gemm_kernels": 0, "core_kernels": 0, "bytes": {}, "ops": []}
+    for func, reads, writes in cuda_dropout(calls):
+        if func in GEMMS:
+            out["gemm_kernels"] += 1
+            continue
+        if func.name() in CORES:
+            out["core_kernels"] += 1
+            continue
+        out["kernels"] += 1
+        touched = reads + writes
+        cls = shapes.classify(max(t.numel() for t in touched)) if touched else "param"
+        numel = max(t.numel() for t in touched) if touched else 1
+        b16 = sum(nbytes(t) for t in touched if t.dtype in (torch.bfloat16, torch.float16))
+        other = sum(nbytes(t) for t in touched if t.dtype not in (torch.bfloat16, torch.float16))
+        acc = out["bytes"].setdefault(cls, [0.0, 0.0])
+        if cls == "param":  # tiny: absolute bytes are meaningless, count the kernel only
+            pass
+        else:
+            acc[0] += b16 / numel
+            acc[1] += other / numel
+        out["ops"].append(f"{func.name()}[{cls}]")
+    for cls in out["bytes"]:
+        out["bytes"][cls] = [round(x, 4) for x in out["bytes"][cls]]
+    return out
+
+
+def run(fn, inputs, shapes, params=()):
+    """fn(*inputs) forward and backward; returns (forward tally, backward tally). Backward is
+    torch.autograd.grad over the inputs and `params`, so no AccumulateGrad copy into a leaf's
+    .grad is recorded: inside a model the input gradient flows on to the op before."""
+    rec = Recorder()
+    with rec:
+        out = fn(*inputs)
+    fwd = list(rec.calls)
+    if isinstance(out, tuple):
+        out = out[0]
+    grad = torch.ones_like(out)
+    wrt = list(inputs) + [p for p in params if p.requires_grad]
+    rec = Recorder()
+    with rec:
+        torch.autograd.grad(out, wrt, grad)
+    return tally(fwd, shapes), tally(list(rec.calls), shapes)
+
+
+def leaf(*shape, dtype=torch.bfloat16):
+    return torch.randn(*shape, dtype=dtype).requires_grad_(True)
+
+
+def residual(shapes):
+    """x + f(x): the add, and in backward the add with which autograd sums the two gradient
+    streams of x (the skip and the branch). f = x * 2 is measured alone and taken off."""
+    b, s, h = shapes.b, shapes.s, shapes.h
+    both = run(lambda x: x + x * 2, [leaf(b, s, h)], shapes)
+    branch = run(lambda x: x * 2, [leaf(b, s, h)], shapes)
+    out = []
+    for whole, part in zip(both, branch):
+        d = {"kernels": whole["kernels"] - part["kernels"], "gemm_kernels": 0, "core_kernels": 0,
+             "bytes": {c: [round(x - y, 4) for x, y in zip(v, part["bytes"].get(c, [0, 0]))]
+                       for c, v in whole["bytes"].items()},
+             "ops": [o for o in whole["ops"]]}
+        out.append(d)
+    return tuple(out)
+
+
+def gpt2_parts(shapes, attn="eager", dropout=0.1):
+    from transformers import GPT2Config
+    from transformers.models.gpt2.modeling_gpt2 import GPT2Block
+    cfg = GPT2Config(n_embd=shapes.h, n_head=shapes.a, n_inner=shapes.ffn, n_layer=1,
+                     n_positions=max(64, shapes.s), vocab_size=shapes.v, bos_token_id=0,
+                     eos_token_id=0, resid_pdrop=dropout, attn_pdrop=dropout, embd_pdrop=dropout)
+    cfg._attn_implementation = attn
+    block = GPT2Block(cfg).to(torch.bfloat16).train()
+    b, s, h = shapes.b, shapes.s, shapes.h
+    from transformers.masking_utils import create_causal_mask
+
+    def causal_mask(x):
+        # What GPT2Model hands its blocks for eager attention: an additive [b, 1, s, s] mask.
+        pos = torch.arange(s).unsqueeze(0).expand(b, s)
+        return create_causal_mask(config=cfg, inputs_embeds=x, attention_mask=torch.ones(b, s),
+                                  past_key_values=None,
+                                  position_ids=pos)
+
+    x0 = torch.randn(b, s, h, dtype=torch.bfloat16)
+    mask = causal_mask(x0)
+    parts = {}
+    parts["norm"] = run(lambda x: block.ln_1(x), [leaf(b, s, h)], shapes,
+                        list(block.ln_1.parameters()))
+    parts["attention"] = run(lambda x: block.attn(x, attention_mask=mask)[0], [leaf(b, s, h)],
+                             shapes, list(block.attn.parameters()))
+    parts["mlp"] = run(lambda x: block.mlp(x), [leaf(b, s, h)], shapes,
+                       list(block.mlp.parameters()))
+    return parts
+
+
+def llama_parts(shapes, attn="eager"):
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
+    cfg = LlamaConfig(hidden_size=shapes.h, num_attention_heads=shapes.a,
+                      num_key_value_heads=shapes.a, intermediate_size=shapes.ffn,
+                      num_hidden_layers=1, vocab_size=shapes.v,
+                      max_position_embeddings=max(64, shapes.s))
+    cfg._attn_implementation = attn
+    layer = LlamaDecoderLayer(cfg, layer_idx=0).to(torch.bfloat16).train()
+    rope = LlamaRotaryEmbedding(cfg)
+    b, s, h = shapes.b, shapes.s, shapes.h
+    x0 = torch.randn(b, s, h, dtype=torch.bfloat16)
+    pos = torch.arange(s).unsqueeze(0).expand(b, s)
+    cos, sin = rope(x0, pos)
+    from transformers.masking_utils import create_causal_mask
+    mask = create_causal_mask(config=cfg, inputs_embeds=x0, attention_mask=torch.ones(b, s),
+                              past_key_values=None,
+                              position_ids=pos)
+    parts = {}
+    parts["norm"] = run(lambda x: layer.input_layernorm(x), [leaf(b, s, h)], shapes,
+                        list(layer.input_layernorm.parameters()))
+    parts["attention"] = run(
+        lambda x: layer.self_attn(x, attention_mask=mask, position_embeddings=(cos, sin))[0],
+        [leaf(b, s, h)], shapes, list(layer.self_attn.parameters()))
+    parts["mlp"] = run(lambda x: layer.mlp(x), [leaf(b, s, h)], shapes,
+                       list(layer.mlp.parameters()))
+    return parts
+
+
+def loss_part(shapes):
+    from transformers.loss.loss_utils import ForCausalLMLoss
+    labels = torch.randint(0, shapes.v, (shapes.b, shapes.s))
+    return run(lambda logits: ForCausalLMLoss(logits, labels, shapes.v),
+               [leaf(shapes.b, shapes.s, shapes.v)], shapes)
+
+
+def measure(shapes):
+    torch.manual_seed(0)
+    return {"gpt2": gpt2_parts(shapes), "gpt2_sdpa": gpt2_parts(shapes, "sdpa"),
+            "gpt2_nodropout": gpt2_parts(shapes, dropout=0.0),
+            "gpt2_sdpa_nodropout": gpt2_parts(shapes, "sdpa", dropout=0.0),
+            "llama": llama_parts(shapes), "llama_sdpa": llama_parts(shapes, "sdpa"),
+            "residual": residual(shapes), "loss": loss_part(shapes)}
+
+
+def summary(m):
+    def strip(part):
+        fwd, bwd = part
+        return {p: {k: v for k, v in d.items() if k != "ops"} for p, d in (("fwd", fwd),
+                                                                             ("bwd", bwd))}
+    out = {}
+    for fam in FAMILIES:
+        out[fam] = {op: strip(v) for op, v in m[fam].items()}
+    out["residual"] = strip(m["residual"])
+    out["loss"] = strip(m["loss"])
+    return out
+
+
+FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa")
+
+
+def with_cuda_dropout(m):
+    """GPT-2 under SDPA with dropout: on the CPU SDPA falls back to its unfused math path when
+    dropout > 0, while CUDA's flash and memory-efficient kernels apply the dropout inside. So
+    the CUDA module is the no-dropout SDPA module plus the residual dropout on c_proj's output,
+    which is what the MLP module's dropout costs (GPT-2 eager with dropout minus without)."""
+    out = {}
+    for op, (fwd, bwd) in m["gpt2_sdpa_nodropout"].items():
+        if op != "attention":
+            out[op] = m["gpt2_sdpa"][op]
+            continue
+        parts = []
+        for i, base in enumerate((fwd, bwd)):
+            drop, nodrop = m["gpt2"]["mlp"][i], m["gpt2_nodropout"]["mlp"][i]
+            d = {"kernels": base["kernels"] + drop["kernels"] - nodrop["kernels"],
+                 "gemm_kernels": base["gemm_kernels"], "core_kernels": base["core_kernels"],
+                 "bytes": {}, "ops": base["ops"] + ["aten::native_dropout[hidden]"]}
+            for c in set(base["bytes"]) | set(drop["bytes"]):
+                d["bytes"][c] = [round(x + y - z, 4) for x, y, z in zip(
+                    base["bytes"].get(c, [0, 0]), drop["bytes"].get(c, [0, 0]),
+                    nodrop["bytes"].get(c, [0, 0]))]
+            parts.append(d)
+        out[op] = tuple(parts)
+    m["gpt2_sdpa"] = out
+
+
+CLASSES = ("hidden", "ffn", "qkv", "score", "logits")
+
+
+def cxx(summary):
+    """The table for sim/eager_kernels.cc."""
+    def pas(d):
+        b = ", ".join("{%g, %g}" % tuple(d["bytes"].get(c, [0, 0])) for c in CLASSES)
+        return "{%d, {%s}}" % (d["kernels"], b)
+    lines = []
+    for fam in FAMILIES:
+        for op in ("norm", "attention", "mlp"):
+            v = summary[fam][op]
+            lines.append("    {\"%s\", \"%s\", {%s, %s}}," % (fam, op, pas(v["fwd"]), pas(v["bwd"])))
+    for part in ("residual", "loss"):
+        v = summary[part]
+        lines.append("    {\"any\", \"%s\", {%s, %s}}," % (part, pas(v["fwd"]), pas(v["bwd"])))
+    return "\n".join(lines)
+
+
+def main():
+    a = Shapes(b=3, s=40, h=64, heads=4, ffn=256, vocab=1000)
+    b = Shapes(b=2, s=56, h=96, heads=6, ffn=352, vocab=1200)
+    ma, mb = measure(a), measure(b)
+    with_cuda_dropout(ma)
+    with_cuda_dropout(mb)
+    sa, sb = summary(ma), summary(mb)
+    # Kernels that write a parameter-sized result (bias and norm-weight gradients) read a
+    # class-sized input: their bytes per element differ by the small ratio of the two sizes.
+    def flat(x, path=""):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                yield from flat(v, path + "/" + k)
+        elif isinstance(x, list):
+            for i, v in enumerate(x):
+                yield from flat(v, path + "/" + str(i))
+        else:
+            yield path, x
+    fa, fb = dict(flat(sa)), dict(flat(sb))
+    bad = [k for k in fa if k not in fb or abs(fa[k] - fb[k]) > 0.05 * max(1.0, abs(fa[k]))]
+    if bad or fa.keys() != fb.keys():
+        sys.exit("the two shapes disagree beyond 5%: " + ", ".join(bad))
+    ops = {fam: {op: {p: d["ops"] for p, d in zip(("fwd", "bwd"), v)}
+                 for op, v in ma[fam].items()} for fam in FAMILIES}
+    for part in ("residual", "loss"):
+        ops[part] = {p: d["ops"] for p, d in zip(("fwd", "bwd"), ma[part])}
+    if "--cxx" in sys.argv:
+        print(cxx(sa))
+        return
+    print(json.dumps({"torch": torch.__version__, "transformers": transformers.__version__,
+                      "dtype": "bfloat16", "per_op": sa, "kernels": ops}, indent=1,
+                     sort_keys=True))
+
+
+if __name__ == "__main__":
+    main()

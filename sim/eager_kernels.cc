@@ -1,0 +1,145 @@
+#include "sim/eager_kernels.h"
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "common/check.h"
+
+namespace zs::sim {
+namespace {
+
+// Bytes per element of a size class (the largest tensor a kernel touches): those of 16-bit
+// tensors (they scale with the activation dtype) and the rest (fp32 upcasts, bool masks).
+struct ClassBytes {
+  double act16 = 0, fixed = 0;
+};
+enum SizeClass { kHidden, kFfn, kQkv, kScore, kLogits, kClassCount };
+struct Pass {
+  int kernels = 0;
+  ClassBytes bytes[kClassCount];
+};
+struct Entry {
+  std::string_view family, module;
+  struct {
+    Pass fwd, bwd;
+  } passes;
+};
+
+// scripts/measure_eager_kernels.py --cxx (transformers 5.16.1, torch 2.13.0, bf16). Classes in
+// order: hidden t*h, ffn t*I, qkv t*(q+2kv), score b*a*s*s, logits t*V.
+// clang-format off
+constexpr Entry kTable[] = {
+    {"gpt2", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2", "attention", {{9, {{20, 1}, {0, 0}, {0, 0}, {16.5, 1}, {0, 0}}}, {10, {{20.0167, 0}, {0, 0}, {6.0167, 0}, {16, 0}, {0, 0}}}}},
+    {"gpt2", "mlp", {{9, {{4, 1}, {36, 0}, {0, 0}, {0, 0}, {0, 0}}}, {14, {{8.0167, 0}, {58.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2_sdpa", "attention", {{1, {{4, 1}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{8.0167, 0}, {0, 0}, {6.0167, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2_sdpa", "mlp", {{9, {{4, 1}, {36, 0}, {0, 0}, {0, 0}, {0, 0}}}, {14, {{8.0167, 0}, {58.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2_nodropout", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2_nodropout", "attention", {{7, {{16, 0}, {0, 0}, {0, 0}, {12.5, 0}, {0, 0}}}, {8, {{14.0167, 0}, {0, 0}, {6.0167, 0}, {10, 0}, {0, 0}}}}},
+    {"gpt2_nodropout", "mlp", {{8, {{0, 0}, {36, 0}, {0, 0}, {0, 0}, {0, 0}}}, {13, {{2.0167, 0}, {58.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2_sdpa_nodropout", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2_sdpa_nodropout", "attention", {{0, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {3, {{2.0167, 0}, {0, 0}, {6.0167, 0}, {0, 0}, {0, 0}}}}},
+    {"gpt2_sdpa_nodropout", "mlp", {{8, {{0, 0}, {36, 0}, {0, 0}, {0, 0}, {0, 0}}}, {13, {{2.0167, 0}, {58.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"llama", "norm", {{8, {{8.0167, 28.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {16, {{16.0333, 76.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"llama", "attention", {{19, {{54, 0}, {0, 0}, {0, 0}, {12.5, 16}, {0, 0}}}, {24, {{82, 0}, {0, 0}, {0, 0}, {8, 20}, {0, 0}}}}},
+    {"llama", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{6, 0}, {18, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"llama_sdpa", "norm", {{8, {{8.0167, 28.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {16, {{16.0333, 76.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"llama_sdpa", "attention", {{10, {{38, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {18, {{74, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"llama_sdpa", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{6, 0}, {18, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"any", "residual", {{1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"any", "loss", {{5, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 16.0081}}}, {3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 24.0081}}}}},
+};
+// clang-format on
+
+const Entry& find(std::string_view family, std::string_view module) {
+  for (const Entry& e : kTable) {
+    if (e.family == family && e.module == module) return e;
+  }
+  ZS_CHECK_MSG(false, "no eager kernel entry");
+  return kTable[0];
+}
+
+// The recorded family whose module `module` of `spec` runs: GPT-2's modules for learned
+// positions, LayerNorm and GELU; Llama's for rotary positions, RMSNorm and SwiGLU.
+std::string_view family_of(std::string_view module, const models::ModelSpec& spec,
+                           const models::Workload& w) {
+  const bool dropout = spec.dropout.attn > 0 || spec.dropout.resid > 0;
+  if (module == "norm") return spec.norm == models::NormKind::kLayerNorm ? "gpt2" : "llama";
+  if (module == "mlp") {
+    if (spec.mlp == models::MlpKind::kSwiGlu) return "llama";
+    return dropout ? "gpt2" : "gpt2_nodropout";
+  }
+  if (spec.position == models::PositionKind::kRotary) {
+    return w.flash_attention ? "llama_sdpa" : "llama";
+  }
+  if (w.flash_attention) return dropout ? "gpt2_sdpa" : "gpt2_sdpa_nodropout";
+  return dropout ? "gpt2" : "gpt2_nodropout";
+}
+
+double pass_bytes(const Pass& p, const double numel[kClassCount], double act_bytes) {
+  double total = 0;
+  for (int c = 0; c < kClassCount; ++c) {
+    total += (p.bytes[c].act16 * act_bytes / 2 + p.bytes[c].fixed) * numel[c];
+  }
+  return total;
+}
+
+}  // namespace
+
+std::string_view kernel_style_name(KernelStyle s) {
+  return s == KernelStyle::kEager ? "eager" : "fused";
+}
+
+Result<KernelStyle> parse_kernel_style(std::string_view what, std::string_view text) {
+  if (text == "eager") return KernelStyle::kEager;
+  if (text == "fused") return KernelStyle::kFused;
+  return Status::invalid_argument(std::string(what) + ": \"" + std::string(text) +
+                                  "\" is not allowed; expected eager or fused");
+}
+
+std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpec& spec,
+                                    const models::Workload& w) {
+  std::string_view module;
+  switch (op.kind) {
+    case models::OpKind::kNorm:
+      module = "norm";
+      break;
+    case models::OpKind::kAttention:
+    case models::OpKind::kFlashAttention:
+      module = "attention";
+      break;
+    case models::OpKind::kActivation:
+    case models::OpKind::kSwiGlu:
+      module = "mlp";
+      break;
+    case models::OpKind::kResidualAdd:
+      module = "residual";
+      break;
+    case models::OpKind::kCrossEntropy:
+      module = "loss";
+      break;
+    case models::OpKind::kRotary:
+      return EagerWork{};  // inside the attention module's entry
+    case models::OpKind::kEmbedding:
+    case models::OpKind::kLinear:
+      return std::nullopt;
+  }
+  const Entry& e =
+      find(module == "residual" || module == "loss" ? "any" : family_of(module, spec, w), module);
+  const auto t = static_cast<double>(w.tokens());
+  const auto s = static_cast<double>(w.seq_len);
+  const double numel[kClassCount] = {
+      t * static_cast<double>(spec.hidden_size),
+      t * static_cast<double>(spec.intermediate_size),
+      t * static_cast<double>(spec.q_dim() + 2 * spec.kv_dim()),
+      static_cast<double>(w.micro_batch) * static_cast<double>(spec.num_heads) * s * s,
+      t * static_cast<double>(spec.vocab_size),
+  };
+  const auto act = static_cast<double>(w.act_bytes);
+  return EagerWork{e.passes.fwd.kernels, e.passes.bwd.kernels, pass_bytes(e.passes.fwd, numel, act),
+                   pass_bytes(e.passes.bwd, numel, act)};
+}
+
+}  // namespace zs::sim
