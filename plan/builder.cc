@@ -46,6 +46,10 @@ int PlanBuilder::op(NameRef name, int stream_id, Phase phase, const Work& work,
   o.work = work;
   o.host_wait_for = pending_wait_;
   pending_wait_ = -1;
+  if (!pending_calls_.empty()) {
+    o.host_calls = pending_calls_;
+    pending_calls_ = HostCalls{};
+  }
   const int id = last_op();
   last_on_[stream_id] = id;
   return id;
@@ -80,14 +84,14 @@ void PlanBuilder::begin_segment(std::string name, int repeat) {
 }
 
 void PlanBuilder::end_segment() {
-  ZS_CHECK(open_.has_value());
+  ZS_CHECK(open_.has_value() && pending_calls_.empty());  // a segment holds its own hooks
   open_->end_op = static_cast<int>(plan_.ops.size());
   plan_.segments.push_back(*open_);
   open_.reset();
 }
 
 Plan PlanBuilder::finish(std::string summary) {
-  ZS_CHECK(!open_.has_value() && pending_wait_ < 0);
+  ZS_CHECK(!open_.has_value() && pending_wait_ < 0 && pending_calls_.empty());
   plan_.summary = std::move(summary);
   plan_.world_size = l_.world;
   plan_.micro_steps = l_.micro_steps;
@@ -131,6 +135,11 @@ int MicroStepCompute::run(std::span<const int> deps) {
   ZS_CHECK(!done());
   const TraceEntry& t = l_.trace[pos_++];
   const Block& blk = l_.blocks()[t.block];
+  // engine.backward() wraps loss.backward() (engine.forward: begin_micro_steps).
+  if (t.pass != Pass::kForward && !backward_begun_) {
+    backward_begun_ = true;
+    b_.host_calls_before_next(HostTask::kEngineBackward, 1);
+  }
   const int id = b_.op(b_.name(label_, ".", pass_name(t.pass), ".", blk.name), b_.compute_stream(),
                        t.pass == Pass::kForward ? Phase::kForward : Phase::kBackward,
                        compute_work(blk, t.pass), deps);

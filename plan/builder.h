@@ -86,6 +86,9 @@ class PlanBuilder {
     ZS_CHECK(pending_wait_ < 0 && op_id >= 0 && op_id <= last_op());
     pending_wait_ = op_id;
   }
+  // The host makes `calls` framework calls of kind `task` before it issues the next op appended
+  // (Op::host_calls): a hook that runs between two launches.
+  void host_calls_before_next(HostTask task, int calls) { pending_calls_[task] += calls; }
   // torch.cuda.synchronize(): the host waits for the last op issued on every stream.
   int device_sync(Name name, Phase phase);
   // Work the host thread does itself (CPU Adam): runs on the host stream, the host waits.
@@ -134,7 +137,8 @@ class PlanBuilder {
   std::vector<int> last_on_;  // per stream
   int compute_ = -1, reduce_ = -1, gather_ = -1, h2d_ = -1, d2h_ = -1, host_ = -1, nvme_ = -1;
   std::optional<Segment> open_;
-  int pending_wait_ = -1;  // host_wait_before_next's op, for the next op appended
+  int pending_wait_ = -1;    // host_wait_before_next's op, for the next op appended
+  HostCalls pending_calls_;  // host_calls_before_next's, for the next op appended
 };
 
 // The label a micro-step's op and buffer names start with ("mb0", "mb1-6", ...).
@@ -178,6 +182,7 @@ class MicroStepCompute {
   int lm_head_ = -1;            // the block whose logits the training loop holds
   int logits_ = -1;
   int last_backward_ = -1;
+  bool backward_begun_ = false;
 };
 
 }  // namespace zs::plan

@@ -90,6 +90,28 @@ std::string_view stream_kind_name(StreamKind k) {
   return "?";
 }
 
+std::string_view host_task_name(HostTask t) {
+  switch (t) {
+    case HostTask::kEngineForward:
+      return "engine.forward";
+    case HostTask::kEngineBackward:
+      return "engine.backward";
+    case HostTask::kEngineStep:
+      return "engine.step";
+    case HostTask::kGradHook:
+      return "zero12.grad_hook";
+    case HostTask::kStage3GradHook:
+      return "zero3.grad_hook";
+    case HostTask::kModuleVisit:
+      return "zero3.module_hooks";
+    case HostTask::kGather:
+      return "zero3.gather_launch";
+    case HostTask::kCount:
+      break;
+  }
+  return "?";
+}
+
 std::string_view phase_name(Phase p) {
   switch (p) {
     case Phase::kForward:
@@ -257,6 +279,9 @@ Status validate(const Plan& plan) {
       return bad(op_where(i) + " makes the host wait for op " + std::to_string(op.host_wait_for));
     }
     const bool on_host = host_stream[op.stream];
+    for (int k = 0; k < kHostTaskCount; ++k) {
+      if (op.host_calls.n[k] < 0) return bad(op_where(i) + " has a negative host call count");
+    }
     if (on_host && !op.host_waits) {
       return bad(op_where(i) + " runs on the host thread but the host does not wait for it");
     }
@@ -317,6 +342,11 @@ std::string to_text(const Plan& plan) {
     if (op.transient_bytes > 0) out += " temp " + std::to_string(op.transient_bytes);
     if (op.host_waits) out += " host_waits";
     if (op.host_wait_for >= 0) out += " after_host_waits_for " + std::to_string(op.host_wait_for);
+    for (int k = 0; k < kHostTaskCount; ++k) {
+      if (op.host_calls.n[k] == 0) continue;
+      out += " host_calls " + std::string(host_task_name(static_cast<HostTask>(k))) + " x" +
+             std::to_string(op.host_calls.n[k]);
+    }
     if (op.skipped_on_overflow) out += " skipped_on_overflow";
     out += "\n";
   }

@@ -27,6 +27,7 @@
 //   of 10^4 ops costs no allocation per op: a sweep builds thousands of plans.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -189,6 +190,38 @@ using Work = std::variant<ComputeWork, CollectiveWork, MemoryWork, CopyWork, Opt
 enum class Phase { kForward, kBackward, kReduce, kStep, kPostStep };
 std::string_view phase_name(Phase p);
 
+// Framework (Python) work the host does before it can issue an op, besides launching the op's
+// kernels: DeepSpeed's engine entry points and hooks, in calls of each kind. The plan says how
+// many calls DeepSpeed's code makes where; the simulator prices a call of each kind
+// (sim/cost_profile.h host_call_s). Counts per op, summed over what runs before its issue.
+enum class HostTask : std::uint8_t {
+  kEngineForward,   // DeepSpeedEngine.forward around the model's: once per micro-step
+  kEngineBackward,  // DeepSpeedEngine.backward around loss.backward(): once per micro-step
+  kEngineStep,      // DeepSpeedEngine.step with the ZeRO optimizer's bookkeeping: once per step
+  kGradHook,        // ZeRO 1/2's per-parameter gradient hook when it reduces (stage 2, or stage
+              // 1 with overlap_comm at the boundary): reduce_ready_partitions_and_remove_grads
+  kStage3GradHook,  // ZeRO 3's per-parameter gradient hook (reduce_partition_and_remove_grads)
+  kModuleVisit,     // ZeRO 3's hooks on one module run: the pre hook (fetch_sub_module with its
+                    // prefetch bookkeeping) and the post hook (release_sub_module), forward or
+                    // backward, for every nn.Module, parameter-free ones included
+  kGather,          // one coalesced parameter all-gather launched by a fetch
+  kCount,
+};
+inline constexpr int kHostTaskCount = static_cast<int>(HostTask::kCount);
+std::string_view host_task_name(HostTask t);
+
+struct HostCalls {
+  std::array<int, kHostTaskCount> n{};
+  int& operator[](HostTask t) { return n[static_cast<int>(t)]; }
+  int operator[](HostTask t) const { return n[static_cast<int>(t)]; }
+  bool empty() const {
+    for (int x : n) {
+      if (x != 0) return false;
+    }
+    return true;
+  }
+};
+
 struct Op {
   NameRef name;  // unique and stable, e.g. "mb0.fwd.layers.3.mlp", "step.optimizer"
   int stream = 0;
@@ -197,6 +230,7 @@ struct Op {
   IdRange deps;               // ids of earlier ops that must finish first (Plan::deps)
   Bytes transient_bytes = 0;  // GPU working memory while it runs (activation gradients, temps)
   int host_wait_for = -1;     // an earlier op the host synchronizes on before issuing this one
+  HostCalls host_calls;       // framework calls the host makes before issuing it
   bool host_waits = false;    // the host blocks until it has finished
   bool skipped_on_overflow = false;  // not run when the fp16 loss scaler finds an overflow
 };

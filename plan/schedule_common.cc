@@ -35,6 +35,8 @@ std::vector<MicroStepRun> micro_step_runs(const Layout& l, bool uniform) {
 
 void begin_micro_steps(PlanBuilder& b, const MicroStepRun& run) {
   b.begin_segment("micro_step." + run.label.substr(2), run.last - run.first + 1);
+  // engine.forward() wraps the model's forward, ZeRO-3's fetches included.
+  b.host_calls_before_next(HostTask::kEngineForward, 1);
 }
 
 void end_micro_steps(PlanBuilder& b, const MicroStepRun& run, bool uniform) {

@@ -78,6 +78,7 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
   }
 
   b.begin_segment("step", 1);
+  b.host_calls_before_next(HostTask::kEngineStep, 1);
   int fp32_grads = -1;
   if (mixed) {
     // CheckOverflow.has_overflow_serial: float(x.float().sum()) per parameter, then a flag's

@@ -321,6 +321,8 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
         b.host_sync({label, ".offload_flag_sync.", l.blocks()[t.block].name}, Phase::kBackward,
                     {op}, static_cast<int>(completed.size()));
       }
+      // The hooks run as autograd produces the block's gradients, before the next launch.
+      b.host_calls_before_next(HostTask::kGradHook, static_cast<int>(completed.size()));
       for (int p : completed) {
         const int w = reducer.add(p, op);
         if (w >= 0) wait = w;
@@ -365,6 +367,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   }
 
   b.begin_segment("step", 1);
+  b.host_calls_before_next(HostTask::kEngineStep, 1);
   // step(): the overflow check (an all_reduce of one flag and its .item()), skipped on
   // overflow from here on: the norm, the optimizer, the 16-bit update and the all-gather.
   int last = b.last_op();

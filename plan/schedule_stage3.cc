@@ -202,6 +202,8 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
         // so far first, then (GPT-2's embedding) the block's later modules are fetched and
         // theirs added.
         b.at(op).transient_bytes += flow.largest[t.block] * e;
+        b.host_calls_before_next(HostTask::kStage3GradHook,
+                                 static_cast<int>(flow.completed[t.block].size()));
         const std::vector<int>& fetched = coordinator.fetched_here();
         std::vector<int> later;
         for (int p : flow.completed[t.block]) {
@@ -222,6 +224,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   }
 
   b.begin_segment("step", 1);
+  b.host_calls_before_next(HostTask::kEngineStep, 1);
   // step() begins with _partition_all_parameters: the persistent parameters' full copies are
   // freed (stage3.py step), so the inner optimizer runs without them (the oracle's snapshots).
   const int step_begin = static_cast<int>(b.plan().ops.size());

@@ -1,5 +1,6 @@
 #include "reports/simulate_report.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/units.h"
@@ -39,6 +40,40 @@ std::string seconds_row(const std::string& name, double s, double step) {
   return buf;
 }
 
+// The host's time: launches, syncs and DeepSpeed's Python per kind, largest first.
+std::string render_host_text(const sim::HostTime& h) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "  host time %.2f ms per step; the GPU waits for it %.2f ms:\n",
+                h.busy_s * 1e3, h.gpu_idle_s * 1e3);
+  std::string out = buf;
+  struct Part {
+    std::string name;
+    double s;
+    std::int64_t calls;
+  };
+  std::vector<Part> parts = {{"kernel launches", h.launch_s, h.kernels},
+                             {"syncs with the GPU", h.sync_s, -1}};
+  for (int k = 0; k < plan::kHostTaskCount; ++k) {
+    if (h.task_calls[k] == 0) continue;
+    parts.push_back(
+        {"DeepSpeed " + std::string(plan::host_task_name(static_cast<plan::HostTask>(k))),
+         h.task_s[k], h.task_calls[k]});
+  }
+  std::stable_sort(parts.begin(), parts.end(),
+                   [](const Part& a, const Part& b) { return a.s > b.s; });
+  for (const Part& p : parts) {
+    if (p.s <= 0) continue;
+    if (p.calls >= 0) {
+      std::snprintf(buf, sizeof buf, "    %-32s %9.2f ms  x %lld\n", p.name.c_str(), p.s * 1e3,
+                    static_cast<long long>(p.calls));
+    } else {
+      std::snprintf(buf, sizeof buf, "    %-32s %9.2f ms\n", p.name.c_str(), p.s * 1e3);
+    }
+    out += buf;
+  }
+  return out;
+}
+
 std::string render_time_text(const sim::SimulationResult& r) {
   const sim::StepTime& t = r.time;
   const sim::TimeBreakdown& b = t.breakdown;
@@ -61,6 +96,7 @@ std::string render_time_text(const sim::SimulationResult& r) {
     out += buf;
   }
   out += "  " + t.bottleneck + "\n";
+  out += render_host_text(t.host);
   out += "  (rates: " + r.profile.source + ")\n";
   return out;
 }
@@ -178,6 +214,14 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
                  {"cpu_optimizer_s", t.cpu_optimizer_s},
                  {"bottleneck", t.bottleneck}};
   if (t.overflow_possible) out["time"]["overflow_step_s"] = t.overflow_step_s;
+  json::Json tasks = json::Json::object();
+  for (int k = 0; k < plan::kHostTaskCount; ++k) {
+    tasks[std::string(plan::host_task_name(static_cast<plan::HostTask>(k)))] = {
+        {"s", t.host.task_s[k]}, {"calls", t.host.task_calls[k]}};
+  }
+  out["time"]["host"] = {{"busy_s", t.host.busy_s},     {"gpu_idle_s", t.host.gpu_idle_s},
+                         {"launch_s", t.host.launch_s}, {"kernels", t.host.kernels},
+                         {"sync_s", t.host.sync_s},     {"deepspeed", tasks}};
   out["throughput"] = {{"samples_per_s", t.samples_per_s},
                        {"tokens_per_s", t.tokens_per_s},
                        {"tflops_per_gpu", t.tflops_per_gpu},

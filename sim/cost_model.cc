@@ -1,6 +1,7 @@
 #include "sim/cost_model.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 
@@ -188,6 +189,10 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
   };
   constexpr std::size_t kMemoSlots = 64;
   Memo memo[kMemoSlots];
+  std::array<double, plan::kHostTaskCount> call_s{};
+  for (int k = 0; k < plan::kHostTaskCount; ++k) {
+    call_s[k] = host_call_seconds(p, static_cast<plan::HostTask>(k));
+  }
   out.costs.resize(plan.ops.size());
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const plan::Op& op = plan.ops[i];
@@ -235,6 +240,8 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
     } else if (const auto* yw = std::get_if<plan::SyncWork>(&op.work)) {
       c.host_s = p.kernel_launch_s * yw->rounds;
     }
+    // DeepSpeed's hooks and engine calls that run before the host issues the op.
+    for (int k = 0; k < plan::kHostTaskCount; ++k) c.host_s += op.host_calls.n[k] * call_s[k];
   }
   return out;
 }

@@ -79,6 +79,32 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   // fitted on H100 (meta-pytorch/autoparallel compute_estimation.py `kernel_launch_overhead =
   // 7`), matching ~7 us per eager pointwise op (flagos-ai/FlagGems#4812) and within HTA's 5-20 us.
   p.kernel_launch_s = 7e-6;
+  // DeepSpeed 0.19.6's Python per call, measured with real DeepSpeed on the development VM (AMD
+  // EPYC, 2 cores under KVM, Python 3.11, torch 2.13; one eager torch.add there: 1.155 us) by
+  // scripts/measure_host_costs.py, reports/measurements/2026-11-25-deepspeed-host-costs.md.
+  // Medians on tiny GPT-2/Llama models, where the data work is negligible, collectives
+  // excluded:
+  // - engine.forward: engine.forward minus the module's forward, 110-225 us per micro-step;
+  // - engine.backward: outside autograd on a non-boundary micro-step, 100-210 us;
+  // - engine.step: step minus the inner optimizer, 2.1-2.7 ms (overflow check, norm, unscale,
+  //   the loops over parameter groups); the plan's step ops add their own launches on top;
+  // - ZeRO 1/2's reducing gradient hook (reduce_ready_partitions_and_remove_grads, stage 2
+  //   and stage 1 with overlap_comm): 10-24 us per parameter;
+  // - ZeRO 3's gradient hook (reduce_partition_and_remove_grads): 29 us per parameter;
+  // - ZeRO 3's module hooks per module run: stage 3's engine.forward minus stage 0's over the
+  //   module runs, 178 us forward and 162 us backward (pre and post hooks, the autograd
+  //   functions they wrap outputs in, fetch and release bookkeeping), less the gathers below;
+  // - one coalesced all-gather launch (__all_gather_params): 152 us.
+  // host_python_slowdown scales them to a slower host (calibration fits it; 1 by default).
+  auto set_call = [&p](plan::HostTask t, double s) { p.host_call_s[static_cast<int>(t)] = s; };
+  set_call(plan::HostTask::kEngineForward, 150e-6);
+  set_call(plan::HostTask::kEngineBackward, 150e-6);
+  set_call(plan::HostTask::kEngineStep, 2.5e-3);
+  set_call(plan::HostTask::kGradHook, 20e-6);
+  set_call(plan::HostTask::kStage3GradHook, 29e-6);
+  set_call(plan::HostTask::kModuleVisit, 165e-6);
+  set_call(plan::HostTask::kGather, 152e-6);
+  p.host_python_slowdown = 1;
   // A tiny elementwise kernel replayed from a CUDA graph: 1.1-1.3 us (pytorch/pytorch#161104).
   p.min_kernel_s = 1.2e-6;
 
@@ -169,6 +195,7 @@ constexpr NumberField kNumberFields[] = {
     {"attention_efficiency", &CostProfile::attention_efficiency, kMinEfficiency, 1},
     {"hbm_efficiency", &CostProfile::hbm_efficiency, kMinEfficiency, 1},
     {"kernel_launch_s", &CostProfile::kernel_launch_s, 1e-9, 1},
+    {"host_python_slowdown", &CostProfile::host_python_slowdown, 0.1, 100},
     {"min_kernel_s", &CostProfile::min_kernel_s, 1e-9, 1},
     {"nvlink_ring_busbw_bytes_per_s", &CostProfile::nvlink_ring_busbw_bytes_per_s, 1e6, 1e14},
     {"nvlink_allreduce_busbw_bytes_per_s", &CostProfile::nvlink_allreduce_busbw_bytes_per_s, 1e6,
@@ -202,7 +229,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     fail("", "a calibration profile is a JSON object");
     return Status::invalid_argument(errors);
   }
-  std::string allowed = "gemm_efficiency, cpu_cores_per_rank, kernels";
+  std::string allowed = "gemm_efficiency, cpu_cores_per_rank, kernels, host_call_s";
   for (const NumberField& f : kNumberFields) allowed += ", " + std::string(f.key);
   for (auto it = doc.root.begin(); it != doc.root.end(); ++it) {
     const std::string& key = it.key();
@@ -225,6 +252,32 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
                      "> 0 increasing and efficiencies from 0.001 to 1");
       } else {
         base.gemm_efficiency = std::move(curve);
+      }
+      continue;
+    }
+    if (key == "host_call_s") {
+      // {"zero3.module_hooks": 1.65e-4, ...}: seconds per call on the reference host.
+      if (!v.is_object()) {
+        fail(kp, "found " + v.dump() + "; allowed: an object of host task name to seconds");
+        continue;
+      }
+      for (auto t = v.begin(); t != v.end(); ++t) {
+        int task = -1;
+        std::string names;
+        for (int k = 0; k < plan::kHostTaskCount; ++k) {
+          const std::string_view n = plan::host_task_name(static_cast<plan::HostTask>(k));
+          names += (names.empty() ? "" : ", ") + std::string(n);
+          if (n == t.key()) task = k;
+        }
+        const std::string tp = json::child_path(kp, t.key());
+        if (task < 0) {
+          fail(tp, "unknown host task; allowed: " + names);
+        } else if (!t.value().is_number() || t.value().get<double>() < 0 ||
+                   t.value().get<double>() > 10) {
+          fail(tp, "found " + t.value().dump() + "; allowed: seconds from 0 to 10");
+        } else {
+          base.host_call_s[task] = t.value().get<double>();
+        }
       }
       continue;
     }

@@ -14,12 +14,14 @@
 // are errors.
 #pragma once
 
+#include <array>
 #include <string>
 #include <vector>
 
 #include "common/json_reader.h"
 #include "common/status.h"
 #include "configs/hardware/cluster.h"
+#include "plan/plan.h"
 #include "sim/eager_kernels.h"
 
 namespace zs::sim {
@@ -45,7 +47,12 @@ struct CostProfile {
   double attention_efficiency = 0;  // fused (flash) attention, fraction of dense peak
   double hbm_efficiency = 0;        // memory-bound kernels, fraction of HBM bandwidth
   double kernel_launch_s = 0;       // host time per PyTorch op (dispatch + cudaLaunchKernel)
-  double min_kernel_s = 0;          // the shortest kernel on the GPU
+  // DeepSpeed's Python per call of each plan::HostTask, as measured on the reference host
+  // (cost_profile.cc), and how much slower the target host runs Python than that one (1: as
+  // fast; 2: half as fast). A call costs host_call_s[task] * host_python_slowdown.
+  std::array<double, plan::kHostTaskCount> host_call_s{};
+  double host_python_slowdown = 1;
+  double min_kernel_s = 0;  // the shortest kernel on the GPU
 
   // Collectives (nccl-tests bus bandwidth, bytes/s).
   double nvlink_ring_busbw_bytes_per_s = 0;       // intra-node ring
@@ -83,6 +90,11 @@ CostProfile default_cost_profile(const configs::Cluster& cluster);
 Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base);
 // The same for a parsed document (its `source` names it in messages).
 Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostProfile base);
+
+// Host seconds of one call of `task` on the target (host_call_s x host_python_slowdown).
+inline double host_call_seconds(const CostProfile& p, plan::HostTask task) {
+  return p.host_call_s[static_cast<int>(task)] * p.host_python_slowdown;
+}
 
 // Efficiency of a GEMM of side `size` (the geometric mean of its dimensions).
 double gemm_efficiency(const CostProfile& p, double size);

@@ -118,6 +118,7 @@ struct HotOp {
   bool has_waiter = false;  // the head of some stream has waited for it
   bool waits = false;       // the host blocks until it finishes
   bool skipped = false;     // an overflow step skips it
+  bool compute = false;     // plan::ComputeWork
 };
 
 class Engine {
@@ -153,6 +154,7 @@ class Engine {
       h.stream = op.stream;
       h.link = !h.skipped && c.link >= 0 && c.link_amount > 0 ? c.link : -1;
       h.waits = op.host_waits || on_host[op.stream] != 0;
+      h.compute = std::holds_alternative<plan::ComputeWork>(op.work);
       h.dep_cursor = op.deps.begin;
       h.deps_end = op.deps.end;
       int& prev = last[op.stream];
@@ -179,6 +181,8 @@ class Engine {
       }
       if (seg.repeat > 1 && in_flight_ > 0) drain();
       const std::int64_t start = host_t_;
+      seg_first_ = seg.first_op;
+      seg_repeat_ = seg.repeat;
       issue_range(seg.first_op, seg.end_op);
       if (seg.repeat > 1) {
         const std::int64_t host_done = host_t_;
@@ -361,6 +365,12 @@ class Engine {
     if (h.link >= 0) {
       push(t + h.fixed_ns, EventKind::kFlowStart, i);
     } else {
+      if (h.compute && !h.skipped && h.not_before > t + h.fixed_ns) {
+        // A repeated segment drains before the next begins, so an op of one starts while it
+        // is the segment being issued; others count once.
+        const std::int64_t weight = i >= seg_first_ ? seg_repeat_ : 1;
+        result_.compute_host_bound_ns += weight * (h.not_before - t - h.fixed_ns);
+      }
       push(h.skipped ? t : std::max(t + h.fixed_ns, h.not_before), EventKind::kOpEnd, i);
     }
   }
@@ -496,6 +506,8 @@ class Engine {
   bool log_transitions_ = false;
   int next_ = 0;
   int end_issue_ = 0;
+  int seg_first_ = 0;  // the segment being issued: its first op and repeat count
+  std::int64_t seg_repeat_ = 1;
   int in_flight_ = 0;
   bool past_horizon_ = false;  // an event fell past kHorizonNs: the run stops
   std::vector<int> order_;

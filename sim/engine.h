@@ -89,6 +89,10 @@ struct EngineResult {
   std::vector<Transition> transitions;  // with record or record_transitions, in time order
   std::vector<SegmentTime> segments;    // one per plan segment, in order
   int drained_repeats = 0;              // repetitions that needed an implicit drain
+  // Time model-compute ops (plan::ComputeWork) ran past their own duration because the host
+  // had not finished issuing them (launching their kernels, running the hooks before them):
+  // the GPU waiting for the host inside an op. Repetitions counted.
+  std::int64_t compute_host_bound_ns = 0;
 };
 
 // Times past this are not simulated: an op's duration saturates at kMaxDurationNs, and a run

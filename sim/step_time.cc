@@ -86,6 +86,47 @@ Swept sweep(const plan::Plan& plan, const EngineResult& r) {
   return out;
 }
 
+// The host's time per kind, from the priced ops (cost_ops) and their segments' repeats.
+HostTime host_time(const plan::Plan& plan, const ModelOpTimes& m, const PricedPlan& priced,
+                   const CostProfile& p) {
+  HostTime h;
+  std::array<double, plan::kHostTaskCount> call_s{};
+  for (int k = 0; k < plan::kHostTaskCount; ++k) {
+    call_s[k] = host_call_seconds(p, static_cast<plan::HostTask>(k));
+  }
+  for (const plan::Segment& seg : plan.segments) {
+    const double r = seg.repeat;
+    for (int i = seg.first_op; i < seg.end_op; ++i) {
+      const plan::Op& op = plan.ops[i];
+      const OpCost& c = priced.costs[i];
+      double tasks = 0;
+      for (int k = 0; k < plan::kHostTaskCount; ++k) {
+        const double s = op.host_calls.n[k] * call_s[k];
+        h.task_s[k] += r * s;
+        h.task_calls[k] += static_cast<std::int64_t>(seg.repeat) * op.host_calls.n[k];
+        tasks += s;
+      }
+      const double own = c.host_s - tasks;  // launches, or a sync's round trips
+      if (std::holds_alternative<plan::SyncWork>(op.work)) {
+        h.sync_s += r * own;
+      } else {
+        h.launch_s += r * own;
+        if (const auto* w = std::get_if<plan::ComputeWork>(&op.work)) {
+          const auto& pk =
+              w->pass == plan::Pass::kBackward ? m.bwd_prefix_kernels : m.fwd_prefix_kernels;
+          h.kernels += seg.repeat * (pk[w->last_model_op + 1] - pk[w->first_model_op]);
+        } else {
+          h.kernels += seg.repeat;
+        }
+      }
+      h.sync_s += r * c.host_wait_s;
+    }
+  }
+  h.busy_s = h.launch_s + h.sync_s;
+  for (double s : h.task_s) h.busy_s += s;
+  return h;
+}
+
 std::string pct(double part, double whole) {
   char b[32];
   std::snprintf(b, sizeof b, "%.0f%%", whole > 0 ? 100.0 * part / whole : 0.0);
@@ -134,10 +175,33 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
         pct(b.exposed_offload_s, step) +
         ") of host-device copies are not hidden. Pinned buffers (pin_memory) and fewer "
         "offloaded tensors would move it.";
+  } else if (t.host.gpu_idle_s > 0.25 * step) {
+    // The host's largest part.
+    std::string what =
+        "launching " + std::to_string(t.host.kernels) + " kernels (" + secs(t.host.launch_s) + ")";
+    double largest = t.host.launch_s;
+    for (int k = 0; k < plan::kHostTaskCount; ++k) {
+      if (t.host.task_s[k] > largest) {
+        largest = t.host.task_s[k];
+        what = "DeepSpeed's " + std::string(plan::host_task_name(static_cast<plan::HostTask>(k))) +
+               " (" + std::to_string(t.host.task_calls[k]) + " calls, " + secs(t.host.task_s[k]) +
+               ")";
+      }
+    }
+    s = "The host is on the critical path: for " + secs(t.host.gpu_idle_s) + " (" +
+        pct(t.host.gpu_idle_s, step) + ") the GPU waits for the host, whose largest part is " +
+        what + " of " + secs(t.host.busy_s) + " of host time.";
+    if (l.stage == 3 && t.host.task_s[static_cast<int>(plan::HostTask::kModuleVisit)] == largest) {
+      s += " ZeRO-3 runs Python hooks on every module, forward and backward; stage 1 or 2 "
+           "(if the model states fit), a larger micro-batch, or fewer, larger modules move it.";
+    } else {
+      s += " A larger micro-batch makes each launch and hook worth more.";
+    }
   } else if (b.other_s > 0.25 * step) {
-    s = "The host is on the critical path: for " + secs(b.other_s) + " (" + pct(b.other_s, step) +
-        ") the GPU runs no model kernel, waiting for Python to launch kernels and for host "
-        "syncs, or running casts and copies. A larger micro-batch makes each launch worth more.";
+    s = "Other GPU work is on the critical path: for " + secs(b.other_s) + " (" +
+        pct(b.other_s, step) +
+        ") the GPU runs casts, copies and norms rather than model "
+        "kernels.";
   } else {
     s = "Compute-bound: model kernels take " + secs(b.compute_s) + " (" + pct(b.compute_s, step) +
         ") of the step, at " + pct(t.mfu, 1.0) +
@@ -167,11 +231,16 @@ Result<StepTime> simulate_step_time(const StepTimeRequest& req) {
   st.drained_repeats = st.timeline.drained_repeats;
 
   const Swept swept = sweep(plan, st.timeline);
-  st.breakdown.compute_s = swept.exposed[kCompute];
+  // Compute ops stretched by the host are the GPU waiting for it: host time, not compute.
+  const double host_bound_s = std::min(
+      swept.exposed[kCompute], static_cast<double>(st.timeline.compute_host_bound_ns) * 1e-9);
+  st.breakdown.compute_s = swept.exposed[kCompute] - host_bound_s;
   st.breakdown.optimizer_s = swept.exposed[kOptimizer];
   st.breakdown.exposed_comm_s = swept.exposed[kComm];
   st.breakdown.exposed_offload_s = swept.exposed[kOffload];
-  st.breakdown.other_s = swept.exposed[kOtherGpu] + swept.exposed[kIdle];
+  st.breakdown.other_s = swept.exposed[kOtherGpu] + swept.exposed[kIdle] + host_bound_s;
+  st.host = host_time(plan, st.priced_model->times, st.priced, *req.profile);
+  st.host.gpu_idle_s = swept.exposed[kIdle] + host_bound_s;
   st.comm_busy_s = swept.comm_busy_s;
   st.offload_busy_s = swept.offload_busy_s;
   st.cpu_optimizer_s = swept.cpu_optimizer_s;

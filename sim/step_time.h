@@ -10,6 +10,7 @@
 // micro-step, and MFU divides them by the dense peak of the activation dtype.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,9 +32,24 @@ struct TimeBreakdown {
   double other_s = 0;  // other GPU work and host time
 };
 
+// Where the host's time goes in one step: launching ops, waiting for the GPU, and DeepSpeed's
+// Python per kind of call (plan::HostTask), repeated micro-steps counted as often as they run.
+// The host issues work ahead of the GPU, so its time costs step time only where the GPU waits
+// for it: gpu_idle_s, the instants of the step with nothing running on the GPU.
+struct HostTime {
+  double launch_s = 0;  // one kernel_launch_s per kernel and per non-kernel op
+  std::int64_t kernels = 0;
+  double sync_s = 0;  // host-device round trips (syncs, event waits)
+  std::array<double, plan::kHostTaskCount> task_s{};
+  std::array<std::int64_t, plan::kHostTaskCount> task_calls{};
+  double busy_s = 0;  // all of the above
+  double gpu_idle_s = 0;
+};
+
 struct StepTime {
   double step_s = 0;
   TimeBreakdown breakdown;
+  HostTime host;
   // Busy time per kind of work, overlapped or not (for the explanation).
   double comm_busy_s = 0;
   double offload_busy_s = 0;

@@ -56,8 +56,11 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
   // The host's waits before launches (Op::host_wait_for) get a track of their own.
   const int wait_tid = link_tid0 + static_cast<int>(time.priced.links.size());
   meta(wait_tid, "host waits");
+  // The host issuing each op: launching its kernels and the DeepSpeed hooks that run first.
+  const int issue_tid = wait_tid + 1;
+  meta(issue_tid, "host issues (launches, DeepSpeed hooks)");
   // A track for the repetitions not drawn, only when some are folded.
-  const int folded_tid = wait_tid + 1;
+  const int folded_tid = issue_tid + 1;
   for (const SegmentTime& st : r.segments) {
     if (st.repeat > kDrawnRepetitions) {
       meta(folded_tid, "folded repetitions");
@@ -82,6 +85,22 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
       out += "\",\"args\":{\"op\":" + std::to_string(i) + ",\"work\":\"";
       append_escaped(&out, plan::describe_work(op.work));
       out += "\",\"issued_us\":" + us(t.issue_ns + shift) + "}},\n";
+    }
+    const double host_s = time.priced.costs[i].host_s;
+    if (t.issue_ns >= 0 && host_s > 0) {
+      out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(issue_tid) +
+             ",\"ts\":" + us(t.issue_ns + shift) +
+             ",\"dur\":" + us(static_cast<std::int64_t>(host_s * 1e9)) + ",\"name\":\"issue ";
+      append_escaped(&out, plan.op_name(i));
+      out += "\",\"args\":{";
+      std::string args;
+      for (int k = 0; k < plan::kHostTaskCount; ++k) {
+        if (op.host_calls.n[k] == 0) continue;
+        args += (args.empty() ? "\"" : ",\"") +
+                std::string(plan::host_task_name(static_cast<plan::HostTask>(k))) +
+                "\":" + std::to_string(op.host_calls.n[k]);
+      }
+      out += args + "}},\n";
     }
     if (t.wait_ns >= 0 && t.issue_ns > t.wait_ns) {
       out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(wait_tid) +
