@@ -15,6 +15,7 @@
 // gap is the framework's, and the table says so by family.
 //
 // Usage: fidelity [TSV=bench/data/published_runs.tsv] (run from the source directory)
+//        fidelity --fit OUT.json [TSV]: the calibration fit (scripts/calibrate_published.sh)
 #include <unistd.h>
 
 #include <algorithm>
@@ -62,6 +63,7 @@ std::string family(const Row& r) {
   if (id == "GR") return "DeepSpeed A100";
   if (id == "LC") return "llm.c A100 (peer)";
   if (id == "MF") return "FSDP A100/H100 (peer)";
+  if (id == "BL") return "DeepSpeed TITAN RTX";
   return "other";
 }
 
@@ -70,6 +72,8 @@ std::string family(const Row& r) {
 //   came to HF in 4.36); Megatron-LM GPT-2 in DeepSpeedExamples (DT, 2020): unfused attention
 //   scores and eager elementwise ops, taken as HF's eager GPT-2 modules;
 // - Granite 7B with DeepSpeed (GR, 2024): HF's eager modules with SDPA attention;
+// - BLOOM-560M with HF + DeepSpeed (BL, 2023): HF's BloomAttention is eager (baddbmm with the
+//   ALiBi bias, softmax);
 // - llm.c (LC): its own fused kernels and cuDNN flash attention;
 // - llm-foundry's MPT (MF): flash attention (triton) and single-kernel GELU and LayerNorm, no
 //   dropout: fused.
@@ -79,7 +83,7 @@ struct Software {
 };
 Software software(const Row& r) {
   const std::string id = r["id"].substr(0, 2);
-  if (id == "AT" || id == "DT") return {zs::sim::KernelStyle::kEager, false};
+  if (id == "AT" || id == "DT" || id == "BL") return {zs::sim::KernelStyle::kEager, false};
   if (id == "LC" || id == "MF") return {zs::sim::KernelStyle::kFused, true};
   return {zs::sim::KernelStyle::kEager, true};
 }
@@ -89,13 +93,15 @@ std::string unsupported(const Row& r) {
   if (!is_int(r["layers"])) return "encoder-decoder (" + r["layers"] + " layers)";
   const std::string m = r["model"];
   if (m.find("bert") != std::string::npos) return "encoder-only";
-  if (r["precision"] == "NA") return "precision not stated";
+  // Turing (TITAN RTX) has no bf16: a run there with unstated precision is taken as fp16.
+  if (r["precision"] == "NA" && r["gpu"].find("titan") == std::string::npos) {
+    return "precision not stated";
+  }
   if (!is_int(r["micro_batch"]) || !is_int(r["gpus_per_node"])) return "batch or GPUs not stated";
-  const bool titan = r["gpu"].find("titan") != std::string::npos;
   // An A100 of unstated memory is taken as 80 GB for a time row (memory does not enter it).
   const bool unknown_memory = r["gpu"].find("unknown") != std::string::npos &&
                               (r["metric"] == "oom" || r["metric"] == "peak_gib");
-  if (titan || unknown_memory) return "no preset for GPU " + r["gpu"];
+  if (unknown_memory) return "no preset for GPU " + r["gpu"];
   return "";
 }
 
@@ -116,13 +122,18 @@ std::string model_json(const Row& r) {
            R"(,"num_key_value_heads":)" + r["heads"] + R"(,"vocab_size":)" + r["vocab"] +
            R"(,"max_position_embeddings":)" + std::to_string(positions) + "}";
   }
+  // BLOOM (ALiBi, no dropout) as GPT-2 without dropout: its learned position table is the
+  // difference the parameter count beside shows.
+  const std::string dropout = r["model"].find("bloom") != std::string::npos
+                                  ? R"(,"resid_pdrop":0,"attn_pdrop":0,"embd_pdrop":0)"
+                                  : "";
   return R"({"model_type":"gpt2","n_layer":)" + r["layers"] + R"(,"n_embd":)" + r["hidden"] +
          R"(,"n_head":)" + r["heads"] + R"(,"vocab_size":)" + r["vocab"] + R"(,"n_positions":)" +
-         std::to_string(positions) + "}";
+         std::to_string(positions) + dropout + "}";
 }
 
 std::string config_json(const Row& r) {
-  const std::string prec = r["precision"];
+  const std::string prec = r["precision"] == "NA" ? "fp16" : r["precision"];
   const std::string p = prec.find("fp16") != std::string::npos   ? "fp16"
                         : prec.find("bf16") != std::string::npos ? "bf16"
                                                                  : "";
@@ -151,15 +162,32 @@ struct Outcome {
   bool time_metric = false;
 };
 
-Outcome simulate_row(const Row& r) {
+// Generations the calibration fits separately: tensor cores before Ampere (V100, TITAN RTX),
+// Ampere, Hopper.
+std::string generation(const zs::configs::GpuSpec& g) {
+  if (g.fp8_flops_per_s.has_value()) return "hopper";
+  if (g.bf16_flops_per_s.has_value()) return "ampere";
+  return "volta-turing";
+}
+
+// Profile values that replace the defaults while fitting (empty: the defaults).
+struct Overrides {
+  std::map<std::string, double> gemm_sustained;  // generation -> value
+  double host_python_slowdown = 0;               // 0: the default
+};
+
+Outcome simulate_row(const Row& r, const Overrides& ov = {}, std::string* gen = nullptr) {
   Outcome o;
   o.error = unsupported(r);
   if (!o.error.empty()) return o;
   const std::string id = r["id"];
   auto model = zs::models::load_hf_config(temp_file(id + "_model.json", model_json(r)));
   if (!model.ok()) return o.error = model.status().message(), o;
-  auto cluster = zs::configs::make_cluster(gpu_preset(r), std::stoi(r["nodes"]),
-                                           std::stoi(r["gpus_per_node"]));
+  // TITAN RTX has no preset: bench/data/titan_rtx_workstation.json describes it.
+  auto cluster = r["gpu"].find("titan") != std::string::npos
+                     ? zs::configs::load_cluster_file("bench/data/titan_rtx_workstation.json")
+                     : zs::configs::make_cluster(gpu_preset(r), std::stoi(r["nodes"]),
+                                                 std::stoi(r["gpus_per_node"]));
   if (!cluster.ok()) return o.error = cluster.status().message(), o;
   zs::sim::SimulationRequest q;
   q.config_path = temp_file(id + "_ds.json", config_json(r));
@@ -167,6 +195,12 @@ Outcome simulate_row(const Row& r) {
   q.flash_attention = sw.flash_attention;
   q.profile = zs::sim::default_cost_profile(*cluster);
   q.profile->kernel_style = sw.kernels;
+  const std::string g = generation(cluster->gpu);
+  if (gen != nullptr) *gen = g;
+  if (auto it = ov.gemm_sustained.find(g); it != ov.gemm_sustained.end()) {
+    q.profile->gemm_sustained = it->second;
+  }
+  if (ov.host_python_slowdown > 0) q.profile->host_python_slowdown = ov.host_python_slowdown;
   q.model = *model;
   q.cluster = *cluster;
   q.seq_len = std::stol(r["seq_len"]);
@@ -205,8 +239,113 @@ double speed_error(const std::string& metric, double predicted, double measured)
 
 }  // namespace
 
+// The fit (--fit): a grid search for host_python_slowdown and, per generation, gemm_sustained
+// that minimises the mean absolute speed error over the time rows. Writes the profile with
+// every row's residual as JSON to `out`.
+int fit(const std::vector<Row>& rows, const std::string& out_path) {
+  const std::vector<double> slowdowns = {0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4};
+  std::vector<double> scales;
+  for (int k = 0; k <= 10; ++k) scales.push_back(0.5 + 0.05 * k);
+  // The time rows and their generations.
+  std::vector<const Row*> time_rows;
+  std::vector<std::string> gens;
+  for (const Row& r : rows) {
+    std::string g;
+    const Outcome o = simulate_row(r, {}, &g);
+    if (o.error.empty() && o.time_metric) {
+      time_rows.push_back(&r);
+      gens.push_back(g);
+    }
+  }
+  auto error_of = [&](std::size_t i, const Overrides& ov) {
+    const Outcome o = simulate_row(*time_rows[i], ov);
+    return std::abs(speed_error((*time_rows[i])["metric"], o.predicted, o.measured));
+  };
+  double best_total = 1e300;
+  Overrides best;
+  for (double s : slowdowns) {
+    Overrides ov;
+    ov.host_python_slowdown = s;
+    double total = 0;
+    for (const std::string& g : std::vector<std::string>{"volta-turing", "ampere", "hopper"}) {
+      double best_g = 1e300, best_scale = 1;
+      for (double sc : scales) {
+        Overrides trial = ov;
+        trial.gemm_sustained[g] = sc;
+        double sum = 0;
+        for (std::size_t i = 0; i < time_rows.size(); ++i) {
+          if (gens[i] == g) sum += error_of(i, trial);
+        }
+        if (sum < best_g - 1e-12) {
+          best_g = sum;
+          best_scale = sc;
+        }
+      }
+      ov.gemm_sustained[g] = best_scale;
+      total += best_g;
+    }
+    std::fprintf(stderr, "fit: host_python_slowdown %.2f -> mean abs error %.1f%%\n", s,
+                 100 * total / time_rows.size());
+    if (total < best_total - 1e-12) {
+      best_total = total;
+      best = ov;
+    }
+  }
+  // Residuals at the optimum and with the parameters at 1.
+  std::string json = "{\n  \"parameters\": {\n    \"host_python_slowdown\": " +
+                     std::to_string(best.host_python_slowdown) + ",\n    \"gemm_sustained\": {";
+  bool first = true;
+  for (const auto& [g, v] : best.gemm_sustained) {
+    json += (first ? "" : ", ") + std::string("\"") + g + "\": " + std::to_string(v);
+    first = false;
+  }
+  json +=
+      "}\n  },\n  \"ranges\": {\"host_python_slowdown\": [0.5, 4], \"gemm_sustained\": [0.5, "
+      "1.0]},\n  \"residuals\": [\n";
+  Overrides ones;
+  ones.host_python_slowdown = 1;
+  for (const std::string& g : std::vector<std::string>{"volta-turing", "ampere", "hopper"}) {
+    ones.gemm_sustained[g] = 1;
+  }
+  double sum_before = 0, sum_after = 0;
+  for (std::size_t i = 0; i < time_rows.size(); ++i) {
+    const Row& r = *time_rows[i];
+    const Outcome a = simulate_row(r, best);
+    const Outcome b = simulate_row(r, ones);
+    const double ea = speed_error(r["metric"], a.predicted, a.measured);
+    const double eb = speed_error(r["metric"], b.predicted, b.measured);
+    sum_before += std::abs(eb);
+    sum_after += std::abs(ea);
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "    {\"id\": \"%s\", \"generation\": \"%s\", \"measured\": %.6g, "
+                  "\"predicted\": %.6g, \"speed_error\": %.4f, \"speed_error_unfitted\": %.4f}%s\n",
+                  r["id"].c_str(), gens[i].c_str(), a.measured, a.predicted, ea, eb,
+                  i + 1 < time_rows.size() ? "," : "");
+    json += line;
+  }
+  char tail[256];
+  std::snprintf(tail, sizeof tail,
+                "  ],\n  \"mean_abs_speed_error\": %.4f,\n  \"mean_abs_speed_error_unfitted\": "
+                "%.4f,\n  \"rows\": %zu\n}\n",
+                sum_after / time_rows.size(), sum_before / time_rows.size(), time_rows.size());
+  json += tail;
+  std::ofstream(out_path) << json;
+  std::printf("%s", json.c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  const std::string path = argc > 1 ? argv[1] : "bench/data/published_runs.tsv";
+  std::string path = "bench/data/published_runs.tsv";
+  std::string fit_out;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--fit" && i + 1 < argc) {
+      fit_out = argv[++i];
+    } else {
+      path = a;
+    }
+  }
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "fidelity: cannot read %s (run from the source directory)\n",
@@ -224,11 +363,13 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < header.size(); ++i) r.f[header[i]] = cells[i];
     rows.push_back(std::move(r));
   }
+  if (!fit_out.empty()) return fit(rows, fit_out);
   std::printf("%-5s %-28s %-14s %6s %12s %12s %9s  %s\n", "id", "model", "metric", "stage",
               "measured", "predicted", "speed err", "params (row / simulated)");
   std::map<std::string, std::vector<double>> errors;                      // family -> |speed error|
   std::map<std::string, std::vector<std::pair<int, double>>> by_setting;  // stage -> speed
   int oom_right = 0, oom_rows = 0;
+  std::vector<double> memory_errors;  // |predicted / measured - 1| of peak_gib rows
   for (const Row& r : rows) {
     const Outcome o = simulate_row(r);
     if (!o.error.empty()) {
@@ -257,6 +398,12 @@ int main(int argc, char** argv) {
       const double measured_speed = metric == "step_s" ? 1 / o.measured : o.measured;
       by_setting[key + "|pred"].push_back({std::stoi(r["stage"]), speed});
       by_setting[key + "|meas"].push_back({std::stoi(r["stage"]), measured_speed});
+    } else if (metric == "peak_gib") {
+      const double e = o.predicted / o.measured - 1;
+      memory_errors.push_back(std::abs(e));
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%+.1f%% mem", 100 * e);
+      err = buf;
     } else if (metric == "oom") {
       ++oom_rows;
       oom_right += static_cast<int>(o.predicted) == static_cast<int>(o.measured);
@@ -279,6 +426,14 @@ int main(int argc, char** argv) {
   if (!all.empty())
     std::printf("  %-24s %5.1f%% over %zu rows\n", "all", 100 * sum / all.size(), all.size());
   std::printf("OOM verdicts: %d of %d right\n", oom_right, oom_rows);
+  if (!memory_errors.empty()) {
+    double m = 0;
+    for (double x : memory_errors) m += x;
+    std::printf(
+        "Peak memory (nvidia-smi: allocator cache and CUDA context included) against the "
+        "predicted peak: mean absolute error %.1f%% over %zu rows\n",
+        100 * m / memory_errors.size(), memory_errors.size());
+  }
   std::printf("Stage order (fastest first) where one setting was measured at several stages:\n");
   for (const auto& [key, pred] : by_setting) {
     if (key.size() < 5 || key.substr(key.size() - 5) != "|pred") continue;

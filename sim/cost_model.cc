@@ -40,7 +40,7 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       const auto& g = std::get<models::GemmShape>(op.shape);
       const double side =
           std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
-      const double rate = peak * gemm_efficiency(p, side);
+      const double rate = peak * gemm_efficiency(p, side) * p.gemm_sustained;
       k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
       k.bwd_s = roofline(bwd_f, rate, bwd_b, hbm);
       // dgrad, wgrad (, bias sum; eager: the module's sum kernel, in its eager entry)
@@ -48,7 +48,7 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       break;
     }
     case OpKind::kFlashAttention: {
-      const double rate = peak * p.attention_efficiency;
+      const double rate = peak * p.attention_efficiency * p.gemm_sustained;
       k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
       k.bwd_s = roofline(bwd_f, rate, bwd_b, hbm);
       k.bwd_kernels = 2;
@@ -64,7 +64,7 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       const auto& a = std::get<models::AttentionShape>(op.shape);
       const double side = std::cbrt(static_cast<double>(a.seq) * static_cast<double>(a.seq) *
                                     static_cast<double>(a.head_dim));
-      const double rate = peak * gemm_efficiency(p, side);
+      const double rate = peak * gemm_efficiency(p, side) * p.gemm_sustained;
       // The batched GEMMs at GEMM speed, the score passes (softmax, mask, dropout) at HBM speed:
       // eager, every kernel the attention module launches besides its GEMMs.
       if (eager) {

@@ -45,8 +45,12 @@ struct CostProfile {
   // GEMM), interpolated linearly in log(size) and held constant past either end.
   std::vector<CurvePoint> gemm_efficiency;
   double attention_efficiency = 0;  // fused (flash) attention, fraction of dense peak
-  double hbm_efficiency = 0;        // memory-bound kernels, fraction of HBM bandwidth
-  double kernel_launch_s = 0;       // host time per PyTorch op (dispatch + cudaLaunchKernel)
+  // The fraction of the benchmark rates above (short square matmuls, boost clocks) that a
+  // training run sustains on its tensor cores: clocks under a long power-limited load, the
+  // cuBLAS of the run's era. Fitted per GPU generation to published runs (cost_profile.cc).
+  double gemm_sustained = 1;
+  double hbm_efficiency = 0;   // memory-bound kernels, fraction of HBM bandwidth
+  double kernel_launch_s = 0;  // host time per PyTorch op (dispatch + cudaLaunchKernel)
   // DeepSpeed's Python per call of each plan::HostTask, as measured on the reference host
   // (cost_profile.cc), and how much slower the target host runs Python than that one (1: as
   // fast; 2: half as fast). A call costs host_call_s[task] * host_python_slowdown.

@@ -6,6 +6,8 @@
 
 #include <fstream>
 
+#include "common/json_reader.h"
+
 namespace zs::sim {
 namespace {
 
@@ -46,6 +48,28 @@ TEST(CostProfile, GemmEfficiencyInterpolatesInLogSizeAndClamps) {
   EXPECT_NEAR(gemm_efficiency(p, 2048), 0.5, 1e-12);
 }
 
+// The defaults carry the calibration's fit (configs/profiles/published_runs_fit.json, made by
+// scripts/calibrate_published.sh): a refit that is not copied into cost_profile.cc fails here.
+TEST(CostProfile, DefaultsAreTheCommittedCalibrationFit) {
+  auto doc =
+      json::parse_file(std::string(ZS_SOURCE_DIR) + "/configs/profiles/published_runs_fit.json");
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  const json::Json& params = doc->root["parameters"];
+  const std::pair<const char*, const char*> gens[] = {
+      {"v100", "volta-turing"}, {"a100-80gb", "ampere"}, {"h100", "hopper"}, {"h200", "hopper"}};
+  for (const auto& [gpu, gen] : gens) {
+    SCOPED_TRACE(gpu);
+    const CostProfile p = defaults(gpu);
+    EXPECT_DOUBLE_EQ(p.gemm_sustained, params["gemm_sustained"][gen].get<double>());
+    EXPECT_DOUBLE_EQ(p.host_python_slowdown, params["host_python_slowdown"].get<double>());
+  }
+  // Each fitted value lies in the range the fit searched.
+  for (const auto& [gen, v] : params["gemm_sustained"].items()) {
+    EXPECT_GE(v.get<double>(), doc->root["ranges"]["gemm_sustained"][0].get<double>()) << gen;
+    EXPECT_LE(v.get<double>(), doc->root["ranges"]["gemm_sustained"][1].get<double>()) << gen;
+  }
+}
+
 TEST(CostProfile, CalibrationFileReplacesFields) {
   const std::string path =
       write(R"({"hbm_efficiency": 0.5, "gemm_efficiency": [[512, 0.1], [8192, 0.9]],
@@ -76,7 +100,8 @@ TEST(CostProfile, BadCalibrationFilesNameTheKeyAndWhatIsAllowed) {
       {R"({"kernel_launch_s": "7us"})", "kernel_launch_s: found \"7us\""},
       {R"({"gemm_efficiency": [[4096, 0.8], [1024, 0.2]]})", "increasing"},
       {R"({"cpu_cores_per_rank": 2.5})", "an integer from 1"},
-      {R"({"kernels": "compiled"})", "kernels: found \"compiled\"; allowed: \"eager\" or \"fused\""},
+      {R"({"kernels": "compiled"})",
+       "kernels: found \"compiled\"; allowed: \"eager\" or \"fused\""},
       {R"([1, 2])", "a JSON object"},
   };
   for (const Case& c : cases) {

@@ -101,8 +101,9 @@ TEST(HostTime, ASlowerHostScalesDeepSpeedsPythonNotTheKernels) {
   r.model = *models::resolve_model("gpt2-medium");
   r.cluster = *configs::make_cluster("a100-80gb", 1, 2);
   r.seq_len = 512;
-  const auto base = simulate(r);
   r.profile = default_cost_profile(r.cluster);
+  r.profile->host_python_slowdown = 1;
+  const auto base = simulate(r);
   r.profile->host_python_slowdown = 2;
   const auto slow = simulate(r);
   ASSERT_TRUE(base.ok() && slow.ok());

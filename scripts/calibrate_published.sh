@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The calibration against published runs: fits host_python_slowdown and, per GPU generation,
+# gemm_sustained (sim/cost_profile.h) to the time rows of bench/data/published_runs.tsv by a
+# grid search within their stated ranges (bench/fidelity.cc, fit()), and writes the result with
+# every row's residual to configs/profiles/published_runs_fit.json, stamped with the date and
+# the commit. default_cost_profile (sim/cost_profile.cc) carries the fitted values; the test
+# sim_cost_profile_test checks that they are the file's.
+#
+# Usage: scripts/calibrate_published.sh [BUILD_DIR=build]   (from the source directory)
+set -euo pipefail
+build="${1:-build}"
+cmake --build "$build" --target fidelity >/dev/null
+out=configs/profiles/published_runs_fit.json
+tmp="$(mktemp)"
+trap 'rm -f "$tmp"' EXIT
+"$build/bench/fidelity" --fit "$tmp" >/dev/null
+python3 - "$tmp" "$out" "$(date -u +%Y-%m-%d)" "$(git rev-parse --short HEAD)" <<'PY'
+import json, sys
+fit = json.load(open(sys.argv[1]))
+doc = {
+    "name": "published_runs_fit",
+    "what": "host_python_slowdown and per-generation gemm_sustained fitted to the time rows of "
+            "bench/data/published_runs.tsv (mean absolute speed error); residuals per row",
+    "command": "scripts/calibrate_published.sh",
+    "date": sys.argv[3],
+    "commit": sys.argv[4],
+    "device": "simulation only (the development VM)",
+}
+doc.update(fit)
+with open(sys.argv[2] + ".tmp", "w") as f:
+    json.dump(doc, f, indent=1)
+    f.write("\n")
+import os
+os.replace(sys.argv[2] + ".tmp", sys.argv[2])
+print(f"{sys.argv[2]}: mean abs speed error {fit['mean_abs_speed_error']:.1%} "
+      f"(unfitted {fit['mean_abs_speed_error_unfitted']:.1%}) over {fit['rows']} rows")
+PY
