@@ -261,35 +261,51 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
     const Outcome o = simulate_row(*time_rows[i], ov);
     return std::abs(speed_error((*time_rows[i])["metric"], o.predicted, o.measured));
   };
-  double best_total = 1e300;
-  Overrides best;
-  for (double s : slowdowns) {
-    Overrides ov;
-    ov.host_python_slowdown = s;
-    double total = 0;
-    for (const std::string& g : std::vector<std::string>{"volta-turing", "ampere", "hopper"}) {
-      double best_g = 1e300, best_scale = 1;
-      for (double sc : scales) {
-        Overrides trial = ov;
-        trial.gemm_sustained[g] = sc;
-        double sum = 0;
-        for (std::size_t i = 0; i < time_rows.size(); ++i) {
-          if (gens[i] == g) sum += error_of(i, trial);
+  // The grid search over the time rows but `left_out` (-1: none).
+  auto search = [&](int left_out, bool verbose) {
+    double best_total = 1e300;
+    Overrides best;
+    for (double s : slowdowns) {
+      Overrides ov;
+      ov.host_python_slowdown = s;
+      double total = 0;
+      for (const std::string& g : std::vector<std::string>{"volta-turing", "ampere", "hopper"}) {
+        double best_g = 1e300, best_scale = 1;
+        for (double sc : scales) {
+          Overrides trial = ov;
+          trial.gemm_sustained[g] = sc;
+          double sum = 0;
+          for (std::size_t i = 0; i < time_rows.size(); ++i) {
+            if (gens[i] == g && static_cast<int>(i) != left_out) sum += error_of(i, trial);
+          }
+          if (sum < best_g - 1e-12) {
+            best_g = sum;
+            best_scale = sc;
+          }
         }
-        if (sum < best_g - 1e-12) {
-          best_g = sum;
-          best_scale = sc;
-        }
+        ov.gemm_sustained[g] = best_scale;
+        total += best_g;
       }
-      ov.gemm_sustained[g] = best_scale;
-      total += best_g;
+      if (verbose) {
+        std::fprintf(stderr, "fit: host_python_slowdown %.2f -> mean abs error %.1f%%\n", s,
+                     100 * total / time_rows.size());
+      }
+      if (total < best_total - 1e-12) {
+        best_total = total;
+        best = ov;
+      }
     }
-    std::fprintf(stderr, "fit: host_python_slowdown %.2f -> mean abs error %.1f%%\n", s,
-                 100 * total / time_rows.size());
-    if (total < best_total - 1e-12) {
-      best_total = total;
-      best = ov;
-    }
+    return best;
+  };
+  const Overrides best = search(-1, true);
+  // Leave-one-out: each row predicted by the fit to the others, the error a new run of a kind
+  // already in the table would see.
+  std::vector<double> loo(time_rows.size());
+  double loo_sum = 0;
+  for (std::size_t i = 0; i < time_rows.size(); ++i) {
+    const Outcome o = simulate_row(*time_rows[i], search(static_cast<int>(i), false));
+    loo[i] = speed_error((*time_rows[i])["metric"], o.predicted, o.measured);
+    loo_sum += std::abs(loo[i]);
   }
   // Residuals at the optimum and with the parameters at 1.
   std::string json = "{\n  \"parameters\": {\n    \"host_python_slowdown\": " +
@@ -316,19 +332,21 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
     const double eb = speed_error(r["metric"], b.predicted, b.measured);
     sum_before += std::abs(eb);
     sum_after += std::abs(ea);
-    char line[256];
+    char line[320];
     std::snprintf(line, sizeof line,
                   "    {\"id\": \"%s\", \"generation\": \"%s\", \"measured\": %.6g, "
-                  "\"predicted\": %.6g, \"speed_error\": %.4f, \"speed_error_unfitted\": %.4f}%s\n",
-                  r["id"].c_str(), gens[i].c_str(), a.measured, a.predicted, ea, eb,
+                  "\"predicted\": %.6g, \"speed_error\": %.4f, \"speed_error_unfitted\": %.4f, "
+                  "\"speed_error_left_out\": %.4f}%s\n",
+                  r["id"].c_str(), gens[i].c_str(), a.measured, a.predicted, ea, eb, loo[i],
                   i + 1 < time_rows.size() ? "," : "");
     json += line;
   }
-  char tail[256];
+  char tail[320];
   std::snprintf(tail, sizeof tail,
                 "  ],\n  \"mean_abs_speed_error\": %.4f,\n  \"mean_abs_speed_error_unfitted\": "
-                "%.4f,\n  \"rows\": %zu\n}\n",
-                sum_after / time_rows.size(), sum_before / time_rows.size(), time_rows.size());
+                "%.4f,\n  \"mean_abs_speed_error_left_out\": %.4f,\n  \"rows\": %zu\n}\n",
+                sum_after / time_rows.size(), sum_before / time_rows.size(),
+                loo_sum / time_rows.size(), time_rows.size());
   json += tail;
   std::ofstream(out_path) << json;
   std::printf("%s", json.c_str());
