@@ -223,7 +223,8 @@ Outcome simulate_row(const Row& r, const Overrides& ov = {}, std::string* gen = 
   } else if (metric == "oom") {
     o.predicted = s.memory.gpu_oom ? 1 : 0;
   } else if (metric == "peak_gib") {
-    o.predicted = static_cast<double>(s.memory.gpu_peak_bytes) / (1 << 30);
+    // nvidia-smi shows what the caching allocator reserves, context and NCCL included.
+    o.predicted = static_cast<double>(s.memory.gpu_reserved_peak_bytes) / (1 << 30);
   } else {
     o.error = "unknown metric " + metric;
   }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/check.h"
+#include "plan/caching_allocator.h"
 
 namespace zs::plan {
 
@@ -27,6 +28,62 @@ Bytes with_fragmentation(Bytes allocated, double fragmentation) {
 struct Delta {
   Bytes in = 0, out = 0;
 };
+
+// The caching allocator over the plan's GPU buffers: the persistent ones first, then two steps
+// (the second starts from the first's cached segments, as training does).
+void replay_allocator(const Plan& plan, const MemoryOptions& o, MemoryReport* r) {
+  const Bytes fixed = o.cuda_context_bytes + o.nccl_workspace_bytes;
+  CachingAllocator a(std::max<Bytes>(0, o.gpu_capacity_bytes - fixed));
+  std::vector<int> handle(plan.buffers.size(), -1);
+  const int n = static_cast<int>(plan.ops.size());
+  // Per op, the GPU buffers allocated at its issue and freed after it.
+  std::vector<int> alloc_begin(n + 1, 0), free_begin(n + 1, 0);
+  for (const Buffer& b : plan.buffers) {
+    if (b.device != Device::kGpu || b.bytes <= 0) continue;
+    if (b.persistent && b.alloc_op < 0) continue;
+    ++alloc_begin[b.alloc_op + 1];
+    ++free_begin[b.free_op + 1];
+  }
+  for (int i = 0; i < n; ++i) {
+    alloc_begin[i + 1] += alloc_begin[i];
+    free_begin[i + 1] += free_begin[i];
+  }
+  std::vector<int> allocs(alloc_begin[n]), frees(free_begin[n]);
+  {
+    std::vector<int> ac(alloc_begin.begin(), alloc_begin.end() - 1);
+    std::vector<int> fc(free_begin.begin(), free_begin.end() - 1);
+    for (int id = 0; id < static_cast<int>(plan.buffers.size()); ++id) {
+      const Buffer& b = plan.buffers[id];
+      if (b.device != Device::kGpu || b.bytes <= 0) continue;
+      if (b.persistent && b.alloc_op < 0) continue;
+      allocs[ac[b.alloc_op]++] = id;
+      frees[fc[b.free_op]++] = id;
+    }
+  }
+  for (int id = 0; id < static_cast<int>(plan.buffers.size()); ++id) {
+    const Buffer& b = plan.buffers[id];
+    if (b.device == Device::kGpu && b.persistent && b.bytes > 0) handle[id] = a.malloc(b.bytes);
+  }
+  for (int step = 0; step < 2; ++step) {
+    for (int i = 0; i < n; ++i) {
+      for (int k = alloc_begin[i]; k < alloc_begin[i + 1]; ++k) {
+        handle[allocs[k]] = a.malloc(plan.buffers[allocs[k]].bytes);
+      }
+      const Bytes t = plan.ops[i].transient_bytes;
+      if (t > 0) {
+        const int h = a.malloc(t);
+        if (h >= 0) a.free(h);
+      }
+      for (int k = free_begin[i]; k < free_begin[i + 1]; ++k) {
+        int& h = handle[frees[k]];
+        if (h >= 0) a.free(h);
+        h = -1;
+      }
+    }
+  }
+  r->gpu_reserved_peak_bytes = a.peak_reserved() + fixed;
+  r->gpu_failed_request_bytes = a.failed_bytes();
+}
 
 }  // namespace
 
@@ -103,7 +160,8 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   }
   r.gpu_capacity_bytes = o.gpu_capacity_bytes;
   r.gpu_headroom_bytes = o.gpu_capacity_bytes - r.gpu_peak_bytes;
-  r.gpu_oom = r.gpu_headroom_bytes < 0;
+  replay_allocator(plan, o, &r);
+  r.gpu_oom = r.gpu_headroom_bytes < 0 || r.gpu_failed_request_bytes > 0;
   const Bytes ranks = std::max(1, o.ranks_per_node);
   r.host_peak_bytes = host_peak * ranks;
   for (Bytes& b : r.host_at_peak.bytes) b *= ranks;

@@ -43,13 +43,20 @@ struct Breakdown {
 struct MemoryReport {
   // GPU, per rank: allocated tensors + fragmentation + CUDA context + NCCL ("other").
   Bytes gpu_peak_bytes = 0;
+  // What PyTorch's caching allocator reserves at its peak (plan/caching_allocator.h: segments,
+  // block rounding and splitting, over two steps so that the second starts from the first's
+  // cache), plus the CUDA context and NCCL: nvidia-smi's figure for the process.
+  Bytes gpu_reserved_peak_bytes = 0;
+  // The largest request the allocator could not place even after releasing its cache (a CUDA
+  // OOM at that point), 0 if none.
+  Bytes gpu_failed_request_bytes = 0;
   Breakdown gpu_at_peak;
   int peak_op = -1;
   std::string peak_op_name;
   Phase peak_phase = Phase::kForward;
   Bytes gpu_capacity_bytes = 0;
   Bytes gpu_headroom_bytes = 0;  // capacity - peak; negative when it does not fit
-  bool gpu_oom = false;
+  bool gpu_oom = false;          // the allocated peak exceeds capacity, or the allocator failed
   // Parameters, gradients and optimizer states as the ZeRO paper counts them (the
   // model_state_bytes of GPU buffers).
   Bytes model_states_bytes = 0;

@@ -134,11 +134,18 @@ std::string render_simulation_text(const sim::SimulationResult& r,
     out += row(label(c), m.gpu_at_peak[c], note);
   }
   out += row("peak", m.gpu_peak_bytes, "of " + format_bytes(m.gpu_capacity_bytes));
+  out += row("reserved", m.gpu_reserved_peak_bytes,
+             "PyTorch's caching allocator at its peak, context and NCCL included (nvidia-smi)");
   out += row("model states", m.model_states_bytes,
              "parameters, gradients and optimizer states as the ZeRO paper counts them");
-  if (m.gpu_oom) {
+  if (m.gpu_oom && m.gpu_headroom_bytes < 0) {
     out += "  OUT OF MEMORY: " + format_bytes(-m.gpu_headroom_bytes) + " over the " +
            format_bytes(m.gpu_capacity_bytes) + " of each GPU\n";
+  } else if (m.gpu_oom) {
+    out += "  OUT OF MEMORY: the tensors fit (" + format_bytes(m.gpu_headroom_bytes) +
+           " of headroom), but the caching allocator cannot place a " +
+           format_bytes(m.gpu_failed_request_bytes) +
+           " request in what its cached segments leave free\n";
   } else {
     out += "  fits: " + format_bytes(m.gpu_headroom_bytes) + " of headroom per GPU\n";
   }
@@ -184,6 +191,8 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
                   {"train_batch_size", r.train_batch_size}};
   out["memory"] = {{"gpu",
                     {{"peak_bytes", m.gpu_peak_bytes},
+                     {"reserved_bytes", m.gpu_reserved_peak_bytes},
+                     {"failed_request_bytes", m.gpu_failed_request_bytes},
                      {"capacity_bytes", m.gpu_capacity_bytes},
                      {"headroom_bytes", m.gpu_headroom_bytes},
                      {"oom", m.gpu_oom},

@@ -1,0 +1,89 @@
+// A model of PyTorch's CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp), for what a
+// step's tensors reserve on the device beyond what they hold: the memory replay
+// (plan/memory.h) runs the Plan's buffers through it.
+//
+// The rules it follows, from PyTorch's code (PyTorch 2.x, default settings: no
+// max_split_size_mb, no expandable_segments, no roundup_power2_divisions):
+// - Every request is rounded up to a multiple of 512 bytes (kMinBlockSize), at least 512.
+// - Requests of at most 1 MiB (kSmallSize) come from the small pool, the rest from the large
+//   pool; pools never lend to each other.
+// - A request takes the smallest free block of its pool that is large enough (best fit; ties
+//   to the lowest address). The block is split when what remains is at least 512 bytes (small
+//   pool) or more than 1 MiB (large pool); otherwise the request keeps the whole block.
+// - With no such block, a new segment is reserved (cudaMalloc): 2 MiB for a small request
+//   (kSmallBuffer), 20 MiB for a large one under 10 MiB (kLargeBuffer, kMinLargeAlloc), else the
+//   request rounded up to 2 MiB (kRoundLarge).
+// - Freed blocks merge with free neighbours in their segment. Segments stay reserved (cached)
+//   until a cudaMalloc would exceed the device: then every fully free segment is released and
+//   the cudaMalloc retried; if it still does not fit, the request fails (the CUDA OOM message's
+//   "reserved in total by PyTorch").
+// One stream is assumed (blocks are not kept apart by stream). Sizes are the plan's buffers,
+// which may group several tensors, so the fragmentation found is a lower bound.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/units.h"
+
+namespace zs::plan {
+
+class CachingAllocator {
+ public:
+  // `limit_bytes`: what cudaMalloc can reserve in all (device memory less the CUDA context and
+  // what NCCL holds outside PyTorch).
+  explicit CachingAllocator(Bytes limit_bytes) : limit_(limit_bytes) {}
+
+  // Allocates `bytes` (> 0) and returns its handle; -1 when the device has no room even after
+  // releasing the cached segments (recorded in failed_bytes()).
+  int malloc(Bytes bytes);
+  // REQUIRES: `handle` came from malloc and was not freed.
+  void free(int handle);
+
+  Bytes allocated() const { return allocated_; }  // rounded sizes of live blocks
+  Bytes reserved() const { return reserved_; }    // segments held
+  Bytes peak_reserved() const { return peak_reserved_; }
+  Bytes peak_allocated() const { return peak_allocated_; }
+  // The largest request that failed, 0 if none did.
+  Bytes failed_bytes() const { return failed_bytes_; }
+  int failures() const { return failures_; }
+
+  static Bytes round_size(Bytes bytes);
+  static Bytes segment_size(Bytes rounded);
+
+ private:
+  // Blocks of a segment form a list in address order (prev/next block ids, -1 at the ends).
+  struct Block {
+    Bytes size = 0;
+    Bytes offset = 0;
+    int segment = 0;
+    int prev = -1, next = -1;
+    int pool_pos = -1;  // index in its pool's free list while free, else -1
+    bool small = false;
+  };
+  struct Segment {
+    Bytes size = 0;
+    int first = -1;  // its first block
+    bool live = true;
+  };
+
+  int new_block(const Block& b);
+  int take(int block, Bytes rounded);
+  void insert_free(int block);
+  void erase_free(int block);
+  bool reserve_segment(Bytes size, bool small);
+  void release_cached();
+  int best_fit(const std::vector<int>& pool, Bytes rounded) const;
+
+  Bytes limit_;
+  Bytes allocated_ = 0, reserved_ = 0, peak_reserved_ = 0, peak_allocated_ = 0;
+  Bytes failed_bytes_ = 0;
+  int failures_ = 0;
+  std::vector<Block> blocks_;
+  std::vector<int> spare_;  // ids of merged-away blocks, for reuse
+  std::vector<Segment> segments_;
+  // Free blocks per pool, unordered: best fit scans them (merging keeps the lists short).
+  std::vector<int> free_small_, free_large_;
+};
+
+}  // namespace zs::plan
