@@ -347,6 +347,9 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
                         Phase::kReduce, MemoryWork{}, {last_op});
           }
           reducer.add(p, walk);
+          // Each parameter goes through reduce_ready_partitions_and_remove_grads, as the
+          // hooks would have (stage_1_and_2.py reduce_gradients), with the GPU idle.
+          ++b.at(walk).host_calls[HostTask::kGradHook];
           auto& copy = std::get<MemoryWork>(b.at(walk).work);
           copy.bytes_read += l.params()[p].numel * e;
           copy.bytes_written += l.params()[p].numel * e;
