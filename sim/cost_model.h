@@ -2,12 +2,17 @@
 //
 // - Model kernels: a roofline per kernel, max(FLOPs / (peak x efficiency), HBM bytes / (HBM
 //   bandwidth x hbm_efficiency)), at least min_kernel_s. GEMMs take their efficiency from the
-//   profile's curve at the geometric mean of m, n, k; fused attention its own efficiency; an
-//   unfused attention core its two batched GEMMs (side: the geometric mean of s, s, d) plus its
-//   elementwise passes at HBM speed; everything else is memory-bound. Peak: peak_flops of the
-//   training precision. A compute op over a range of model ops costs the sum, and its
-//   host time is one launch per kernel (forward 1 per op; backward: a GEMM 2, +1 with a bias;
-//   attention 2; others 1).
+//   profile's curve at the geometric mean of m, n, k, times gemm_sustained; fused attention its
+//   own efficiency (times gemm_sustained); an unfused attention core its two batched GEMMs
+//   (side: the geometric mean of s, s, d) plus its elementwise passes at HBM speed; everything
+//   else is memory-bound. Peak: peak_flops of the training precision. With the profile's
+//   KernelStyle::kEager (the default), the non-GEMM work of norms, the attention module, the MLP
+//   activation, residual adds and the loss is what HF's modules launch in eager PyTorch
+//   (sim/eager_kernels.h: kernels and bytes recorded from the real modules); with kFused, one
+//   ideal kernel per op (models/op_costs.h). A compute op over a range of model ops costs the
+//   sum, and its host time is one kernel_launch_s per kernel.
+// - DeepSpeed's host work: each op's plan::HostCalls, priced per call by host_call_seconds,
+//   adds to the host time of issuing it.
 // - Memory work and the GPU optimizer (fused Adam): bytes over achieved HBM bandwidth.
 // - Collectives: NCCL's latency as fixed time, then the transfer as a flow on the rank's NCCL
 //   link (capacity 1 second per second: concurrent collectives share it).
