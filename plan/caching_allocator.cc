@@ -40,39 +40,35 @@ int CachingAllocator::new_block(const Block& b) {
 }
 
 void CachingAllocator::insert_free(int id) {
-  std::vector<int>& pool = blocks_[id].small ? free_small_ : free_large_;
+  const Block& b = blocks_[id];
+  std::vector<FreeEntry>& pool = b.small ? free_small_ : free_large_;
   blocks_[id].pool_pos = static_cast<int>(pool.size());
-  pool.push_back(id);
+  pool.push_back(FreeEntry{b.size, b.segment, b.offset, id});
 }
 
 void CachingAllocator::erase_free(int id) {
-  std::vector<int>& pool = blocks_[id].small ? free_small_ : free_large_;
+  std::vector<FreeEntry>& pool = blocks_[id].small ? free_small_ : free_large_;
   const int pos = blocks_[id].pool_pos;
-  ZS_CHECK(pos >= 0 && pool[pos] == id);
+  ZS_CHECK(pos >= 0 && pool[pos].id == id);
   pool[pos] = pool.back();
-  blocks_[pool[pos]].pool_pos = pos;
+  blocks_[pool[pos].id].pool_pos = pos;
   pool.pop_back();
   blocks_[id].pool_pos = -1;
 }
 
 // The smallest free block that holds `rounded`; ties to the lowest (segment, offset), as
 // PyTorch's BlockComparatorSize orders its pool.
-int CachingAllocator::best_fit(const std::vector<int>& pool, Bytes rounded) const {
-  int best = -1;
-  for (int id : pool) {
-    const Block& b = blocks_[id];
-    if (b.size < rounded) continue;
-    if (best < 0) {
-      best = id;
-      continue;
-    }
-    const Block& c = blocks_[best];
-    if (b.size < c.size || (b.size == c.size && (b.segment < c.segment || (b.segment == c.segment &&
-                                                                           b.offset < c.offset)))) {
-      best = id;
+int CachingAllocator::best_fit(const std::vector<FreeEntry>& pool, Bytes rounded) {
+  const FreeEntry* best = nullptr;
+  for (const FreeEntry& e : pool) {
+    if (e.size < rounded) continue;
+    if (best == nullptr || e.size < best->size ||
+        (e.size == best->size &&
+         (e.segment < best->segment || (e.segment == best->segment && e.offset < best->offset)))) {
+      best = &e;
     }
   }
-  return best;
+  return best == nullptr ? -1 : best->id;
 }
 
 bool CachingAllocator::reserve_segment(Bytes size, bool small) {
@@ -131,7 +127,7 @@ int CachingAllocator::malloc(Bytes bytes) {
   ZS_CHECK(bytes > 0);
   const Bytes rounded = round_size(bytes);
   const bool small = rounded <= kSmallSize;
-  const std::vector<int>& pool = small ? free_small_ : free_large_;
+  const std::vector<FreeEntry>& pool = small ? free_small_ : free_large_;
   int id = best_fit(pool, rounded);
   if (id < 0) {
     if (!reserve_segment(segment_size(rounded), small)) {

@@ -33,7 +33,8 @@ struct Delta {
 // (the second starts from the first's cached segments, as training does).
 void replay_allocator(const Plan& plan, const MemoryOptions& o, MemoryReport* r) {
   const Bytes fixed = o.cuda_context_bytes + o.nccl_workspace_bytes;
-  CachingAllocator a(std::max<Bytes>(0, o.gpu_capacity_bytes - fixed));
+  CachingAllocator a(std::max<Bytes>(0, o.gpu_capacity_bytes - fixed),
+                     static_cast<int>(plan.buffers.size()));
   std::vector<int> handle(plan.buffers.size(), -1);
   const int n = static_cast<int>(plan.ops.size());
   // Per op, the GPU buffers allocated at its issue and freed after it.
@@ -160,7 +161,11 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   }
   r.gpu_capacity_bytes = o.gpu_capacity_bytes;
   r.gpu_headroom_bytes = o.gpu_capacity_bytes - r.gpu_peak_bytes;
-  replay_allocator(plan, o, &r);
+  if (!o.allocator_only_near_capacity ||
+      static_cast<double>(r.gpu_peak_bytes) >=
+          kAllocatorNearCapacity * static_cast<double>(o.gpu_capacity_bytes)) {
+    replay_allocator(plan, o, &r);
+  }
   r.gpu_oom = r.gpu_headroom_bytes < 0 || r.gpu_failed_request_bytes > 0;
   const Bytes ranks = std::max(1, o.ranks_per_node);
   r.host_peak_bytes = host_peak * ranks;

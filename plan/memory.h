@@ -31,7 +31,15 @@ struct MemoryOptions {
   // Caching-allocator fragmentation: reserved = allocated x (1 + fragmentation). 0 until
   // calibration measures it (DeepSpeed's stage 3 warns when allocator retries climb).
   double fragmentation = 0.0;
+  // Runs the caching allocator (the reserve and its OOM verdict) only when the allocated peak
+  // reaches kAllocatorNearCapacity of the capacity; below that gpu_reserved_peak_bytes is 0 (not
+  // computed). A sweep sets it: the allocator's replay costs as much as the rest of the memory
+  // replay, and only a step near capacity can fail in it.
+  bool allocator_only_near_capacity = false;
 };
+// Reserved exceeded allocated by 3-13% of capacity in the cases measured
+// (reports/measurements/2026-11-25-fidelity-calibrated.md); 0.75 leaves twice that.
+inline constexpr double kAllocatorNearCapacity = 0.75;
 
 struct Breakdown {
   std::array<Bytes, 6> bytes{};  // indexed by Category
@@ -46,7 +54,7 @@ struct MemoryReport {
   // What PyTorch's caching allocator reserves at its peak (plan/caching_allocator.h: segments,
   // block rounding and splitting, over two steps so that the second starts from the first's
   // cache), plus the CUDA context and NCCL: nvidia-smi's figure for the process.
-  Bytes gpu_reserved_peak_bytes = 0;
+  Bytes gpu_reserved_peak_bytes = 0;  // 0: not computed (MemoryOptions)
   // The largest request the allocator could not place even after releasing its cache (a CUDA
   // OOM at that point), 0 if none.
   Bytes gpu_failed_request_bytes = 0;

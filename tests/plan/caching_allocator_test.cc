@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "tests/plan/sim_test_util.h"
 
 namespace zs::plan {
@@ -97,6 +99,33 @@ TEST(CachingAllocator, TheReplayReportsReservedAboveAllocatedAndItsOomVerdict) {
   EXPECT_GT(edge.memory.gpu_headroom_bytes, 0);
   EXPECT_TRUE(edge.memory.gpu_oom);
   EXPECT_GT(edge.memory.gpu_failed_request_bytes, 0);
+}
+
+// A sweep replays the allocator only near capacity: far from it nothing can fail there.
+TEST(CachingAllocator, ASweepRunsItOnlyNearCapacityWithTheSameVerdict) {
+  const std::string path = ::testing::TempDir() + "zs_alloc_sweep.json";
+  for (int mb : {1, 5}) {
+    std::ofstream(path) << R"({"train_micro_batch_size_per_gpu": )" + std::to_string(mb) +
+                               R"(, "fp16": {"enabled": true}, "zero_optimization": {"stage": 1}})";
+    sim::SimulationRequest r;
+    r.config_path = path;
+    r.model = *models::resolve_model("gpt2-large");
+    r.cluster = *configs::make_cluster("v100-32gb-dgx2", 1, 16);
+    r.seq_len = 1024;
+    r.flash_attention = false;
+    r.simulate_time = false;
+    const auto full = sim::simulate(r);
+    r.op_names = false;
+    const auto sweep = sim::simulate(r);
+    ASSERT_TRUE(full.ok() && sweep.ok());
+    EXPECT_EQ(full->memory.gpu_oom, sweep->memory.gpu_oom) << mb;
+    EXPECT_GT(full->memory.gpu_reserved_peak_bytes, 0);
+    if (mb == 1) {
+      EXPECT_EQ(sweep->memory.gpu_reserved_peak_bytes, 0);  // 10 GiB of 32: not computed
+    } else {
+      EXPECT_EQ(sweep->memory.gpu_reserved_peak_bytes, full->memory.gpu_reserved_peak_bytes);
+    }
+  }
 }
 
 }  // namespace
