@@ -146,6 +146,14 @@ TEST(SimulateCli, TimeKeysAndATraceFile) {
   for (const char* k : {"samples_per_s", "tokens_per_s", "tflops_per_gpu", "mfu"}) {
     EXPECT_GT(j["throughput"][k].get<double>(), 0) << k;
   }
+  // The host's time and DeepSpeed's calls (stage 2: a gradient hook per parameter).
+  const auto& host = j["time"]["host"];
+  EXPECT_GT(host["busy_s"].get<double>(), 0);
+  EXPECT_GT(host["kernels"].get<long>(), 0);
+  EXPECT_GT(host["deepspeed"]["zero12.grad_hook"]["calls"].get<long>(), 0);
+  EXPECT_EQ(host["deepspeed"]["zero3.module_hooks"]["calls"].get<long>(), 0);
+  EXPECT_GE(j["memory"]["gpu"]["reserved_bytes"].get<long>(),
+            j["memory"]["gpu"]["peak_bytes"].get<long>());
   std::ifstream in(trace);
   const auto t = nlohmann::json::parse(in);
   std::set<std::string> phases, tracks;
@@ -157,6 +165,13 @@ TEST(SimulateCli, TimeKeysAndATraceFile) {
   EXPECT_TRUE(tracks.count("stream compute"));
   EXPECT_TRUE(tracks.count("link nccl"));
   EXPECT_TRUE(tracks.count("link pcie"));
+  EXPECT_TRUE(tracks.count("host issues (launches, DeepSpeed hooks)"));
+  int hook_issues = 0;
+  for (const auto& e : t["traceEvents"]) {
+    if (e["ph"] == "X" && e.contains("args") && e["args"].contains("zero12.grad_hook"))
+      ++hook_issues;
+  }
+  EXPECT_GT(hook_issues, 0);
 }
 
 }  // namespace
