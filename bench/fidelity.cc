@@ -19,12 +19,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "configs/hardware/cluster.h"
@@ -164,6 +166,7 @@ struct Outcome {
 
 // Generations the calibration fits separately: tensor cores before Ampere (V100, TITAN RTX),
 // Ampere, Hopper.
+constexpr std::array<std::string_view, 3> kGenerations = {"volta-turing", "ampere", "hopper"};
 std::string generation(const zs::configs::GpuSpec& g) {
   if (g.fp8_flops_per_s.has_value()) return "hopper";
   if (g.bf16_flops_per_s.has_value()) return "ampere";
@@ -270,7 +273,8 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
       Overrides ov;
       ov.host_python_slowdown = s;
       double total = 0;
-      for (const std::string& g : std::vector<std::string>{"volta-turing", "ampere", "hopper"}) {
+      for (const std::string_view gv : kGenerations) {
+        const std::string g(gv);
         double best_g = 1e300, best_scale = 1;
         for (double sc : scales) {
           Overrides trial = ov;
@@ -321,7 +325,8 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
       "1.0]},\n  \"residuals\": [\n";
   Overrides ones;
   ones.host_python_slowdown = 1;
-  for (const std::string& g : std::vector<std::string>{"volta-turing", "ampere", "hopper"}) {
+  for (const std::string_view gv : kGenerations) {
+    const std::string g(gv);
     ones.gemm_sustained[g] = 1;
   }
   double sum_before = 0, sum_after = 0;

@@ -23,8 +23,9 @@ void add_common_flags(CLI::App* cmd, CommonFlags* f, bool json_flag) {
   cmd->add_option("--world", f->world, "data-parallel world size (number of GPUs)");
   cmd->add_option("--model", f->model,
                   "zoo model name (e.g. llama2-7b) or a Hugging Face config.json");
-  cmd->add_option("--gpu", f->cluster.gpu,
-                  "GPU preset (v100-32gb, v100-32gb-dgx2, a100-40gb, a100-80gb, h100-80gb-sxm, h200)");
+  cmd->add_option(
+      "--gpu", f->cluster.gpu,
+      "GPU preset (v100-32gb, v100-32gb-dgx2, a100-40gb, a100-80gb, h100-80gb-sxm, h200)");
   cmd->add_option("--nodes", f->cluster.nodes, "number of nodes (default 1)");
   cmd->add_option("--gpus-per-node", f->cluster.gpus_per_node,
                   "GPUs per node (default: the node's size)");
@@ -104,6 +105,22 @@ int fail(const Status& s, bool json) {
 void print(const std::string& text) {
   std::fwrite(text.data(), 1, text.size(), stdout);
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
+}
+
+Result<std::optional<sim::CostProfile>> read_profile_flags(const std::string& profile,
+                                                           const std::string& kernels,
+                                                           const configs::Cluster& cluster) {
+  std::optional<sim::CostProfile> p;
+  if (!profile.empty()) {
+    ZS_ASSIGN_OR_RETURN(p, sim::load_cost_profile(profile, sim::default_cost_profile(cluster)));
+  }
+  if (!kernels.empty()) {
+    ZS_ASSIGN_OR_RETURN(const sim::KernelStyle style,
+                        sim::parse_kernel_style("--kernels", kernels));
+    if (!p) p = sim::default_cost_profile(cluster);
+    p->kernel_style = style;
+  }
+  return p;
 }
 
 }  // namespace zs::cli

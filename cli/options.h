@@ -10,6 +10,7 @@
 #include "configs/check.h"
 #include "configs/hardware/cluster.h"
 #include "models/model_spec.h"
+#include "sim/cost_profile.h"
 
 namespace zs::cli {
 
@@ -35,6 +36,12 @@ struct Inputs {
   std::optional<models::ModelSpec> model;
 };
 Result<Inputs> read_inputs(const CommonFlags& f);
+
+// The cost profile that --profile FILE and --kernels eager|fused describe for `cluster`: the
+// defaults with the file's fields, then the kernel style; nullopt when neither flag is given.
+Result<std::optional<sim::CostProfile>> read_profile_flags(const std::string& profile,
+                                                           const std::string& kernels,
+                                                           const configs::Cluster& cluster);
 
 // Prints `s`'s message to stderr; returns exit code 1. With `json` (the command's --json), also
 // prints the error as one JSON object on stdout (error_json), so a script reading stdout gets

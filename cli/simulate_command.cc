@@ -74,17 +74,9 @@ int run_simulate(const SimulateFlags& f) {
     if (!v.ok()) return failed(v.status());
     request.collective_slowdown = *v;
   }
-  if (!f.profile.empty()) {
-    auto p = sim::load_cost_profile(f.profile, sim::default_cost_profile(request.cluster));
-    if (!p.ok()) return failed(p.status());
-    request.profile = *p;
-  }
-  if (!f.kernels.empty()) {
-    auto style = sim::parse_kernel_style("--kernels", f.kernels);
-    if (!style.ok()) return failed(style.status());
-    if (!request.profile) request.profile = sim::default_cost_profile(request.cluster);
-    request.profile->kernel_style = *style;
-  }
+  auto profile = read_profile_flags(f.profile, f.kernels, request.cluster);
+  if (!profile.ok()) return failed(profile.status());
+  request.profile = *profile;
   request.activation_checkpointing = f.checkpointing;
   auto result = sim::simulate(request);
   if (!result.ok()) return failed(result.status());

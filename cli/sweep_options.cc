@@ -84,16 +84,7 @@ Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f) {
                                     "\" is not allowed; expected flash or eager");
   }
   r.flash_attention = f.attention == "flash";
-  if (!f.profile.empty()) {
-    ZS_ASSIGN_OR_RETURN(r.profile,
-                        sim::load_cost_profile(f.profile, sim::default_cost_profile(r.cluster)));
-  }
-  if (!f.kernels.empty()) {
-    ZS_ASSIGN_OR_RETURN(const sim::KernelStyle style,
-                        sim::parse_kernel_style("--kernels", f.kernels));
-    if (!r.profile) r.profile = sim::default_cost_profile(r.cluster);
-    r.profile->kernel_style = style;
-  }
+  ZS_ASSIGN_OR_RETURN(r.profile, read_profile_flags(f.profile, f.kernels, r.cluster));
   ZS_ASSIGN_OR_RETURN(json::Document doc, json::parse_file(f.common.config));
   r.config_document = std::make_shared<const json::Document>(std::move(doc));
   ZS_ASSIGN_OR_RETURN(setup.headroom, parse_headroom(f.headroom));

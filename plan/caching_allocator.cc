@@ -141,6 +141,14 @@ int CachingAllocator::malloc(Bytes bytes) {
   return take(id, rounded);
 }
 
+void CachingAllocator::absorb(int left, int right) {
+  Block& l = blocks_[left];
+  l.size += blocks_[right].size;
+  l.next = blocks_[right].next;
+  if (l.next >= 0) blocks_[l.next].prev = left;
+  spare_.push_back(right);
+}
+
 void CachingAllocator::free(int id) {
   ZS_CHECK(id >= 0 && id < static_cast<int>(blocks_.size()) && blocks_[id].pool_pos < 0);
   allocated_ -= blocks_[id].size;
@@ -148,19 +156,13 @@ void CachingAllocator::free(int id) {
   const int prev = blocks_[id].prev;
   if (prev >= 0 && blocks_[prev].pool_pos >= 0) {
     erase_free(prev);
-    blocks_[prev].size += blocks_[id].size;
-    blocks_[prev].next = blocks_[id].next;
-    if (blocks_[id].next >= 0) blocks_[blocks_[id].next].prev = prev;
-    spare_.push_back(id);
+    absorb(prev, id);
     id = prev;
   }
   const int next = blocks_[id].next;
   if (next >= 0 && blocks_[next].pool_pos >= 0) {
     erase_free(next);
-    blocks_[id].size += blocks_[next].size;
-    blocks_[id].next = blocks_[next].next;
-    if (blocks_[next].next >= 0) blocks_[blocks_[next].next].prev = id;
-    spare_.push_back(next);
+    absorb(id, next);
   }
   insert_free(id);
 }

@@ -84,6 +84,8 @@ class CachingAllocator {
 
   int new_block(const Block& b);
   int take(int block, Bytes rounded);
+  // Joins block `right` to its left neighbour `left`; neither is in a free list.
+  void absorb(int left, int right);
   void insert_free(int block);
   void erase_free(int block);
   bool reserve_segment(Bytes size, bool small);

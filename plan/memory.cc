@@ -37,48 +37,28 @@ void replay_allocator(const Plan& plan, const MemoryOptions& o, MemoryReport* r)
                      static_cast<int>(plan.buffers.size()));
   std::vector<int> handle(plan.buffers.size(), -1);
   const int n = static_cast<int>(plan.ops.size());
-  // Per op, the GPU buffers allocated at its issue and freed after it.
-  std::vector<int> alloc_begin(n + 1, 0), free_begin(n + 1, 0);
-  for (const Buffer& b : plan.buffers) {
-    if (b.device != Device::kGpu || b.bytes <= 0) continue;
-    if (b.persistent && b.alloc_op < 0) continue;
-    ++alloc_begin[b.alloc_op + 1];
-    ++free_begin[b.free_op + 1];
-  }
-  for (int i = 0; i < n; ++i) {
-    alloc_begin[i + 1] += alloc_begin[i];
-    free_begin[i + 1] += free_begin[i];
-  }
-  std::vector<int> allocs(alloc_begin[n]), frees(free_begin[n]);
-  {
-    std::vector<int> ac(alloc_begin.begin(), alloc_begin.end() - 1);
-    std::vector<int> fc(free_begin.begin(), free_begin.end() - 1);
-    for (int id = 0; id < static_cast<int>(plan.buffers.size()); ++id) {
-      const Buffer& b = plan.buffers[id];
-      if (b.device != Device::kGpu || b.bytes <= 0) continue;
-      if (b.persistent && b.alloc_op < 0) continue;
-      allocs[ac[b.alloc_op]++] = id;
-      frees[fc[b.free_op]++] = id;
-    }
-  }
+  // Per op, the buffers allocated at its issue and freed after it (a persistent buffer's gap
+  // included); only GPU ones go through the allocator.
+  const BufferEvents events = buffer_events(plan);
+  auto on_gpu = [&plan](int id) {
+    return plan.buffers[id].device == Device::kGpu && plan.buffers[id].bytes > 0;
+  };
   for (int id = 0; id < static_cast<int>(plan.buffers.size()); ++id) {
-    const Buffer& b = plan.buffers[id];
-    if (b.device == Device::kGpu && b.persistent && b.bytes > 0) handle[id] = a.malloc(b.bytes);
+    if (on_gpu(id) && plan.buffers[id].persistent) handle[id] = a.malloc(plan.buffers[id].bytes);
   }
   for (int step = 0; step < 2; ++step) {
     for (int i = 0; i < n; ++i) {
-      for (int k = alloc_begin[i]; k < alloc_begin[i + 1]; ++k) {
-        handle[allocs[k]] = a.malloc(plan.buffers[allocs[k]].bytes);
+      for (int id : events.allocs(i)) {
+        if (on_gpu(id)) handle[id] = a.malloc(plan.buffers[id].bytes);
       }
       const Bytes t = plan.ops[i].transient_bytes;
       if (t > 0) {
         const int h = a.malloc(t);
         if (h >= 0) a.free(h);
       }
-      for (int k = free_begin[i]; k < free_begin[i + 1]; ++k) {
-        int& h = handle[frees[k]];
-        if (h >= 0) a.free(h);
-        h = -1;
+      for (int id : events.frees(i)) {
+        if (handle[id] >= 0) a.free(handle[id]);
+        handle[id] = -1;
       }
     }
   }

@@ -502,19 +502,27 @@ def microbench(reps=200, inner=1000, chain=1000, chain_reps=60):
         for _ in range(n):
             f()
 
+    def paired_diff_ns(run_with, run_without, after=None):
+        """Per-call ns of run_with(inner) minus run_without(inner), alternated, 5 warm-ups."""
+        diffs = []
+        for r in range(reps // 2 + 5):
+            t0 = _pc()
+            run_with(inner)
+            t1 = _pc()
+            run_without(inner)
+            t2 = _pc()
+            if after is not None:
+                after()
+            if r >= 5:
+                diffs.append(((t1 - t0) - (t2 - t1)) / inner)
+        return stats(diffs)
+
+    def clear_recs():
+        P.recs = []
+
     outer_plain = make_probe("outer", loop_plain)
     outer_wrapped = make_probe("outer", loop_wrapped)
-    diffs = []
-    for r in range(reps // 2 + 5):
-        t0 = _pc()
-        outer_wrapped(inner)
-        t1 = _pc()
-        outer_plain(inner)
-        t2 = _pc()
-        P.recs = []
-        if r >= 5:
-            diffs.append(((t1 - t0) - (t2 - t1)) / inner)
-    res["wrapper_active_nested_ns"] = stats(diffs)
+    res["wrapper_active_nested_ns"] = paired_diff_ns(outer_wrapped, outer_plain, clear_recs)
     P.level = 0
     comm_w = make_comm_probe("noop", noop)
 
@@ -523,16 +531,7 @@ def microbench(reps=200, inner=1000, chain=1000, chain_reps=60):
         for _ in range(n):
             f()
 
-    diffs = []
-    for r in range(reps // 2 + 5):
-        t0 = _pc()
-        loop_comm(inner)
-        t1 = _pc()
-        loop_plain(inner)
-        t2 = _pc()
-        if r >= 5:
-            diffs.append(((t1 - t0) - (t2 - t1)) / inner)
-    res["wrapper_dormant_comm_ns"] = stats(diffs)
+    res["wrapper_dormant_comm_ns"] = paired_diff_ns(loop_comm, loop_plain)
     P.level, P.recording, P.recs, P.stack = saved
     return res
 

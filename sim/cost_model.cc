@@ -189,10 +189,7 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
   };
   constexpr std::size_t kMemoSlots = 64;
   Memo memo[kMemoSlots];
-  std::array<double, plan::kHostTaskCount> call_s{};
-  for (int k = 0; k < plan::kHostTaskCount; ++k) {
-    call_s[k] = host_call_seconds(p, static_cast<plan::HostTask>(k));
-  }
+  const std::array<double, plan::kHostTaskCount> call_s = host_call_seconds(p);
   out.costs.resize(plan.ops.size());
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const plan::Op& op = plan.ops[i];

@@ -268,13 +268,15 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
         fail(kp, "found " + v.dump() + "; allowed: an object of host task name to seconds");
         continue;
       }
+      std::string names;
+      for (int k = 0; k < plan::kHostTaskCount; ++k) {
+        names +=
+            (k > 0 ? ", " : "") + std::string(plan::host_task_name(static_cast<plan::HostTask>(k)));
+      }
       for (auto t = v.begin(); t != v.end(); ++t) {
         int task = -1;
-        std::string names;
         for (int k = 0; k < plan::kHostTaskCount; ++k) {
-          const std::string_view n = plan::host_task_name(static_cast<plan::HostTask>(k));
-          names += (names.empty() ? "" : ", ") + std::string(n);
-          if (n == t.key()) task = k;
+          if (plan::host_task_name(static_cast<plan::HostTask>(k)) == t.key()) task = k;
         }
         const std::string tp = json::child_path(kp, t.key());
         if (task < 0) {
@@ -289,11 +291,13 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
       continue;
     }
     if (key == "kernels") {
-      if (!v.is_string() || (v.get<std::string>() != "eager" && v.get<std::string>() != "fused")) {
+      const Result<KernelStyle> style = v.is_string()
+                                            ? parse_kernel_style(key, v.get<std::string>())
+                                            : Status::invalid_argument("not a string");
+      if (!style.ok()) {
         fail(kp, "found " + v.dump() + "; allowed: \"eager\" or \"fused\"");
       } else {
-        base.kernel_style =
-            v.get<std::string>() == "eager" ? KernelStyle::kEager : KernelStyle::kFused;
+        base.kernel_style = *style;
       }
       continue;
     }

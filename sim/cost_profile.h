@@ -99,6 +99,14 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
 inline double host_call_seconds(const CostProfile& p, plan::HostTask task) {
   return p.host_call_s[static_cast<int>(task)] * p.host_python_slowdown;
 }
+// The same for every task, indexed by plan::HostTask.
+inline std::array<double, plan::kHostTaskCount> host_call_seconds(const CostProfile& p) {
+  std::array<double, plan::kHostTaskCount> s{};
+  for (int k = 0; k < plan::kHostTaskCount; ++k) {
+    s[k] = host_call_seconds(p, static_cast<plan::HostTask>(k));
+  }
+  return s;
+}
 
 // Efficiency of a GEMM of side `size` (the geometric mean of its dimensions).
 double gemm_efficiency(const CostProfile& p, double size);

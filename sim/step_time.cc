@@ -90,10 +90,7 @@ Swept sweep(const plan::Plan& plan, const EngineResult& r) {
 HostTime host_time(const plan::Plan& plan, const ModelOpTimes& m, const PricedPlan& priced,
                    const CostProfile& p) {
   HostTime h;
-  std::array<double, plan::kHostTaskCount> call_s{};
-  for (int k = 0; k < plan::kHostTaskCount; ++k) {
-    call_s[k] = host_call_seconds(p, static_cast<plan::HostTask>(k));
-  }
+  const std::array<double, plan::kHostTaskCount> call_s = host_call_seconds(p);
   for (const plan::Segment& seg : plan.segments) {
     const double r = seg.repeat;
     for (int i = seg.first_op; i < seg.end_op; ++i) {
