@@ -115,6 +115,17 @@ std::string gpu_preset(const Row& r) {
   return gpu;
 }
 
+// The vocabulary the run's embedding and LM head have. Megatron-LM pads it to a multiple of
+// make-vocab-size-divisible-by (default 128: megatron/arguments.py, _vocab_size_with_padding);
+// llm.c to padded_vocab_size = 50304 (train_gpt2.cu). Both rows' parameter counts are those of
+// 50304 words. HF models keep their own (GPT-2: 50257, which no 16-byte grid divides).
+std::string vocab_as_run(const Row& r) {
+  const std::string id = r["id"].substr(0, 2);
+  if (id != "DT" && id != "LC") return r["vocab"];
+  const long v = std::stol(r["vocab"]);
+  return std::to_string((v + 127) / 128 * 128);
+}
+
 std::string model_json(const Row& r) {
   const std::string seq = r["seq_len"];
   const long positions = std::max(1024L, std::stol(seq));
@@ -130,8 +141,8 @@ std::string model_json(const Row& r) {
                                   ? R"(,"resid_pdrop":0,"attn_pdrop":0,"embd_pdrop":0)"
                                   : "";
   return R"({"model_type":"gpt2","n_layer":)" + r["layers"] + R"(,"n_embd":)" + r["hidden"] +
-         R"(,"n_head":)" + r["heads"] + R"(,"vocab_size":)" + r["vocab"] + R"(,"n_positions":)" +
-         std::to_string(positions) + dropout + "}";
+         R"(,"n_head":)" + r["heads"] + R"(,"vocab_size":)" + vocab_as_run(r) +
+         R"(,"n_positions":)" + std::to_string(positions) + dropout + "}";
 }
 
 std::string config_json(const Row& r) {

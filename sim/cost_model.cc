@@ -13,6 +13,7 @@ using models::OpKind;
 struct KernelTime {
   double fwd_s = 0, bwd_s = 0;
   int fwd_kernels = 1, bwd_kernels = 1;
+  double unaligned_extra_s = 0;  // forward and backward, beyond the aligned kernels' time
 };
 
 double roofline(double flops, double flop_rate, double bytes, double byte_rate) {
@@ -40,9 +41,18 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       const auto& g = std::get<models::GemmShape>(op.shape);
       const double side =
           std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
-      const double rate = peak * gemm_efficiency(p, side) * p.gemm_sustained;
+      // Tensor-core kernels load 16 bytes at a time: every dimension (and so every leading
+      // dimension) a multiple of 16 bytes of elements, or the slower unaligned kernels.
+      const std::int64_t grid = std::max<std::int64_t>(1, 16 / graph.workload.act_bytes);
+      const bool aligned = g.m % grid == 0 && g.n % grid == 0 && g.k % grid == 0;
+      const double aligned_rate = peak * gemm_efficiency(p, side) * p.gemm_sustained;
+      const double rate = aligned ? aligned_rate : aligned_rate * p.gemm_unaligned_efficiency;
       k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
       k.bwd_s = roofline(bwd_f, rate, bwd_b, hbm);
+      if (!aligned) {
+        k.unaligned_extra_s = k.fwd_s + k.bwd_s - roofline(fwd_f, aligned_rate, fwd_b, hbm) -
+                              roofline(bwd_f, aligned_rate, bwd_b, hbm);
+      }
       // dgrad, wgrad (, bias sum; eager: the module's sum kernel, in its eager entry)
       k.bwd_kernels = g.bias && p.kernel_style == KernelStyle::kFused ? 3 : 2;
       break;
@@ -139,6 +149,14 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
     t.bwd_prefix_s[i + 1] = t.bwd_prefix_s[i] + k.bwd_s;
     t.fwd_prefix_kernels[i + 1] = t.fwd_prefix_kernels[i] + k.fwd_kernels;
     t.bwd_prefix_kernels[i + 1] = t.bwd_prefix_kernels[i] + k.bwd_kernels;
+    if (k.unaligned_extra_s > 0) {
+      t.unaligned_extra_s += k.unaligned_extra_s;
+      if (t.unaligned_example.empty()) {
+        const auto& g = std::get<models::GemmShape>(graph.ops[i].shape);
+        t.unaligned_example = graph.ops[i].name + ": " + std::to_string(g.m) + " x " +
+                              std::to_string(g.n) + " x " + std::to_string(g.k);
+      }
+    }
   }
   return t;
 }

@@ -27,6 +27,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "configs/ds_config.h"
@@ -49,6 +50,11 @@ struct ModelOpTimes {
   // Prefix sums over ops: [i] = sum of ops < i.
   std::vector<double> fwd_prefix_s, bwd_prefix_s;
   std::vector<int> fwd_prefix_kernels, bwd_prefix_kernels;
+  // GEMMs with a dimension off the 16-byte grid (CostProfile::gemm_unaligned_efficiency): the
+  // seconds they take beyond what aligned ones would, over one forward and one backward of the
+  // model, and the first such op ("lm_head: 8192 x 50257 x 768", m x n x k), or "".
+  double unaligned_extra_s = 0;
+  std::string unaligned_example;
 };
 
 ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpec& gpu,

@@ -15,6 +15,8 @@ namespace zs::sim {
 namespace {
 
 constexpr double kGBps = 1e9;
+// scripts/derive_unaligned_gemm.sh (default_cost_profile cites the measurement).
+constexpr double kUnalignedGemmEfficiency = 0.40;
 
 enum class Generation { kVolta, kAmpere, kHopper };
 
@@ -111,6 +113,14 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   // checks these are the file's values.
   p.host_python_slowdown = 3.0;
   p.gemm_sustained = gen == Generation::kVolta ? 0.5 : gen == Generation::kAmpere ? 0.8 : 0.65;
+  // GEMMs with a dimension off the 16-byte grid: "The most dramatic optimization to nanoGPT so
+  // far (~25% speedup) is to simply increase vocab size from 50257 to 50304 (nearest multiple
+  // of 64)" (A. Karpathy, Feb 2023, nanoGPT on A100, quoted at simonwillison.net/tags/
+  // andrej-karpathy). scripts/derive_unaligned_gemm.sh finds the efficiency of the unaligned
+  // LM-head GEMMs that makes zerosim's nanoGPT step 1.25x longer at 50257 than at 50304:
+  // reports/measurements/2026-11-25-unaligned-gemm.md. Used for every generation (cuBLAS >= 11
+  // runs unaligned shapes on tensor cores, at lower efficiency, on Volta too).
+  p.gemm_unaligned_efficiency = kUnalignedGemmEfficiency;
   // A tiny elementwise kernel replayed from a CUDA graph: 1.1-1.3 us (pytorch/pytorch#161104).
   p.min_kernel_s = 1.2e-6;
 
@@ -200,6 +210,7 @@ constexpr double kMinEfficiency = 1e-3;
 constexpr NumberField kNumberFields[] = {
     {"attention_efficiency", &CostProfile::attention_efficiency, kMinEfficiency, 1},
     {"gemm_sustained", &CostProfile::gemm_sustained, kMinEfficiency, 1},
+    {"gemm_unaligned_efficiency", &CostProfile::gemm_unaligned_efficiency, kMinEfficiency, 1},
     {"hbm_efficiency", &CostProfile::hbm_efficiency, kMinEfficiency, 1},
     {"kernel_launch_s", &CostProfile::kernel_launch_s, 1e-9, 1},
     {"host_python_slowdown", &CostProfile::host_python_slowdown, 0.1, 100},

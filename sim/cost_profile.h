@@ -49,6 +49,10 @@ struct CostProfile {
   // training run sustains on its tensor cores: clocks under a long power-limited load, the
   // cuBLAS of the run's era. Fitted per GPU generation to published runs (cost_profile.cc).
   double gemm_sustained = 1;
+  // A GEMM one of whose dimensions is not a multiple of 16 bytes of its elements (8 in fp16 and
+  // bf16: HF GPT-2's 50257-word vocabulary) cannot use cuBLAS's vectorised tensor-core kernels
+  // and runs at this fraction of the aligned rate (cost_profile.cc cites the figure).
+  double gemm_unaligned_efficiency = 1;
   double hbm_efficiency = 0;   // memory-bound kernels, fraction of HBM bandwidth
   double kernel_launch_s = 0;  // host time per PyTorch op (dispatch + cudaLaunchKernel)
   // DeepSpeed's Python per call of each plan::HostTask, as measured on the reference host

@@ -205,6 +205,15 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
         " MFU. Only faster kernels (flash attention, larger GEMMs from a larger micro-batch) or "
         "fewer recomputed layers would move it; communication is hidden.";
   }
+  // Worth saying whatever bounds the step when it is a tenth of a micro-step's compute or more.
+  const ModelOpTimes& m = t.priced_model->times;
+  const double micro_compute_s = m.fwd_prefix_s.back() + m.bwd_prefix_s.back();
+  if (m.unaligned_extra_s > 0.1 * (micro_compute_s - m.unaligned_extra_s)) {
+    s += " GEMMs with a dimension off cuBLAS's 16-byte alignment (8 elements in fp16/bf16; " +
+         m.unaligned_example + ") run on cuBLAS's unaligned kernels, " + secs(m.unaligned_extra_s) +
+         " slower per forward and backward than aligned ones; a vocabulary padded to a multiple "
+         "of 64 (GPT-2: 50304) removes that.";
+  }
   return s;
 }
 

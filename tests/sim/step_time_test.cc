@@ -182,6 +182,29 @@ TEST(StepTime, EachHalfPrecisionUsesItsOwnPeak) {
   EXPECT_NEAR(fp16.mfu, fp16.model_flops / fp16.step_s / *cluster->gpu.fp16_flops_per_s, 1e-12);
 }
 
+// HF GPT-2's 50257-word vocabulary puts the LM head's GEMMs off the 16-byte grid; nanoGPT's
+// padding to 50304 adds 47 rows of work and is faster (cost_profile.cc cites the measurement).
+TEST(StepTime, AVocabularyOffTheSixteenByteGridSlowsTheLmHeadAndIsExplained) {
+  auto with_vocab = [](std::int64_t vocab) {
+    SimSetup s;
+    auto spec = models::resolve_model("gpt2");
+    EXPECT_TRUE(spec.ok());
+    s.spec = *spec;
+    s.spec->vocab_size = vocab;
+    s.gpus_per_node = 1;
+    return simulate_text(zero(0, ""), s);
+  };
+  const auto odd = with_vocab(50257);
+  const auto padded = with_vocab(50304);
+  EXPECT_GT(odd.time.step_s, 1.1 * padded.time.step_s);
+  EXPECT_NE(odd.time.bottleneck.find("lm_head: 4096 x 50257 x 768"), std::string::npos)
+      << odd.time.bottleneck;
+  EXPECT_NE(odd.time.bottleneck.find("50304"), std::string::npos);
+  EXPECT_EQ(padded.time.bottleneck.find("alignment"), std::string::npos) << padded.time.bottleneck;
+  EXPECT_EQ(padded.time.priced_model->times.unaligned_extra_s, 0);
+  EXPECT_GT(odd.time.priced_model->times.unaligned_extra_s, 0);
+}
+
 TEST(StepTime, AStragglerStretchesEveryCollective) {
   const std::string path = ::testing::TempDir() + "zs_straggler.json";
   std::ofstream(path) << zero(2, R"("overlap_comm": true)", 1, 2);
