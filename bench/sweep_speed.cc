@@ -1,7 +1,7 @@
 // Benchmark: variants simulated per second by a 10,000-variant `zerosim sweep`, with 1 and with 2
 // threads (SweepSetup::jobs). Each variant is what the sweep does for a row: edit the parsed
 // config in memory, check it, plan it, replay memory and time, render its `simulate --json`
-// object; model graphs and their pricing are shared per workload (sim/sweep.h). The ranking and
+// object; model graphs and their pricing are shared per workload (tuning/sweep.h). The ranking and
 // the winner's explanation (a few more simulations) are included; writing files is not.
 // Rates are per second of wall-clock time (the threads run in parallel), so a loaded machine
 // lowers them; the ratio of the two rates is the parallel speed-up. The process's CPU time
@@ -22,7 +22,7 @@
 #include "configs/hardware/cluster.h"
 #include "models/hf_config.h"
 #include "reports/simulate_report.h"
-#include "sim/sweep.h"
+#include "tuning/sweep.h"
 
 namespace {
 
@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
                  model_name.c_str());
     return 1;
   }
-  zs::sim::SweepSetup setup;
+  zs::tuning::SweepSetup setup;
   setup.base.config_path = config;
   setup.base.config_document = std::make_shared<const zs::json::Document>(std::move(*doc));
   setup.base.model = *model;
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
   setup.base.op_names = false;
   for (const char* spec : {"stage=0..3", "overlap_comm=true,false", "micro_batch=1..16:x2",
                            "zero_optimization.reduce_bucket_size=1e6..2.5e8:+1e6"}) {
-    auto axis = zs::sim::parse_vary(spec);
+    auto axis = zs::tuning::parse_vary(spec);
     if (!axis.ok()) {
       std::fprintf(stderr, "%s\n", axis.status().message().c_str());
       return 1;
@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     return zs::reports::render_simulation_json(r, q).dump();
   };
   std::printf("sweep of %lld variants: %s on %s, 8 x a100-80gb, seq 1024\n",
-              static_cast<long long>(zs::sim::variant_count(setup.axes)), config.c_str(),
+              static_cast<long long>(zs::tuning::variant_count(setup.axes)), config.c_str(),
               model_name.c_str());
   std::printf("%6s %10s %12s %10s %14s %10s %10s\n", "jobs", "wall s", "variants/s", "cpu s",
               "per cpu-s", "invalid", "feasible");
@@ -74,7 +74,7 @@ int main(int argc, char** argv) {
     setup.jobs = jobs;
     const double start = wall_seconds();
     const double cpu_start = zs::process_cpu_seconds();
-    auto out = zs::sim::run_sweep(setup);
+    auto out = zs::tuning::run_sweep(setup);
     const double elapsed = wall_seconds() - start;
     const double cpu = zs::process_cpu_seconds() - cpu_start;
     if (!out.ok()) {

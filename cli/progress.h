@@ -16,7 +16,7 @@ class ProgressBar {
   ProgressBar(std::string label, bool enabled);
   ~ProgressBar();  // clears the bar
   // `done` of `total` finished. Redraws at most ten times a second. Not thread-safe: the caller
-  // serializes calls (sim::SweepSetup::progress is).
+  // serializes calls (tuning::SweepSetup::progress is).
   void update(std::int64_t done, std::int64_t total);
 
  private:

@@ -4,7 +4,7 @@
 
 #include "cli/progress.h"
 #include "cli/sweep_options.h"
-#include "sim/sweep_space.h"
+#include "tuning/sweep_space.h"
 
 namespace zs::cli {
 namespace {
@@ -17,15 +17,16 @@ struct Flags {
 // A batch key the flags already set: simulate's --micro-batch and --grad-accum replace the
 // file's values, and --global-batch sets gradient accumulation, so varying the key in the file
 // would change nothing.
-Status flag_conflict(const Flags& f, const sim::Axis& axis, bool global_batch) {
-  const std::string path = axis.shorthand == sim::Shorthand::kNone ? json::path_of(axis.path) : "";
+Status flag_conflict(const Flags& f, const tuning::Axis& axis, bool global_batch) {
+  const std::string path =
+      axis.shorthand == tuning::Shorthand::kNone ? json::path_of(axis.path) : "";
   if (path == "train_micro_batch_size_per_gpu" && !f.sweep.common.micro_batch.empty()) {
     return Status::invalid_argument("--vary " + axis.key +
                                     ": --micro-batch replaces it in every variant; vary "
                                     "micro_batch instead, or drop --micro-batch");
   }
   const bool accum =
-      axis.shorthand == sim::Shorthand::kGradAccum || path == "gradient_accumulation_steps";
+      axis.shorthand == tuning::Shorthand::kGradAccum || path == "gradient_accumulation_steps";
   if (accum && global_batch) {
     return Status::invalid_argument(
         "--vary " + axis.key + ": --global-batch sets gradient accumulation; drop one of them");
@@ -42,23 +43,23 @@ int run_sweep_command(const Flags& f) {
   auto setup = read_sweep_setup(f.sweep);
   if (!setup.ok()) return fail(setup.status());
   for (const std::string& spec : f.vary) {
-    auto axis = sim::parse_vary(spec);
+    auto axis = tuning::parse_vary(spec);
     if (!axis.ok()) return fail(axis.status());
     const Status conflict = flag_conflict(f, *axis, setup->global_batch.has_value());
     if (!conflict.is_ok()) return fail(conflict);
     setup->axes.push_back(std::move(*axis));
   }
   const Status axes_ok =
-      sim::check_axes(setup->axes, *setup->base.config_document, setup->base.check.version);
+      tuning::check_axes(setup->axes, *setup->base.config_document, setup->base.check.version);
   if (!axes_ok.is_ok()) return fail(axes_ok);
-  const Status count_ok = sim::check_variant_count(setup->axes);
+  const Status count_ok = tuning::check_variant_count(setup->axes);
   if (!count_ok.is_ok()) return fail(count_ok);
   const reports::SweepInfo info = sweep_info(f.sweep, *setup, "sweep");
   auto writer = open_outputs(f.sweep, info, setup->axes, &*setup);
   if (!writer.ok()) return fail(writer.status());
   ProgressBar bar("sweep", f.sweep.progress || stderr_is_terminal());
   setup->progress = [&bar](std::int64_t done, std::int64_t total) { bar.update(done, total); };
-  auto out = sim::run_sweep(*setup);
+  auto out = tuning::run_sweep(*setup);
   if (!out.ok()) return fail(out.status());
   return finish_and_summarize(info, **writer, *out);
 }

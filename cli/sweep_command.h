@@ -1,6 +1,6 @@
 // `zerosim sweep CONFIG --model M <cluster> --vary KEY=V1,V2,... [--vary ...] [--out DIR]
 // [--jobs J] [--global-batch N] [--headroom F]`: simulate every combination of the varied
-// settings (sim/sweep.h) and write results.json, results.csv and best_ds_config.json.
+// settings (tuning/sweep.h) and write results.json, results.csv and best_ds_config.json.
 #pragma once
 
 #include <CLI/CLI.hpp>

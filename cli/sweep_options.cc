@@ -7,8 +7,8 @@
 
 #include "common/units.h"
 #include "reports/simulate_report.h"
-#include "sim/ranking.h"
-#include "sim/sweep_why.h"
+#include "tuning/ranking.h"
+#include "tuning/sweep_why.h"
 
 namespace zs::cli {
 namespace {
@@ -28,10 +28,10 @@ Result<double> parse_headroom(const std::string& text) {
   return v;
 }
 
-std::string values_text(const sim::SweepOutcome& out, const sim::SweepRow& r) {
+std::string values_text(const tuning::SweepOutcome& out, const tuning::SweepRow& r) {
   std::string s;
   for (std::size_t a = 0; a < out.axes.size(); ++a) {
-    s += (s.empty() ? "" : ", ") + out.axes[a].key + "=" + sim::value_text(r.values[a]);
+    s += (s.empty() ? "" : ", ") + out.axes[a].key + "=" + tuning::value_text(r.values[a]);
   }
   return s;
 }
@@ -60,7 +60,7 @@ void add_sweep_flags(CLI::App* cmd, SweepFlags* f) {
                 "show a progress bar on stderr even when it is not a terminal");
 }
 
-Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f) {
+Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f) {
   ZS_ASSIGN_OR_RETURN(Inputs in, read_inputs(f.common));
   if (!in.model)
     return Status::invalid_argument("--model is required (a zoo name or a config.json)");
@@ -68,7 +68,7 @@ Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f) {
     return Status::invalid_argument(
         "a cluster is required: --gpu PRESET [--nodes N] [--gpus-per-node K], or --cluster FILE");
   }
-  sim::SweepSetup setup;
+  tuning::SweepSetup setup;
   sim::SimulationRequest& r = setup.base;
   r.config_path = f.common.config;
   r.check = in.options;
@@ -116,7 +116,7 @@ Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f) {
   return setup;
 }
 
-reports::SweepInfo sweep_info(const SweepFlags& f, const sim::SweepSetup& setup,
+reports::SweepInfo sweep_info(const SweepFlags& f, const tuning::SweepSetup& setup,
                               std::string command) {
   const sim::SimulationRequest& r = setup.base;
   reports::SweepInfo info;
@@ -135,18 +135,18 @@ reports::SweepInfo sweep_info(const SweepFlags& f, const sim::SweepSetup& setup,
 
 Result<std::unique_ptr<reports::SweepWriter>> open_outputs(const SweepFlags& f,
                                                            const reports::SweepInfo& info,
-                                                           const std::vector<sim::Axis>& axes,
-                                                           sim::SweepSetup* setup) {
+                                                           const std::vector<tuning::Axis>& axes,
+                                                           tuning::SweepSetup* setup) {
   ZS_ASSIGN_OR_RETURN(std::unique_ptr<reports::SweepWriter> writer,
                       reports::SweepWriter::begin(f.out, info, axes));
   reports::SweepWriter* w = writer.get();
-  setup->row_sink = [w](const sim::SweepRow& r) { return w->add_row(r); };
+  setup->row_sink = [w](const tuning::SweepRow& r) { return w->add_row(r); };
   const int jobs = setup->jobs;
   const std::size_t n_axes = axes.size();
   setup->on_start = [w, jobs, n_axes, info](std::int64_t rows, double seconds_per_row) {
     const double est_s = seconds_per_row * static_cast<double>(rows);
     if (rows <= kWarnRows && est_s <= kWarnSeconds) return;
-    const auto memory = static_cast<Bytes>(rows) * sim::held_bytes_per_row(n_axes);
+    const auto memory = static_cast<Bytes>(rows) * tuning::held_bytes_per_row(n_axes);
     const auto disk =
         static_cast<Bytes>(rows) * w->bytes_written() / std::max(1, w->rows_written());
     char buf[512];
@@ -155,8 +155,8 @@ Result<std::unique_ptr<reports::SweepWriter>> open_outputs(const SweepFlags& f,
                   "at least %s of memory and about %s of results in %s; Ctrl-C stops it and "
                   "leaves the files there as they were\n",
                   info.command.c_str(), format_grouped(rows).c_str(),
-                  sim::format_seconds(est_s).c_str(), jobs,
-                  sim::format_seconds(seconds_per_row).c_str(), format_bytes(memory).c_str(),
+                  tuning::format_seconds(est_s).c_str(), jobs,
+                  tuning::format_seconds(seconds_per_row).c_str(), format_bytes(memory).c_str(),
                   format_bytes(disk).c_str(), info.out_dir.c_str());
     std::fputs(buf, stderr);
   };
@@ -164,12 +164,12 @@ Result<std::unique_ptr<reports::SweepWriter>> open_outputs(const SweepFlags& f,
 }
 
 int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& writer,
-                         const sim::SweepOutcome& out) {
+                         const tuning::SweepOutcome& out) {
   const sim::SimulationResult* best = out.best_result ? &*out.best_result : nullptr;
   auto written = writer.finish(out, best);
   if (!written.ok()) return fail(written.status());
   int invalid = 0;
-  for (const sim::SweepRow& r : out.rows) invalid += r.ok ? 0 : 1;
+  for (const tuning::SweepRow& r : out.rows) invalid += r.ok ? 0 : 1;
   std::string s = "zerosim " + info.command + ": " + std::to_string(out.rows.size()) +
                   " rows (row 0: the config as given) for " + info.model + " on " + info.cluster +
                   "\n";
@@ -180,9 +180,9 @@ int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& w
                 format_bytes(info.gpu_memory_bytes).c_str(), out.pareto.size());
   s += buf;
   if (out.best) {
-    const sim::SweepRow& b = out.rows[static_cast<std::size_t>(*out.best)];
+    const tuning::SweepRow& b = out.rows[static_cast<std::size_t>(*out.best)];
     std::snprintf(buf, sizeof buf, ": %.0f tokens/s, step %s, peak %s\n", b.metrics.tokens_per_s,
-                  sim::format_seconds(b.metrics.step_s).c_str(),
+                  tuning::format_seconds(b.metrics.step_s).c_str(),
                   format_bytes(b.metrics.gpu_peak_bytes).c_str());
     s += "  best: row " + std::to_string(b.id) + " (" + values_text(out, b) + ")" + buf;
   } else {

@@ -10,7 +10,7 @@
 #include "cli/options.h"
 #include "common/status.h"
 #include "reports/sweep_results.h"
-#include "sim/sweep.h"
+#include "tuning/sweep.h"
 
 namespace zs::cli {
 
@@ -33,9 +33,9 @@ void add_sweep_flags(CLI::App* cmd, SweepFlags* f);
 
 // The setup the flags describe (no axes, no callbacks): the config parsed once, model and
 // cluster required. kInvalidArgument / kNotFound / kParseError naming the flag or file.
-Result<sim::SweepSetup> read_sweep_setup(const SweepFlags& f);
+Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f);
 
-reports::SweepInfo sweep_info(const SweepFlags& f, const sim::SweepSetup& setup,
+reports::SweepInfo sweep_info(const SweepFlags& f, const tuning::SweepSetup& setup,
                               std::string command);
 
 // Opens --out for the sweep's files (reports::SweepWriter: SIGINT, SIGTERM and SIGHUP are held
@@ -46,13 +46,13 @@ reports::SweepInfo sweep_info(const SweepFlags& f, const sim::SweepSetup& setup,
 // `keys`: the axes whose values the rows carry (setup->axes, or a tune's).
 Result<std::unique_ptr<reports::SweepWriter>> open_outputs(const SweepFlags& f,
                                                            const reports::SweepInfo& info,
-                                                           const std::vector<sim::Axis>& axes,
-                                                           sim::SweepSetup* setup);
+                                                           const std::vector<tuning::Axis>& axes,
+                                                           tuning::SweepSetup* setup);
 
 // Finishes the files (the ranking, the winner, best_ds_config.json) and prints what the sweep
 // found; returns the exit code (0: written, a sweep without a feasible variant included; 1: the
 // files could not be written, and the old ones are unchanged).
 int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& writer,
-                         const sim::SweepOutcome& out);
+                         const tuning::SweepOutcome& out);
 
 }  // namespace zs::cli

@@ -4,7 +4,7 @@
 
 #include "cli/progress.h"
 #include "cli/sweep_options.h"
-#include "sim/tune.h"
+#include "tuning/tune.h"
 
 namespace zs::cli {
 namespace {
@@ -18,7 +18,7 @@ struct Flags {
 int run_tune_command(const Flags& f) {
   auto setup = read_sweep_setup(f.sweep);
   if (!setup.ok()) return fail(setup.status());
-  sim::TuneOptions options;
+  tuning::TuneOptions options;
   if (!f.budget.empty()) {
     auto b = parse_int_flag("--budget", f.budget, 1, 1'000'000);
     if (!b.ok()) return fail(b.status());
@@ -30,11 +30,11 @@ int run_tune_command(const Flags& f) {
     options.max_micro_batch = *m;
   }
   const reports::SweepInfo info = sweep_info(f.sweep, *setup, "tune");
-  auto writer = open_outputs(f.sweep, info, sim::tune_axes(), &*setup);
+  auto writer = open_outputs(f.sweep, info, tuning::tune_axes(), &*setup);
   if (!writer.ok()) return fail(writer.status());
   ProgressBar bar("tune", f.sweep.progress || stderr_is_terminal());
   setup->progress = [&bar](std::int64_t done, std::int64_t total) { bar.update(done, total); };
-  auto out = sim::run_tune(*setup, options);
+  auto out = tuning::run_tune(*setup, options);
   if (!out.ok()) return fail(out.status());
   return finish_and_summarize(info, **writer, *out);
 }

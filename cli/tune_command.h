@@ -1,6 +1,6 @@
 // `zerosim tune CONFIG --model M <cluster> [--budget N] [--out DIR] [--jobs J]
 // [--global-batch N] [--headroom F]`: search the config's settings for the fastest that fits
-// (sim/tune.h) and write the same files as sweep.
+// (tuning/tune.h) and write the same files as sweep.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -12,7 +12,7 @@ namespace zs::exec {
 // Where the model's tensors live and its kernels run.
 enum class Backend {
   kCpu,   // kernels/cpu on the host (exec/model_runner.h)
-  kCuda,  // kernels/cuda on the current CUDA device (exec/cuda_model_runner.h)
+  kCuda,  // kernels/cuda on the current CUDA device (exec/cuda/cuda_model_runner.h)
 };
 
 struct StepStats {

@@ -18,7 +18,7 @@
 #include "kernels/cpu/grad_norm.h"
 
 #if defined(ZS_WITH_CUDA)
-#include "exec/cuda_executor.h"
+#include "exec/cuda/cuda_executor.h"
 #endif
 
 namespace zs::exec {

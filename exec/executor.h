@@ -13,7 +13,7 @@
 // (kernels/cpu/dtype.h) after every applied step, while activations and gradients stay fp32.
 // Ops are timed on the host clock.
 //
-// CUDA backend (kCuda): exec/cuda_executor.h: a CudaModelRunner on the current device, with
+// CUDA backend (kCuda): exec/cuda/cuda_executor.h: a CudaModelRunner on the current device, with
 // 16-bit activations and weights, fp32 master weights, Adam states and gradients, streams and
 // events from the Plan, and every byte of device memory from exec/caching_allocator.h, whose
 // peaks ExecResult::device_memory reports.
@@ -28,7 +28,7 @@ namespace zs::exec {
 
 // Trains `built.plan` for options.steps steps on options.backend. kInvalidArgument when the
 // plan is for more than one rank (one rank per process), the model cannot run on the backend's
-// kernels (exec/model_runner.h check_runnable; exec/cuda_model_runner.h
+// kernels (exec/model_runner.h check_runnable; exec/cuda/cuda_model_runner.h
 // check_cuda_runnable), the optimizer or scheduler is not one this executor implements, the
 // text is shorter than one micro-batch plus one token or holds bytes beyond the vocabulary,
 // the fp16 loss scale reaches its minimum (DeepSpeed raises there), on the CPU the run would need

@@ -2,7 +2,7 @@
 // interpreter owns the training semantics (which op runs when, the micro-batches, the loss
 // scaler, clipping, the LR schedule, the optimizer's walk over the flat parameters); a backend
 // owns the tensors and runs the work where they live: the CPU backend in exec/executor.cc, the
-// CUDA backend in exec/cuda_executor.cc.
+// CUDA backend in exec/cuda/cuda_executor.cc.
 //
 // Gradients are one flat fp32 buffer of num_params() elements in the runner's parameter order
 // (ModelRunner::flat_grads); the fp32 master weights and the Adam states have the same layout.

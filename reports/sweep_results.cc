@@ -2,7 +2,7 @@
 
 #include "common/units.h"
 #include "configs/ds_config_writer.h"
-#include "sim/ranking.h"
+#include "tuning/ranking.h"
 
 namespace zs::reports {
 namespace {
@@ -19,7 +19,7 @@ std::string dump_indented(const Json& j) {
   return j.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-Json row_json(const std::vector<std::string>& keys, const sim::SweepRow& r, double headroom) {
+Json row_json(const std::vector<std::string>& keys, const tuning::SweepRow& r, double headroom) {
   Json values = Json::object();
   for (std::size_t a = 0; a < keys.size(); ++a) values[keys[a]] = r.values[a];
   Json j = Json::object();
@@ -27,13 +27,13 @@ Json row_json(const std::vector<std::string>& keys, const sim::SweepRow& r, doub
   j["values"] = std::move(values);
   j["status"] = r.ok ? "ok" : "invalid";
   if (!r.ok) j["error"] = r.error;
-  j["feasible"] = sim::is_feasible(r, headroom);
+  j["feasible"] = tuning::is_feasible(r, headroom);
   j["baseline"] = r.baseline;
   return j;
 }
 
 // A row on one line; "result" spliced in from the rendering the sweep stored.
-std::string row_line(const std::vector<std::string>& keys, const sim::SweepRow& r,
+std::string row_line(const std::vector<std::string>& keys, const tuning::SweepRow& r,
                      double headroom) {
   std::string line = dump(row_json(keys, r, headroom));
   if (r.ok && !r.rendered.empty()) {
@@ -82,13 +82,13 @@ std::string csv_header(const std::vector<std::string>& keys) {
          "samples_per_s,tokens_per_s,tflops_per_gpu,mfu,error\n";
 }
 
-std::string csv_line(const sim::SweepRow& r, double headroom) {
+std::string csv_line(const tuning::SweepRow& r, double headroom) {
   std::string s = std::to_string(r.id);
-  for (const Json& v : r.values) s += "," + csv_field(v.is_null() ? "" : sim::value_text(v));
+  for (const Json& v : r.values) s += "," + csv_field(v.is_null() ? "" : tuning::value_text(v));
   s += r.ok ? ",ok" : ",invalid";
-  s += sim::is_feasible(r, headroom) ? ",true" : ",false";
+  s += tuning::is_feasible(r, headroom) ? ",true" : ",false";
   if (!r.ok) return s + std::string(19, ',') + "," + csv_field(r.error) + "\n";
-  const sim::VariantMetrics& m = r.metrics;
+  const tuning::VariantMetrics& m = r.metrics;
   s += "," + std::to_string(m.gpu_peak_bytes) + "," + std::to_string(m.gpu_capacity_bytes) +
        (m.gpu_oom ? ",true" : ",false");
   for (plan::Category c : kCategories) s += "," + std::to_string(m.gpu_breakdown[c]);
@@ -100,10 +100,10 @@ std::string csv_line(const sim::SweepRow& r, double headroom) {
 }
 
 // What results.json holds after its rows.
-std::string json_tail(const sim::SweepOutcome& out, const Json* best_config,
+std::string json_tail(const tuning::SweepOutcome& out, const Json* best_config,
                       const sim::SimulationResult* best) {
   Json varied = Json::array();
-  for (const sim::Axis& a : out.axes) varied.push_back({{"key", a.key}, {"values", a.values}});
+  for (const tuning::Axis& a : out.axes) varied.push_back({{"key", a.key}, {"values", a.values}});
   std::string s = "\"varied\": " + dump(varied) + ",\n";
   s += "\"ranking\": " + dump(Json(out.ranking)) + ",\n";
   s += "\"pareto\": " + dump(Json(out.pareto)) + ",\n";
@@ -136,13 +136,13 @@ SweepWriter::SweepWriter(std::unique_ptr<OutputSet> set, SweepInfo info, OutputS
       keys_(std::move(keys)) {}
 
 Result<std::unique_ptr<SweepWriter>> SweepWriter::begin(const std::string& dir, SweepInfo info,
-                                                        const std::vector<sim::Axis>& axes) {
+                                                        const std::vector<tuning::Axis>& axes) {
   ZS_ASSIGN_OR_RETURN(std::unique_ptr<OutputSet> set,
                       OutputSet::begin(dir, {kResultsJson, kResultsCsv, kBestConfig}));
   ZS_ASSIGN_OR_RETURN(OutputStream json, set->open(kResultsJson));
   ZS_ASSIGN_OR_RETURN(OutputStream csv, set->open(kResultsCsv));
   std::vector<std::string> keys;
-  for (const sim::Axis& a : axes) keys.push_back(a.key);
+  for (const tuning::Axis& a : axes) keys.push_back(a.key);
   const Json base = {{"config", info.config_path},    {"model", info.model},
                      {"cluster", info.cluster},       {"gpu", info.gpu},
                      {"world_size", info.world_size}, {"gpu_memory_bytes", info.gpu_memory_bytes},
@@ -159,7 +159,7 @@ Result<std::unique_ptr<SweepWriter>> SweepWriter::begin(const std::string& dir, 
   return w;
 }
 
-Status SweepWriter::add_row(const sim::SweepRow& r) {
+Status SweepWriter::add_row(const tuning::SweepRow& r) {
   ZS_CHECK(r.id == rows_);
   if (interrupted()) {
     return Status::io_error(set_->dir() +
@@ -175,7 +175,7 @@ Status SweepWriter::add_row(const sim::SweepRow& r) {
   return Status::ok();
 }
 
-Result<WrittenFiles> SweepWriter::finish(const sim::SweepOutcome& out,
+Result<WrittenFiles> SweepWriter::finish(const tuning::SweepOutcome& out,
                                          const sim::SimulationResult* best) {
   ZS_CHECK(best == nullptr || out.best.has_value());
   ZS_CHECK(static_cast<int>(out.rows.size()) == rows_);

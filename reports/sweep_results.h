@@ -28,7 +28,7 @@
 #include "common/units.h"
 #include "configs/ds_config_writer.h"
 #include "sim/simulate.h"
-#include "sim/sweep.h"
+#include "tuning/sweep.h"
 
 namespace zs::reports {
 
@@ -69,10 +69,10 @@ class SweepWriter {
   // kIoError / kInvalidArgument naming `dir` (common/output_file.h OutputSet::begin).
   // `axes`: the keys only are read (a tune learns its values as it goes).
   static Result<std::unique_ptr<SweepWriter>> begin(const std::string& dir, SweepInfo info,
-                                                    const std::vector<sim::Axis>& axes);
+                                                    const std::vector<tuning::Axis>& axes);
 
   // Appends a row. REQUIRES: rows arrive with ids 0, 1, 2, ...
-  Status add_row(const sim::SweepRow& r);
+  Status add_row(const tuning::SweepRow& r);
   // Whether an interrupt is pending; add_row then fails, and so would finish().
   bool interrupted() const { return set_->interrupted(); }
   // Bytes of results.json and results.csv written so far, and the rows among them.
@@ -81,7 +81,7 @@ class SweepWriter {
 
   // `out` holds every row added (its rows' renderings may be dropped); `best` is the winner
   // simulated with op names (VariantRunner::simulate_named), or null.
-  Result<WrittenFiles> finish(const sim::SweepOutcome& out, const sim::SimulationResult* best);
+  Result<WrittenFiles> finish(const tuning::SweepOutcome& out, const sim::SimulationResult* best);
 
  private:
   SweepWriter(std::unique_ptr<OutputSet> set, SweepInfo info, OutputStream json, OutputStream csv,

@@ -1,6 +1,6 @@
 // CudaModelRunner against ModelRunner (the CPU reference) on small GPT-2 and llama models, and
 // its memory lifetimes. Labelled "gpu": every test skips itself without a CUDA device.
-#include "exec/cuda_model_runner.h"
+#include "exec/cuda/cuda_model_runner.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "exec/caching_allocator.h"
-#include "exec/cuda_memory.h"
+#include "exec/cuda/cuda_memory.h"
 #include "exec/model_runner.h"
 #include "kernels/cpu/dtype.h"
 #include "models/zoo.h"

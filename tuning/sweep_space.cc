@@ -1,4 +1,4 @@
-#include "sim/sweep_space.h"
+#include "tuning/sweep_space.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "common/text.h"
 #include "common/units.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 namespace {
 
 using json::Json;
@@ -315,4 +315,4 @@ std::vector<Variant> cartesian_variants(std::span<const Axis> axes) {
   return out;
 }
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -28,7 +28,7 @@
 #include "configs/ds_config_reader.h"
 #include "sim/simulate.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
 enum class Shorthand {
   kNone,  // a config path
@@ -89,7 +89,7 @@ std::vector<Variant> cartesian_variants(std::span<const Axis> axes);
 // config paths it wrote, or kInvalidArgument when an edit cannot be made (a parent that is not
 // an object, an index past an array's end).
 Result<std::vector<std::string>> apply_variant(std::span<const Axis> axes, const Variant& v,
-                                               json::Json* root, SimulationRequest* request);
+                                               json::Json* root, sim::SimulationRequest* request);
 
 // What makes a checked variant meaningless though DeepSpeed accepts it: a value DeepSpeed
 // ignores (an "ignored-*" warning of the check: offload at stage 0, parameter offload below
@@ -103,7 +103,7 @@ std::optional<std::string> combination_error(const configs::LoadedConfig& lc,
 // effective value: DeepSpeed's default, the resolved "auto"; null when there is none).
 std::vector<json::Json> axis_values(std::span<const Axis> axes, const Variant& v,
                                     const configs::LoadedConfig& lc,
-                                    const SimulationRequest& request);
+                                    const sim::SimulationRequest& request);
 
 // True when two axis values are the same setting (numbers compared by value: 5e7 == 50000000).
 bool same_value(const json::Json& a, const json::Json& b);
@@ -111,4 +111,4 @@ bool same_value(const json::Json& a, const json::Json& b);
 // A value as a command line writes it: strings bare, numbers shortest.
 std::string value_text(const json::Json& v);
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -1,9 +1,9 @@
 // Parsing --vary specs into axes, checking them against a config, and applying variants.
-#include "sim/sweep_space.h"
+#include "tuning/sweep_space.h"
 
 #include <gtest/gtest.h>
 
-namespace zs::sim {
+namespace zs::tuning {
 namespace {
 
 using json::Json;
@@ -170,7 +170,7 @@ TEST(SweepSpace, ApplyEditsTheConfigAndTheRequest) {
   Json root = Json::parse(R"({"fp16": {"enabled": "auto", "loss_scale": 0},
                               "zero_optimization": {"stage": 2,
                                 "offload_param": {"device": "none", "pin_memory": true}}})");
-  SimulationRequest request;
+  sim::SimulationRequest request;
   const auto edited = apply_variant(axes, cartesian_variants(axes)[0], &root, &request);
   ASSERT_TRUE(edited.ok()) << edited.status().message();
   EXPECT_EQ(root["zero_optimization"]["stage"], 3);
@@ -201,4 +201,4 @@ TEST(SweepSpace, ApplyEditsTheConfigAndTheRequest) {
 }
 
 }  // namespace
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -1,14 +1,14 @@
 // tune on a small case: at least as fast as the config as given, within its budget, and every
 // "auto" filled in the winner's config.
-#include "sim/tune.h"
+#include "tuning/tune.h"
 
 #include <gtest/gtest.h>
 
 #include "configs/ds_config_writer.h"
-#include "sim/ranking.h"
-#include "tests/sim/sweep_test_util.h"
+#include "tests/tuning/sweep_test_util.h"
+#include "tuning/ranking.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 namespace {
 
 bool has_auto(const json::Json& j) {
@@ -53,4 +53,4 @@ TEST(Tune, FindsAConfigAtLeastAsFastAndFillsEveryAuto) {
 }
 
 }  // namespace
-}  // namespace zs::sim
+}  // namespace zs::tuning

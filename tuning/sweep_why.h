@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/sweep.h"
+#include "tuning/sweep.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
 // `rows[0]` is the baseline; `best` a row id or none (no feasible row).
 std::vector<std::string> explain_best(VariantRunner& runner, std::span<const Axis> axes,
@@ -22,4 +22,4 @@ std::vector<std::string> explain_best(VariantRunner& runner, std::span<const Axi
 // "412.3 ms" below a second, "1.234 s" above.
 std::string format_seconds(double s);
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

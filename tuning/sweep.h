@@ -23,15 +23,15 @@
 
 #include "common/status.h"
 #include "sim/simulate.h"
-#include "sim/sweep_row.h"
-#include "sim/sweep_space.h"
+#include "tuning/sweep_row.h"
+#include "tuning/sweep_space.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
 struct SweepSetup {
   // Model, cluster, sequence length, check flags, profile; config_document must be set (the
   // user's config as parsed), config_path names it.
-  SimulationRequest base;
+  sim::SimulationRequest base;
   std::vector<Axis> axes;
   // Samples per optimizer step, all ranks: each variant's gradient accumulation becomes
   // global_batch / (micro-batch x world), and a variant whose micro-batch x world does not
@@ -41,7 +41,7 @@ struct SweepSetup {
   int jobs = 1;
   // Renders a simulated row's result (e.g. reports::render_simulation_json); called on worker
   // threads, so it must not touch shared state. Unset: rows carry no rendering.
-  std::function<std::string(const SimulationResult&, const SimulationRequest&)> render;
+  std::function<std::string(const sim::SimulationResult&, const sim::SimulationRequest&)> render;
   // Called after each variant, serialized, with the variants done and the total expected.
   std::function<void(std::int64_t done, std::int64_t total)> progress;
   // Receives every output row (the rows of SweepOutcome::rows, not the extra simulations that
@@ -73,7 +73,7 @@ class VariantRunner {
   Status sink_status() const;
   // The variant simulated again with op names and per-op times (the winner's timeline and the
   // name of its peak op). A Status when it is not a valid variant.
-  Result<SimulationResult> simulate_named(const Variant& v);
+  Result<sim::SimulationResult> simulate_named(const Variant& v);
   // The progress total reported to SweepSetup::progress.
   void set_progress_total(std::int64_t total) { total_ = total; }
   // Variants simulated in full (with time) and memory-only so far.
@@ -83,7 +83,7 @@ class VariantRunner {
  private:
   struct Shared {
     std::shared_ptr<const plan::ModelGraph> graph;
-    std::shared_ptr<const PricedModel> priced;
+    std::shared_ptr<const sim::PricedModel> priced;
   };
   using WorkloadKey = std::pair<std::int64_t, int>;  // micro-batch, precision
 
@@ -92,7 +92,7 @@ class VariantRunner {
   struct Prepared;
   Result<Prepared> prepare(const Variant& v, bool names) const;
   Shared find_shared(const WorkloadKey& key);
-  void store_shared(const WorkloadKey& key, const SimulationResult& r);
+  void store_shared(const WorkloadKey& key, const sim::SimulationResult& r);
 
   const SweepSetup& setup_;
   mutable std::mutex mu_;  // guards shared_, any_graph_ and progress calls
@@ -123,7 +123,7 @@ struct SweepOutcome {
   std::vector<std::string> why;  // the winner against the baseline, term by term
   // The winner simulated again with op names and per-op times (its timeline, its peak op, its
   // checked config for best_ds_config.json); set when `best` is.
-  std::optional<SimulationResult> best_result;
+  std::optional<sim::SimulationResult> best_result;
 };
 
 // Ranking, Pareto front, winner, its named simulation and "why" of rows already run (run_sweep
@@ -136,4 +136,4 @@ void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out);
 // it failed.
 Result<SweepOutcome> run_sweep(const SweepSetup& setup);
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -8,9 +8,9 @@
 
 #include "configs/hardware/cluster.h"
 #include "models/hf_config.h"
-#include "sim/sweep.h"
+#include "tuning/sweep.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
 inline SweepSetup sweep_setup(const std::string& config_text, const std::string& model = "tiny-gpt",
                               int gpus = 8, std::int64_t seq_len = 64) {
@@ -28,7 +28,7 @@ inline SweepSetup sweep_setup(const std::string& config_text, const std::string&
   s.base.cluster = *cluster;
   s.base.seq_len = seq_len;
   s.base.op_names = false;
-  s.render = [](const SimulationResult& r, const SimulationRequest&) {
+  s.render = [](const sim::SimulationResult& r, const sim::SimulationRequest&) {
     // Enough of a rendering to compare runs: the figures rows are ranked by.
     return std::to_string(r.memory.gpu_peak_bytes) + "/" + std::to_string(r.time.step_s) + "/" +
            std::to_string(r.time.tokens_per_s);
@@ -42,4 +42,4 @@ inline Axis axis(const std::string& spec) {
   return a.ok() ? *a : Axis{};
 }
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -25,9 +25,9 @@
 #include <cstdint>
 
 #include "common/status.h"
-#include "sim/sweep.h"
+#include "tuning/sweep.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
 struct TuneOptions {
   std::int64_t budget = 2000;         // most full simulations (the baseline not counted)
@@ -43,4 +43,4 @@ std::vector<Axis> tune_axes();
 // world size; the row sink's Status when it failed.
 Result<SweepOutcome> run_tune(SweepSetup setup, const TuneOptions& options);
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -1,9 +1,9 @@
 // Feasibility, ranking and the Pareto front on constructed rows.
-#include "sim/ranking.h"
+#include "tuning/ranking.h"
 
 #include <gtest/gtest.h>
 
-namespace zs::sim {
+namespace zs::tuning {
 namespace {
 
 constexpr Bytes kCapacity = 100 * kGiB;
@@ -55,4 +55,4 @@ TEST(Ranking, ParetoFrontOfThroughputAgainstPeakMemory) {
 }
 
 }  // namespace
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -4,9 +4,9 @@
 #include <span>
 #include <vector>
 
-#include "sim/sweep_row.h"
+#include "tuning/sweep_row.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
 // Simulated, the GPU peak within capacity x (1 - headroom), and the host memory enough.
 // REQUIRES: 0 <= headroom < 1
@@ -21,4 +21,4 @@ std::vector<int> rank_rows(std::span<const SweepRow> rows, double headroom);
 // Of rows equal in both, the lowest id stands for them.
 std::vector<int> pareto_front(std::span<const SweepRow> rows, double headroom);
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

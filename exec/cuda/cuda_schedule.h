@@ -1,5 +1,5 @@
 // CudaSchedule: the Plan's streams as CUDA streams, and the CUDA events that order and time
-// its ops as the CUDA executor issues them (exec/cuda_executor.h states the rules).
+// its ops as the CUDA executor issues them (exec/cuda/cuda_executor.h states the rules).
 //
 // Device ops are the ops on a device stream (compute, collective, H2D, D2H) and OptimizerWork
 // anywhere (it runs on the compute stream); host ops are the others on the host-thread or NVMe
@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "common/status.h"
-#include "exec/cuda_handles.h"
+#include "exec/cuda/cuda_handles.h"
 #include "exec/exec_types.h"
 #include "plan/plan.h"
 

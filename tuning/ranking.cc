@@ -1,8 +1,8 @@
-#include "sim/ranking.h"
+#include "tuning/ranking.h"
 
 #include <algorithm>
 
-namespace zs::sim {
+namespace zs::tuning {
 
 bool is_feasible(const SweepRow& row, double headroom) {
   ZS_CHECK(headroom >= 0 && headroom < 1);
@@ -62,4 +62,4 @@ std::vector<int> pareto_front(std::span<const SweepRow> rows, double headroom) {
   return ids;
 }
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -6,9 +6,9 @@
 
 #include "common/text.h"
 #include "configs/effective.h"
-#include "sim/sweep_space.h"
+#include "tuning/sweep_space.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 namespace {
 
 using json::Json;
@@ -114,7 +114,7 @@ bool related(std::string_view a, std::string_view b) {
 }  // namespace
 
 Result<std::vector<std::string>> apply_variant(std::span<const Axis> axes, const Variant& v,
-                                               Json* root, SimulationRequest* request) {
+                                               Json* root, sim::SimulationRequest* request) {
   ZS_CHECK(v.values.size() == axes.size());
   std::vector<std::string> edited;
   for (std::size_t a = 0; a < axes.size(); ++a) {
@@ -174,7 +174,7 @@ namespace {
 
 // The value `axis` has in `lc`; `effective` is computed on first use (path axes only).
 Json effective_value(const Axis& axis, const configs::LoadedConfig& lc,
-                     const SimulationRequest& request,
+                     const sim::SimulationRequest& request,
                      std::optional<configs::EffectiveConfig>* effective) {
   const configs::DsConfig& c = lc.config;
   const auto known = [](const configs::Knob<configs::Int>& k) -> Json {
@@ -208,7 +208,8 @@ Json effective_value(const Axis& axis, const configs::LoadedConfig& lc,
 }  // namespace
 
 std::vector<Json> axis_values(std::span<const Axis> axes, const Variant& v,
-                              const configs::LoadedConfig& lc, const SimulationRequest& request) {
+                              const configs::LoadedConfig& lc,
+                              const sim::SimulationRequest& request) {
   ZS_CHECK(v.values.size() == axes.size());
   std::optional<configs::EffectiveConfig> effective;
   std::vector<Json> out;
@@ -282,4 +283,4 @@ Status check_axes(std::span<const Axis> axes, const json::Document& base,
   return Status::ok();
 }
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -5,7 +5,7 @@
 // v in OpState::qkv (T).
 #include <cstddef>
 
-#include "exec/cuda_model_runner.h"
+#include "exec/cuda/cuda_model_runner.h"
 #include "exec/model_runner.h"
 #include "kernels/cuda/activation.h"
 #include "kernels/cuda/attention.h"

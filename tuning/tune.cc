@@ -1,13 +1,13 @@
-#include "sim/tune.h"
+#include "tuning/tune.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <map>
 
-#include "sim/ranking.h"
+#include "tuning/ranking.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 namespace {
 
 using json::Json;
@@ -392,4 +392,4 @@ Result<SweepOutcome> run_tune(SweepSetup setup, const TuneOptions& options) {
   return out;
 }
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

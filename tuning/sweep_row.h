@@ -8,9 +8,9 @@
 #include "common/units.h"
 #include "plan/memory.h"
 #include "sim/simulate.h"
-#include "sim/sweep_space.h"
+#include "tuning/sweep_space.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
 // The figures a sweep ranks and tabulates (bytes per GPU, seconds per optimizer step).
 struct VariantMetrics {
@@ -35,7 +35,7 @@ struct VariantMetrics {
   std::int64_t train_batch_size = 0;
 };
 
-VariantMetrics metrics_of(const SimulationResult& r);
+VariantMetrics metrics_of(const sim::SimulationResult& r);
 
 struct SweepRow {
   int id = 0;
@@ -50,4 +50,4 @@ struct SweepRow {
   std::string rendered;  // SweepSetup::render's text for the result, when ok
 };
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

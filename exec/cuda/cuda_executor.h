@@ -4,11 +4,11 @@
 //
 // What runs: exec/plan_interpreter.h decides (the same semantics, op for op, as the CPU
 // backend); this backend runs it:
-// - Tensors: a CudaModelRunner<T> (exec/cuda_model_runner.h) with T the training dtype (fp32,
+// - Tensors: a CudaModelRunner<T> (exec/cuda/cuda_model_runner.h) with T the training dtype (fp32,
 //   bf16 or fp16: working weights and activations in T, weight gradients accumulated in fp32);
 //   fp32 master weights and Adam states (exp_avg, exp_avg_sq) of the same flat layout on the
 //   device, as ZeRO keeps its fp32 partitions (stage_1_and_2.py single_partition_of_fp32_groups).
-//   Every byte comes from one CachingAllocator over cudaMalloc (exec/cuda_memory.h), whose
+//   Every byte comes from one CachingAllocator over cudaMalloc (exec/cuda/cuda_memory.h), whose
 //   peaks ExecResult::device_memory reports.
 // - Streams: one CUDA stream per Plan stream of a device kind (compute, collective, H2D, D2H);
 //   ComputeWork runs on its stream (the Plan has one compute stream; the runner's). Ops on the

@@ -9,7 +9,7 @@
 //   parameters   T, one flat buffer of num_param_elements(), laid out as ModelRunner's (each
 //                non-tied tensor at param_offset(id), registration order; a tied alias shares
 //                its target's storage): the working weights the kernels read. The fp32 master
-//                weights they are rounded from belong to the optimizer (exec/cuda_executor.h).
+//                weights they are rounded from belong to the optimizer (exec/cuda/cuda_executor.h).
 //   gradients    fp32, the same layout. Weight gradients ACCUMULATE over backward passes until
 //                zero_grads() (kernels/cuda write fp32 weight gradients with beta = 1, as
 //                DeepSpeed's ZeRO accumulates into fp32 partitions).
@@ -26,7 +26,7 @@
 // Streams: all work is enqueued on the one stream given to create() and every method returns
 // without waiting for it, except where a method says it synchronizes. Work on that stream is
 // FIFO, so a freed block that the allocator hands out again is only touched after the kernels
-// that used it (exec/cuda_memory.h).
+// that used it (exec/cuda/cuda_memory.h).
 //
 // Numerics: kernels/cuda compute in fp32 and round each T output once; activation gradients
 // are T (in bf16/fp16 they are rounded where ModelRunner keeps fp32), weight gradients fp32.
@@ -45,8 +45,8 @@
 
 #include "common/status.h"
 #include "exec/caching_allocator.h"
-#include "exec/cuda_handles.h"
-#include "exec/cuda_memory.h"
+#include "exec/cuda/cuda_handles.h"
+#include "exec/cuda/cuda_memory.h"
 #include "kernels/cuda/linear.h"
 #include "kernels/cuda/types.h"
 #include "models/model_spec.h"

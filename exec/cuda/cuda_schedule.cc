@@ -1,4 +1,4 @@
-#include "exec/cuda_schedule.h"
+#include "exec/cuda/cuda_schedule.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "exec/cuda_memory.h"
+#include "exec/cuda/cuda_memory.h"
 
 #include <cstdint>
 #include <string>

@@ -1,15 +1,15 @@
-#include "sim/sweep.h"
+#include "tuning/sweep.h"
 
 #include <chrono>
 #include <exception>
 #include <thread>
 
-#include "sim/ranking.h"
-#include "sim/sweep_why.h"
+#include "tuning/ranking.h"
+#include "tuning/sweep_why.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
-VariantMetrics metrics_of(const SimulationResult& r) {
+VariantMetrics metrics_of(const sim::SimulationResult& r) {
   VariantMetrics m;
   m.gpu_peak_bytes = r.memory.gpu_peak_bytes;
   m.gpu_capacity_bytes = r.memory.gpu_capacity_bytes;
@@ -74,7 +74,7 @@ std::string error_text(const Diagnostics& diags) {
 }  // namespace
 
 struct VariantRunner::Prepared {
-  SimulationRequest request;
+  sim::SimulationRequest request;
   configs::LoadedConfig lc;
   std::vector<json::Json> values;
   std::string invalid;  // non-empty: why the variant cannot be simulated
@@ -102,7 +102,7 @@ Result<VariantRunner::Prepared> VariantRunner::prepare(const Variant& v, bool na
     std::lock_guard<std::mutex> lock(mu_);
     p.request.graph = any_graph_;
   }
-  ZS_ASSIGN_OR_RETURN(p.lc, check_for_simulation(p.request));
+  ZS_ASSIGN_OR_RETURN(p.lc, sim::check_for_simulation(p.request));
   // The global batch's adjustment below changes gradient accumulation only, which is then not
   // an axis: the values are those of this check.
   if (p.lc.document.root.is_object()) p.values = axis_values(setup_.axes, v, p.lc, p.request);
@@ -127,7 +127,7 @@ Result<VariantRunner::Prepared> VariantRunner::prepare(const Variant& v, bool na
     const auto& current = p.lc.config.batch.gradient_accumulation_steps;
     if (!current.is_set() || current.is_auto() || current.value != gas) {
       p.request.check.grad_accum = gas;
-      ZS_ASSIGN_OR_RETURN(p.lc, check_for_simulation(p.request));
+      ZS_ASSIGN_OR_RETURN(p.lc, sim::check_for_simulation(p.request));
     }
   }
   if (p.lc.diagnostics.has_errors()) {
@@ -144,7 +144,7 @@ VariantRunner::Shared VariantRunner::find_shared(const WorkloadKey& key) {
   return it == shared_.end() ? Shared{} : it->second;
 }
 
-void VariantRunner::store_shared(const WorkloadKey& key, const SimulationResult& r) {
+void VariantRunner::store_shared(const WorkloadKey& key, const sim::SimulationResult& r) {
   std::lock_guard<std::mutex> lock(mu_);
   Shared& s = shared_[key];
   if (s.graph == nullptr) s.graph = r.built.layout.graph;
@@ -184,7 +184,7 @@ SweepRow VariantRunner::run_one(const Variant& v, int id, bool memory_only) {
     p->request.graph = shared.graph;
     p->request.priced_model = shared.priced;
     p->request.simulate_time = !memory_only;
-    auto r = simulate_checked(p->request, std::move(p->lc));
+    auto r = sim::simulate_checked(p->request, std::move(p->lc));
     if (!r.ok()) {
       row.error = r.status().message();
       return row;
@@ -234,10 +234,10 @@ Status VariantRunner::sink_status() const {
   return sink_status_;
 }
 
-Result<SimulationResult> VariantRunner::simulate_named(const Variant& v) {
+Result<sim::SimulationResult> VariantRunner::simulate_named(const Variant& v) {
   ZS_ASSIGN_OR_RETURN(Prepared p, prepare(v, /*names=*/true));
   if (!p.invalid.empty()) return Status::invalid_argument(p.invalid);
-  return simulate_checked(p.request, std::move(p.lc));
+  return sim::simulate_checked(p.request, std::move(p.lc));
 }
 
 void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out) {
@@ -288,4 +288,4 @@ Result<SweepOutcome> run_sweep(const SweepSetup& setup) {
   return out;
 }
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

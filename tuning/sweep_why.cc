@@ -1,11 +1,11 @@
-#include "sim/sweep_why.h"
+#include "tuning/sweep_why.h"
 
 #include <cstdio>
 
 #include "common/units.h"
-#include "sim/ranking.h"
+#include "tuning/ranking.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 
 std::string format_seconds(double s) {
   char buf[48];
@@ -135,4 +135,4 @@ std::vector<std::string> explain_best(VariantRunner& runner, std::span<const Axi
   return lines;
 }
 
-}  // namespace zs::sim
+}  // namespace zs::tuning

@@ -1,6 +1,6 @@
 // CudaModelRunner's life cycle, ranges, batches, losses and parameter I/O. The per-op kernels
-// are in exec/cuda_model_runner_ops.cc.
-#include "exec/cuda_model_runner.h"
+// are in exec/cuda/cuda_model_runner_ops.cc.
+#include "exec/cuda/cuda_model_runner.h"
 
 #include <algorithm>
 #include <cmath>
@@ -230,7 +230,7 @@ Status CudaModelRunner<T>::backward(int first, int last) {
 template <class T>
 void CudaModelRunner<T>::release(int i) {
   // Every reader of op i has run its backward, and so has op i: nothing reads these again in
-  // this micro-step. Freed in stream order (exec/cuda_memory.h).
+  // this micro-step. Freed in stream order (exec/cuda/cuda_memory.h).
   OpState& s = state_[idx(i)];
   s.out.reset();
   s.dout.reset();

@@ -1,4 +1,4 @@
-#include "exec/cuda_executor.h"
+#include "exec/cuda/cuda_executor.h"
 
 #include <cuda_runtime.h>
 
@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "exec/caching_allocator.h"
-#include "exec/cuda_memory.h"
-#include "exec/cuda_model_runner.h"
-#include "exec/cuda_schedule.h"
+#include "exec/cuda/cuda_memory.h"
+#include "exec/cuda/cuda_model_runner.h"
+#include "exec/cuda/cuda_schedule.h"
 #include "exec/plan_interpreter.h"
 #include "exec/step_backend.h"
 #include "kernels/cuda/adamw.h"

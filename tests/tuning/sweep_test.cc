@@ -1,16 +1,16 @@
 // Running sweeps: the baseline row, failure isolation, the global batch, and results that do
 // not depend on the number of threads.
-#include "sim/sweep.h"
+#include "tuning/sweep.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "sim/ranking.h"
-#include "tests/sim/sweep_test_util.h"
+#include "tests/tuning/sweep_test_util.h"
+#include "tuning/ranking.h"
 
-namespace zs::sim {
+namespace zs::tuning {
 namespace {
 
 constexpr const char* kZero2 = R"({
@@ -135,4 +135,4 @@ TEST(Sweep, WhyComparesEachChangedTermWithTheBaseline) {
 }
 
 }  // namespace
-}  // namespace zs::sim
+}  // namespace zs::tuning
