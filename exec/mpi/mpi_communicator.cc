@@ -1,0 +1,185 @@
+#include "exec/mpi/mpi_communicator.h"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace zs::exec {
+namespace {
+
+// Bytes per MPI call: MPI counts are ints.
+constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 30;
+
+std::string mpi_error(int code) {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  if (MPI_Error_string(code, text, &len) != MPI_SUCCESS) return "MPI error " + std::to_string(code);
+  return std::string(text, static_cast<std::size_t>(len));
+}
+
+class MpiCommunicator final : public Communicator {
+ public:
+  explicit MpiCommunicator(MPI_Comm comm) : comm_(comm) {
+    MPI_Comm_rank(comm_, &rank_);
+    MPI_Comm_size(comm_, &size_);
+  }
+  ~MpiCommunicator() override {
+    int finalized = 0;
+    MPI_Finalized(&finalized);
+    if (finalized == 0) MPI_Comm_free(&comm_);  // after MPI_Finalize the handle is gone anyway
+  }
+  MpiCommunicator(const MpiCommunicator&) = delete;
+  MpiCommunicator& operator=(const MpiCommunicator&) = delete;
+
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+
+  Status all_reduce(void* data, std::int64_t count, plan::Dtype dtype) override {
+    ZS_RETURN_IF_ERROR(check_collective("all_reduce", count, dtype, 0, size_));
+    if (size_ == 1 || count == 0) return Status::ok();
+    auto chunk = [&](int c) { return ring_chunk(count, size_, c); };
+    ZS_RETURN_IF_ERROR(ring_reduce_scatter("all_reduce", data, dtype, chunk));
+    return ring_all_gather("all_reduce", data, dtype, chunk);
+  }
+
+  Status reduce_scatter(void* data, std::int64_t count, plan::Dtype dtype) override {
+    ZS_RETURN_IF_ERROR(check_collective("reduce_scatter", count, dtype, 0, size_));
+    if (size_ == 1 || count == 0) return Status::ok();
+    return ring_reduce_scatter("reduce_scatter", data, dtype, [&](int c) {
+      return Chunk{c * count, (c + 1) * count};
+    });
+  }
+
+  Status all_gather(void* data, std::int64_t count, plan::Dtype dtype) override {
+    ZS_RETURN_IF_ERROR(check_collective("all_gather", count, dtype, 0, size_));
+    if (size_ == 1 || count == 0) return Status::ok();
+    return ring_all_gather("all_gather", data, dtype, [&](int c) {
+      return Chunk{c * count, (c + 1) * count};
+    });
+  }
+
+  Status reduce(void* data, std::int64_t count, plan::Dtype dtype, int root) override {
+    ZS_RETURN_IF_ERROR(check_collective("reduce", count, dtype, root, size_));
+    if (size_ == 1 || count == 0) return Status::ok();
+    // The all-reduce's sum on a copy: only root's buffer changes.
+    const std::size_t bytes = static_cast<std::size_t>(count * plan::dtype_size(dtype));
+    std::vector<std::byte> copy(static_cast<const std::byte*>(data),
+                                static_cast<const std::byte*>(data) + bytes);
+    ZS_RETURN_IF_ERROR(all_reduce(copy.data(), count, dtype).with_context("reduce"));
+    if (rank_ == root) std::memcpy(data, copy.data(), bytes);
+    return Status::ok();
+  }
+
+  Status broadcast(void* data, std::int64_t count, plan::Dtype dtype, int root) override {
+    ZS_RETURN_IF_ERROR(check_collective("broadcast", count, dtype, root, size_));
+    auto* bytes = static_cast<std::byte*>(data);
+    const std::int64_t total = count * plan::dtype_size(dtype);
+    for (std::int64_t off = 0; off < total; off += kMaxMessageBytes) {
+      const int n = static_cast<int>(std::min(kMaxMessageBytes, total - off));
+      const int rc = MPI_Bcast(bytes + off, n, MPI_BYTE, root, comm_);
+      if (rc != MPI_SUCCESS) return failed("broadcast", rc);
+    }
+    return Status::ok();
+  }
+
+ private:
+  Status failed(std::string_view what, int code) const {
+    return Status::io_error(std::string(what) + " on rank " + std::to_string(rank_) + " of " +
+                            std::to_string(size_) + ": " + mpi_error(code));
+  }
+
+  // Sends `send_bytes` at `send` to rank `to` while receiving `recv_bytes` into `recv` from rank
+  // `from`, in messages of at most kMaxMessageBytes.
+  Status exchange(std::string_view what, const std::byte* send, std::int64_t send_bytes, int to,
+                  std::byte* recv, std::int64_t recv_bytes, int from) const {
+    const std::int64_t most = std::max(send_bytes, recv_bytes);
+    for (std::int64_t off = 0; off < most || off == 0; off += kMaxMessageBytes) {
+      const int s =
+          static_cast<int>(std::clamp<std::int64_t>(send_bytes - off, 0, kMaxMessageBytes));
+      const int r =
+          static_cast<int>(std::clamp<std::int64_t>(recv_bytes - off, 0, kMaxMessageBytes));
+      const int rc =
+          MPI_Sendrecv(send + (s > 0 ? off : 0), s, MPI_BYTE, to, 0, recv + (r > 0 ? off : 0), r,
+                       MPI_BYTE, from, 0, comm_, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return failed(what, rc);
+      if (most == 0) break;
+    }
+    return Status::ok();
+  }
+
+  // The rank `offset` places along the ring from this one.
+  int along(int offset) const { return ((rank_ + offset) % size_ + size_) % size_; }
+
+  // One hop of a ring pass: chunk `out` goes to the next rank while chunk `in` arrives from the
+  // previous one into `into` (in's place in the buffer, or a scratch buffer).
+  Status hop(std::string_view what, const std::byte* bytes, Bytes elem, Chunk out, std::byte* into,
+             Chunk in) const {
+    return exchange(what, bytes + out.begin * elem, (out.end - out.begin) * elem, along(1), into,
+                    (in.end - in.begin) * elem, along(-1));
+  }
+
+  // The contract's ring reduce-scatter: chunk c ends summed in this buffer when c == rank.
+  template <class ChunkOf>
+  Status ring_reduce_scatter(std::string_view what, void* data, plan::Dtype dtype, ChunkOf chunk) {
+    const Bytes elem = plan::dtype_size(dtype);
+    auto* bytes = static_cast<std::byte*>(data);
+    std::int64_t largest = 0;
+    for (int c = 0; c < size_; ++c) largest = std::max(largest, chunk(c).end - chunk(c).begin);
+    std::vector<std::byte> partial(static_cast<std::size_t>(largest * elem));
+    for (int s = 0; s < size_ - 1; ++s) {
+      const Chunk in = chunk(along(-2 - s));
+      ZS_RETURN_IF_ERROR(hop(what, bytes, elem, chunk(along(-1 - s)), partial.data(), in));
+      // acc = partial received + this rank's chunk, kept in place for the next hop.
+      add_into(partial.data(), bytes + in.begin * elem, in.end - in.begin, dtype);
+      std::memcpy(bytes + in.begin * elem, partial.data(),
+                  static_cast<std::size_t>((in.end - in.begin) * elem));
+    }
+    return Status::ok();
+  }
+
+  // The ring all-gather: this rank's chunk `rank` travels to every other rank.
+  template <class ChunkOf>
+  Status ring_all_gather(std::string_view what, void* data, plan::Dtype dtype, ChunkOf chunk) {
+    const Bytes elem = plan::dtype_size(dtype);
+    auto* bytes = static_cast<std::byte*>(data);
+    for (int s = 0; s < size_ - 1; ++s) {
+      const Chunk in = chunk(along(-1 - s));
+      ZS_RETURN_IF_ERROR(hop(what, bytes, elem, chunk(along(-s)), bytes + in.begin * elem, in));
+    }
+    return Status::ok();
+  }
+
+  MPI_Comm comm_;
+  int rank_ = 0;
+  int size_ = 1;
+};
+
+}  // namespace
+
+MpiSession::MpiSession(int* argc, char*** argv) {
+  int provided = 0;
+  MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+}
+
+MpiSession::~MpiSession() { MPI_Finalize(); }
+
+bool MpiSession::launched() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
+         std::getenv("PMIX_RANK") != nullptr;
+}
+
+Result<std::unique_ptr<Communicator>> make_mpi_communicator() {
+  MPI_Comm comm = MPI_COMM_NULL;
+  const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  if (rc != MPI_SUCCESS) return Status::io_error("MPI_Comm_dup: " + mpi_error(rc));
+  // Errors come back as codes (and then as Status), not as an abort inside MPI.
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  return std::unique_ptr<Communicator>(std::make_unique<MpiCommunicator>(comm));
+}
+
+}  // namespace zs::exec

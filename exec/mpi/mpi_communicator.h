@@ -1,0 +1,35 @@
+// The Communicator of a rank launched by mpirun (or srun): the collectives of exec/communicator.h
+// over MPI point-to-point messages on a duplicate of MPI_COMM_WORLD, walking the ring as the
+// contract there defines, so that every rank's result equals the single-process reference bit
+// for bit. Only built when CMake finds MPI (ZS_WITH_MPI).
+//
+// MpiSession owns MPI's lifetime in a process: MPI_Init_thread (MPI_THREAD_FUNNELED: only the
+// thread that made the session calls MPI) on construction, MPI_Finalize on destruction. One per
+// process, made before any communicator and outliving them all.
+#pragma once
+
+#include <memory>
+
+#include "common/status.h"
+#include "exec/communicator.h"
+
+namespace zs::exec {
+
+class MpiSession {
+ public:
+  // REQUIRES: no other MpiSession exists in the process, and MPI was never initialized in it.
+  MpiSession(int* argc, char*** argv);
+  ~MpiSession();
+  MpiSession(const MpiSession&) = delete;
+  MpiSession& operator=(const MpiSession&) = delete;
+
+  // True when this process was started by a launcher that MPI_Init joins to other ranks
+  // (mpirun, mpiexec, srun): OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK is set.
+  static bool launched();
+};
+
+// A communicator over every rank of MPI_COMM_WORLD. kIoError when MPI cannot duplicate the
+// world communicator. REQUIRES: an MpiSession exists.
+Result<std::unique_ptr<Communicator>> make_mpi_communicator();
+
+}  // namespace zs::exec

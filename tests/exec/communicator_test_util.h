@@ -1,0 +1,48 @@
+// Rank buffers for the collective tests: deterministic per (rank, count, dtype), so that every
+// process of an MPI test can build every rank's input and the reference result.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "kernels/cpu/dtype.h"
+#include "plan/plan.h"
+
+namespace zs::exec::testing {
+
+// Values of mixed signs and magnitudes (2^-12 to 2^8), so that the summation order shows in the
+// rounded result.
+inline std::vector<std::byte> rank_buffer(int rank, std::int64_t count, plan::Dtype dtype) {
+  std::mt19937 gen(static_cast<std::uint32_t>(rank * 7919 + count * 31 + static_cast<int>(dtype)));
+  const Bytes elem = plan::dtype_size(dtype);
+  std::vector<std::byte> out(static_cast<std::size_t>(count * elem));
+  for (std::int64_t i = 0; i < count; ++i) {
+    const std::uint32_t u = gen();
+    const float x = static_cast<float>(static_cast<int>(u % 2001) - 1000) / 1000.0f *
+                    std::ldexp(1.0f, static_cast<int>((u >> 16) % 21) - 12);
+    std::byte* at = out.data() + i * elem;
+    if (dtype == plan::Dtype::kFp32) {
+      std::memcpy(at, &x, sizeof x);
+    } else if (dtype == plan::Dtype::kBf16) {
+      const kernels::cpu::Bf16 b = kernels::cpu::float_to_bf16(x);
+      std::memcpy(at, &b, sizeof b);
+    } else {
+      const kernels::cpu::Fp16 h = kernels::cpu::float_to_fp16(x);
+      std::memcpy(at, &h, sizeof h);
+    }
+  }
+  return out;
+}
+
+// Every rank's buffer of a group of n.
+inline std::vector<std::vector<std::byte>> all_rank_buffers(int n, std::int64_t count,
+                                                            plan::Dtype dtype) {
+  std::vector<std::vector<std::byte>> b;
+  for (int r = 0; r < n; ++r) b.push_back(rank_buffer(r, count, dtype));
+  return b;
+}
+
+}  // namespace zs::exec::testing

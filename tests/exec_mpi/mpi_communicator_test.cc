@@ -1,0 +1,133 @@
+// MpiCommunicator under mpirun (registered for 1 to 4 ranks): every collective's result on every
+// rank equals the single-process reference of exec/communicator.h to the bit. Each rank builds
+// every rank's input (tests/exec/communicator_test_util.h), so it can compute the reference
+// itself. Tests call the collectives in the same order on every rank whatever they find, so a
+// failed expectation cannot leave a rank waiting; only rank 0 prints.
+#include "exec/mpi/mpi_communicator.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstring>
+
+#include "tests/exec/communicator_test_util.h"
+
+namespace zs::exec {
+namespace {
+
+using plan::Dtype;
+
+// Made in main after the MpiSession, released before it ends.
+std::unique_ptr<Communicator>* the_comm = nullptr;
+Communicator& comm() { return **the_comm; }
+
+constexpr Dtype kDtypes[] = {Dtype::kFp32, Dtype::kBf16, Dtype::kFp16};
+// Empty, fewer elements than ranks, uneven chunks, and a buffer of several MB.
+constexpr std::int64_t kCounts[] = {0, 1, 3, 7, 1000, (1 << 20) + 3};
+
+TEST(MpiCommunicator, KnowsItsRankAndGroup) {
+  int rank = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_EQ(comm().rank(), rank);
+  EXPECT_EQ(comm().size(), size);
+}
+
+TEST(MpiCommunicator, AllReduceIsTheReferenceOnEveryRank) {
+  const int n = comm().size(), me = comm().rank();
+  for (Dtype d : kDtypes) {
+    for (std::int64_t count : kCounts) {
+      auto mine = testing::rank_buffer(me, count, d);
+      const Status s = comm().all_reduce(mine.data(), count, d);
+      EXPECT_TRUE(s.is_ok()) << s.message();
+      auto all = testing::all_rank_buffers(n, count, d);
+      reference_all_reduce(all, count, d);
+      EXPECT_TRUE(mine == all[me]) << plan::dtype_name(d) << " count " << count;
+    }
+  }
+}
+
+TEST(MpiCommunicator, ReduceScatterLeavesEachRankItsReferenceBlock) {
+  const int n = comm().size(), me = comm().rank();
+  for (Dtype d : kDtypes) {
+    for (std::int64_t count : kCounts) {
+      if (count > 1000) continue;  // n blocks of it
+      auto mine = testing::rank_buffer(me, n * count, d);
+      const Status s = comm().reduce_scatter(mine.data(), count, d);
+      EXPECT_TRUE(s.is_ok()) << s.message();
+      auto all = testing::all_rank_buffers(n, n * count, d);
+      reference_reduce_scatter(all, count, d);
+      const Bytes e = plan::dtype_size(d);
+      EXPECT_EQ(std::memcmp(mine.data() + me * count * e, all[me].data() + me * count * e,
+                            static_cast<std::size_t>(count * e)),
+                0)
+          << plan::dtype_name(d) << " count " << count;
+    }
+  }
+}
+
+TEST(MpiCommunicator, AllGatherGivesEveryRankEveryBlock) {
+  const int n = comm().size(), me = comm().rank();
+  for (Dtype d : kDtypes) {
+    for (std::int64_t count : {0, 1, 5, 4099}) {
+      auto mine = testing::rank_buffer(me, n * count, d);
+      const Status s = comm().all_gather(mine.data(), count, d);
+      EXPECT_TRUE(s.is_ok()) << s.message();
+      auto all = testing::all_rank_buffers(n, n * count, d);
+      reference_all_gather(all, count, d);
+      EXPECT_TRUE(mine == all[me]) << plan::dtype_name(d) << " count " << count;
+    }
+  }
+}
+
+TEST(MpiCommunicator, ReduceChangesOnlyTheRootAndBroadcastCopiesIt) {
+  const int n = comm().size(), me = comm().rank();
+  const std::int64_t count = 777;
+  for (int root : {0, n - 1}) {
+    auto mine = testing::rank_buffer(me, count, Dtype::kBf16);
+    const auto before = mine;
+    const Status s = comm().reduce(mine.data(), count, Dtype::kBf16, root);
+    EXPECT_TRUE(s.is_ok()) << s.message();
+    auto all = testing::all_rank_buffers(n, count, Dtype::kBf16);
+    reference_all_reduce(all, count, Dtype::kBf16);
+    EXPECT_TRUE(mine == (me == root ? all[me] : before)) << "root " << root;
+    const Status b = comm().broadcast(mine.data(), count, Dtype::kBf16, root);
+    EXPECT_TRUE(b.is_ok()) << b.message();
+    EXPECT_TRUE(mine == all[root]) << "root " << root;
+  }
+}
+
+TEST(MpiCommunicator, BadArgumentsAreStatusesOnEveryRank) {
+  std::vector<std::byte> b(8);
+  const Status root = comm().broadcast(b.data(), 2, Dtype::kFp32, comm().size());
+  EXPECT_NE(
+      root.message().find("broadcast: root " + std::to_string(comm().size()) + " is not a rank"),
+      std::string::npos)
+      << root.message();
+  const Status dtype = comm().all_reduce(b.data(), 2, Dtype::kFp64);
+  EXPECT_NE(dtype.message().find("dtype fp64"), std::string::npos) << dtype.message();
+}
+
+}  // namespace
+}  // namespace zs::exec
+
+int main(int argc, char** argv) {
+  zs::exec::MpiSession session(&argc, &argv);
+  auto made = zs::exec::make_mpi_communicator();
+  ZS_CHECK_MSG(made.ok(), "make_mpi_communicator");
+  std::unique_ptr<zs::exec::Communicator> comm = std::move(*made);
+  zs::exec::the_comm = &comm;
+  ::testing::InitGoogleTest(&argc, argv);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) {
+    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
+    delete listeners.Release(listeners.default_result_printer());
+  }
+  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0;
+  int any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any != 0 && failed != 0 && rank != 0) std::fprintf(stderr, "rank %d failed\n", rank);
+  comm.reset();
+  return any;
+}
