@@ -12,6 +12,7 @@
 #include "common/file.h"
 #include "exec/device.h"
 #include "exec/executor.h"
+#include "exec/launch.h"
 #include "exec/model_runner.h"
 #include "reports/simulate_report.h"
 #include "sim/simulate.h"
@@ -195,6 +196,15 @@ int run_run(const RunFlags& f) {
     auto c = configs::make_cluster("h100-80gb-sxm", 1, 1);
     if (!c.ok()) return failed(c.status());
     request.cluster = *c;
+  }
+  // Started as one of several ranks (mpirun -np N zerosim run ...): each would train alone on the
+  // whole batch, which is not the run the config describes.
+  if (const int launched = exec::launched_world_size(); launched > 1) {
+    return failed(Status::invalid_argument(
+        "run: started as one of " + std::to_string(launched) +
+        " processes by a launcher (mpirun, srun); the executor runs one rank, so each would "
+        "train alone: run zerosim without the launcher (multi-rank execution is not built "
+        "yet)"));
   }
   if (request.cluster.world_size() != 1) {
     return failed(Status::invalid_argument("run: the executor runs one rank; the cluster has " +

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <climits>
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -167,11 +166,6 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 }
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
-
-bool MpiSession::launched() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
-         std::getenv("PMIX_RANK") != nullptr;
-}
 
 Result<std::unique_ptr<Communicator>> make_mpi_communicator() {
   MPI_Comm comm = MPI_COMM_NULL;

@@ -23,9 +23,6 @@ class MpiSession {
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
 
-  // True when this process was started by a launcher that MPI_Init joins to other ranks
-  // (mpirun, mpiexec, srun): OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX_RANK is set.
-  static bool launched();
 };
 
 // A communicator over every rank of MPI_COMM_WORLD. kIoError when MPI cannot duplicate the

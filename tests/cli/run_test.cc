@@ -1,8 +1,8 @@
 // End-to-end behaviour of `zerosim run` on the CPU backend.
 #include <gtest/gtest.h>
 
-#include <string>
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "tests/cli/run_zerosim.h"
 
@@ -77,6 +77,22 @@ TEST(RunCli, BadBackendsAndInputsExitOne) {
   r = run_zerosim("run " + cfg + " --model tiny-gpt --gpu h100 --gpus-per-node 8");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("one rank"), std::string::npos) << r.output;
+}
+
+// mpirun -np 2 zerosim run ... would start two single-rank trainings of the whole batch.
+TEST(RunCli, StartedAsOneOfSeveralRanksExitsOneSayingSo) {
+  const std::string cfg = write_temp("run_ranks.json", kConfig);
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}) {
+    auto r = testing::run_command(std::string("env ") + var + "=2 " + ZS_ZEROSIM_BIN + " run " +
+                                  cfg + " --model tiny-gpt --steps 1 2>&1");
+    EXPECT_EQ(r.exit_code, 1) << var;
+    EXPECT_NE(r.output.find("started as one of 2 processes by a launcher"), std::string::npos)
+        << r.output;
+  }
+  // One process of one is a plain run.
+  auto one = testing::run_command(std::string("env OMPI_COMM_WORLD_SIZE=1 ") + ZS_ZEROSIM_BIN +
+                                  " run " + cfg + " --model tiny-gpt --steps 1 2>&1");
+  EXPECT_EQ(one.exit_code, 0) << one.output;
 }
 
 }  // namespace
