@@ -123,12 +123,8 @@ void ModelRunner::allocate() {
     s.out.assign(idx(output_numel(ops_[i])), 0.0f);
     s.dout.assign(s.out.size(), 0.0f);
     s.saved.assign(idx(saved_numel(ops_[i])), 0.0f);
-    for (int in : ops_[i].inputs) {
-      if (in < 0) continue;  // the batch's tokens or targets
-      ++state_[idx(in)].readers;
-      state_[idx(in)].last_reader = static_cast<int>(i);
-    }
   }
+  ledger_ = ActivationLedger(ops_);
   const std::int64_t t = workload_.tokens();
   tokens_.assign(idx(t), -1);
   targets_.assign(idx(t), -1);
@@ -172,14 +168,9 @@ void ModelRunner::recompute(int first, int last) { run_forward(first, last, true
 void ModelRunner::run_forward(int first, int last, bool recompute) {
   check_range(first, last, num_ops());
   for (int i = first; i <= last; ++i) {
-    for (int in : ops_[idx(i)].inputs) {
-      if (in >= 0) ZS_CHECK_MSG(state_[idx(in)].out_live, ops_[idx(i)].name.c_str());
-    }
+    ledger_.check_forward(i);
     forward_op(i);
-    OpState& s = state_[idx(i)];
-    s.out_live = true;
-    s.saved_live = true;
-    if (!recompute) s.pending_readers = s.readers;
+    ledger_.forwarded(i, recompute);
   }
 }
 
@@ -188,24 +179,14 @@ void ModelRunner::drop_activations(int first, int last) {
   for (int i = first; i <= last; ++i) {
     OpState& s = state_[idx(i)];
     std::fill(s.saved.begin(), s.saved.end(), kPoison);
-    s.saved_live = false;
-    if (s.last_reader <= last) {
-      std::fill(s.out.begin(), s.out.end(), kPoison);
-      s.out_live = false;
-    }
+    if (ledger_.drop(i, last)) std::fill(s.out.begin(), s.out.end(), kPoison);
   }
 }
 
 void ModelRunner::backward(int first, int last) {
   check_range(first, last, num_ops());
   for (int i = last; i >= first; --i) {
-    const OpState& s = state_[idx(i)];
-    const char* name = ops_[idx(i)].name.c_str();
-    ZS_CHECK_MSG(s.out_live && s.saved_live, name);  // dropped and not recomputed
-    ZS_CHECK_MSG(s.pending_readers == 0, name);      // a reader's backward has not run yet
-    for (int in : ops_[idx(i)].inputs) {
-      if (in >= 0) ZS_CHECK_MSG(state_[idx(in)].out_live, name);
-    }
+    ledger_.check_backward(i);
     backward_op(i);
   }
 }
@@ -248,9 +229,7 @@ float* ModelRunner::scratch(int slot, std::int64_t numel) {
 
 ModelRunner::InputGrad ModelRunner::input_grad(int input, int slot) {
   OpState& s = state_[idx(input)];
-  ZS_CHECK_MSG(s.pending_readers > 0, "a reader ran backward twice for one forward");
-  const bool first = s.pending_readers == s.readers;
-  --s.pending_readers;
+  const bool first = ledger_.take_gradient(input);
   const auto numel = static_cast<std::int64_t>(s.dout.size());
   float* target = s.dout.data();
   return {first ? target : scratch(slot, numel), target, numel};

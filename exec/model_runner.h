@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "exec/activation_ledger.h"
 #include "models/model_spec.h"
 #include "models/ops.h"
 #include "models/parameters.h"
@@ -162,11 +163,6 @@ class ModelRunner {
     std::vector<float> out;    // the op's output (models/op_graph.h, "Dataflow")
     std::vector<float> dout;   // d(objective)/d(out)
     std::vector<float> saved;  // kernel state beyond its inputs (model_runner_ops.cc layout)
-    int readers = 0;           // ops whose inputs name this op
-    int pending_readers = 0;   // readers whose backward has not run since this op's forward
-    int last_reader = -1;      // the largest index of a reader (-1: none)
-    bool out_live = false;     // `out` holds this micro-step's forward values
-    bool saved_live = false;   // `saved` does
   };
   // Where an op's backward writes the gradient of one input: the input's own gradient buffer
   // when this op is the first of its readers to run backward, else scratch added in afterwards.
@@ -211,6 +207,7 @@ class ModelRunner {
   std::vector<float> weights_;         // (num_param_elements)
   std::vector<float> grads_;           // (num_param_elements)
   std::vector<OpState> state_;         // per op
+  ActivationLedger ledger_;            // which of state_ is live (exec/activation_ledger.h)
   std::vector<std::int32_t> tokens_;   // (t)
   std::vector<std::int32_t> targets_;  // (t)
   // Per slot, grown on demand: an op's backward keeps up to three scratch tensors at once.

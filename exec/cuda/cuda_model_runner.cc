@@ -122,13 +122,7 @@ Status CudaModelRunner<T>::allocate() {
   offsets_ = ModelRunner::param_offsets(tensors_, &numel);
   state_.clear();
   state_.resize(ops_.size());
-  for (std::size_t i = 0; i < ops_.size(); ++i) {
-    for (int in : ops_[i].inputs) {
-      if (in < 0) continue;  // the batch's tokens or targets
-      ++state_[idx(in)].readers;
-      state_[idx(in)].last_reader = static_cast<int>(i);
-    }
-  }
+  ledger_ = ActivationLedger(ops_);
   const std::int64_t t = workload_.tokens();
   ZS_ASSIGN_OR_RETURN(weights_, alloc<T>(numel));
   ZS_ASSIGN_OR_RETURN(grads_, alloc<float>(numel));
@@ -183,14 +177,9 @@ template <class T>
 Status CudaModelRunner<T>::run_forward(int first, int last, bool recompute) {
   check_range(first, last, num_ops());
   for (int i = first; i <= last; ++i) {
-    for (int in : ops_[idx(i)].inputs) {
-      if (in >= 0) ZS_CHECK_MSG(state_[idx(in)].out_live, ops_[idx(i)].name.c_str());
-    }
+    ledger_.check_forward(i);
     ZS_RETURN_IF_ERROR(forward_op(i, recompute));
-    OpState& s = state_[idx(i)];
-    s.out_live = true;
-    s.saved_live = true;
-    if (!recompute) s.pending_readers = s.readers;
+    ledger_.forwarded(i, recompute);
   }
   return Status::ok();
 }
@@ -202,11 +191,7 @@ void CudaModelRunner<T>::drop_activations(int first, int last) {
     OpState& s = state_[idx(i)];
     s.stats.reset();
     s.qkv.reset();
-    s.saved_live = false;
-    if (s.last_reader <= last) {
-      s.out.reset();
-      s.out_live = false;
-    }
+    if (ledger_.drop(i, last)) s.out.reset();
   }
 }
 
@@ -214,13 +199,7 @@ template <class T>
 Status CudaModelRunner<T>::backward(int first, int last) {
   check_range(first, last, num_ops());
   for (int i = last; i >= first; --i) {
-    const OpState& s = state_[idx(i)];
-    const char* name = ops_[idx(i)].name.c_str();
-    ZS_CHECK_MSG(s.out_live && s.saved_live, name);  // dropped and not recomputed
-    ZS_CHECK_MSG(s.pending_readers == 0, name);      // a reader's backward has not run yet
-    for (int in : ops_[idx(i)].inputs) {
-      if (in >= 0) ZS_CHECK_MSG(state_[idx(in)].out_live, name);
-    }
+    ledger_.check_backward(i);
     ZS_RETURN_IF_ERROR(backward_op(i));
     release(i);
   }
@@ -236,16 +215,13 @@ void CudaModelRunner<T>::release(int i) {
   s.dout.reset();
   s.stats.reset();
   s.qkv.reset();
-  s.out_live = false;
-  s.saved_live = false;
+  ledger_.release(i);
 }
 
 template <class T>
 Result<typename CudaModelRunner<T>::InputGrad> CudaModelRunner<T>::input_grad(int input) {
   OpState& s = state_[idx(input)];
-  ZS_CHECK_MSG(s.pending_readers > 0, "a reader ran backward twice for one forward");
-  const bool first = s.pending_readers == s.readers;
-  --s.pending_readers;
+  const bool first = ledger_.take_gradient(input);
   InputGrad g;
   g.numel = s.out.size();
   if (first) {

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "exec/activation_ledger.h"
 #include "exec/caching_allocator.h"
 #include "exec/cuda/cuda_handles.h"
 #include "exec/cuda/cuda_memory.h"
@@ -149,11 +150,6 @@ class CudaModelRunner {
     DeviceArray<T> dout;       // d(objective)/d(out)
     DeviceArray<float> stats;  // norm mean/rstd, or the attention lse (fp32)
     DeviceArray<T> qkv;        // GPT-2 attention: q, k, v split out of the fused projection
-    int readers = 0;           // ops whose inputs name this op
-    int pending_readers = 0;   // readers whose backward has not run since this op's forward
-    int last_reader = -1;      // the largest index of a reader (-1: none)
-    bool out_live = false;     // `out` holds this micro-step's forward values
-    bool saved_live = false;   // `stats` and `qkv` do
   };
   // Where an op's backward writes the gradient of one input: the input's own gradient array
   // when this op is the first of its readers to run backward, else `scratch`, added in after.
@@ -201,6 +197,7 @@ class CudaModelRunner {
   DeviceArray<T> weights_;               // (num_param_elements) working weights
   DeviceArray<float> grads_;             // (num_param_elements) fp32, accumulated
   std::vector<OpState> state_;           // per op
+  ActivationLedger ledger_;              // which of state_ is live (exec/activation_ledger.h)
   DeviceArray<std::int32_t> tokens_;     // (t)
   DeviceArray<std::int32_t> targets_;    // (t)
   PinnedArray<std::int32_t> staging_;    // (2t): tokens then targets, on their way to the device

@@ -27,7 +27,6 @@ std::size_t idx(std::int64_t i) { return static_cast<std::size_t>(i); }
 
 bool is_attention(OpKind k) { return k == OpKind::kAttention || k == OpKind::kFlashAttention; }
 
-
 // fp32 statistics an op saves: LayerNorm mean (t) then rstd (t); RMSNorm rstd (t); attention
 // lse (b, a, s).
 std::int64_t stats_numel(const Op& op) {
@@ -166,7 +165,7 @@ template <class T>
 Status CudaModelRunner<T>::backward_op(int i) {
   const Op& op = ops_[idx(i)];
   OpState& st = state_[idx(i)];
-  if (st.readers == 0 && !st.dout.allocated()) {
+  if (ledger_.readers(i) == 0 && !st.dout.allocated()) {
     // No op reads this output: its gradient is zero (ModelRunner's dout starts at zero).
     ZS_ASSIGN_OR_RETURN(st.dout, alloc<T>(st.out.size()));
     if (st.dout.size() > 0) {
