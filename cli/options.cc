@@ -51,7 +51,7 @@ Result<Inputs> read_inputs(const CommonFlags& f) {
   ZS_ASSIGN_OR_RETURN(options.world_size, optional_int("--world", f.world, 1, 1'000'000));
   if (f.cluster.any()) {
     ZS_ASSIGN_OR_RETURN(in.cluster, cluster_from_flags(f.cluster));
-    options.cluster = sim::cluster_facts(*in.cluster);
+    options.cluster = plan::cluster_facts(*in.cluster);
     const std::int64_t ws = in.cluster->world_size();
     if (options.world_size && *options.world_size != ws) {
       return Status::invalid_argument("--world " + f.world + " disagrees with the cluster's " +
@@ -67,7 +67,7 @@ Result<Inputs> read_inputs(const CommonFlags& f) {
   }
   if (!f.model.empty()) {
     ZS_ASSIGN_OR_RETURN(in.model, models::resolve_model(f.model));
-    options.model = sim::model_facts(*in.model);
+    options.model = plan::model_facts(*in.model);
   }
   return in;
 }

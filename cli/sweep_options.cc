@@ -123,7 +123,7 @@ reports::SweepInfo sweep_info(const SweepFlags& f, const tuning::SweepSetup& set
   info.command = std::move(command);
   info.config_path = f.common.config;
   info.model = r.model.name;
-  info.cluster = sim::cluster_facts(r.cluster).description;
+  info.cluster = plan::cluster_facts(r.cluster).description;
   info.gpu = r.cluster.preset;
   info.world_size = r.cluster.world_size();
   info.gpu_memory_bytes = r.cluster.gpu_memory_bytes();

@@ -36,7 +36,7 @@ struct SweepInfo {
   std::string command;      // "sweep" or "tune"
   std::string config_path;  // as given
   std::string model;
-  std::string cluster;  // one line (sim::cluster_facts(...).description)
+  std::string cluster;  // one line (plan::cluster_facts(...).description)
   std::string gpu;      // the GPU preset name
   std::int64_t world_size = 0;
   Bytes gpu_memory_bytes = 0;

@@ -1,6 +1,6 @@
-// simulate: what a DeepSpeed config does to a model on a cluster. Reads and checks the config
-// (configs/check.h), builds the Plan of one optimizer step (plan/build_plan.h) and replays it
-// twice: for memory (plan/memory.h) and for time (sim/step_time.h).
+// simulate: what a DeepSpeed config does to a model on a cluster. Gets the checked config and
+// the Plan of one optimizer step from plan/plan_step.h (as run does) and replays the Plan twice:
+// for memory (plan/memory.h) and for time (sim/step_time.h).
 #pragma once
 
 #include <memory>
@@ -13,35 +13,20 @@
 #include "models/model_spec.h"
 #include "plan/build_plan.h"
 #include "plan/memory.h"
+#include "plan/plan_step.h"
 #include "sim/cost_profile.h"
 #include "sim/step_time.h"
 
 namespace zs::sim {
 
-struct SimulationRequest {
-  std::string config_path;
-  // The config already parsed (a sweep edits one in memory per variant); when set it is used
-  // instead of reading config_path, and messages name its Document::source.
-  std::shared_ptr<const json::Document> config_document;
-  configs::CheckOptions check;  // world size, batch flags, precision, version; model/cluster facts
-                                // are filled in by simulate()
-  models::ModelSpec model;
-  configs::Cluster cluster;
-  std::int64_t seq_len = 0;  // 0: the model's max_position_embeddings
-  bool activation_checkpointing = false;
-  bool flash_attention = true;
+// What plan/ needs for the Plan (plan::StepRequest: the config, model, cluster, sequence length,
+// checkpointing, attention kernel, a shared graph; op_names also records per-op simulated
+// times, StepTimeRequest::record_ops), and how to price it.
+struct SimulationRequest : plan::StepRequest {
   double fragmentation = 0.0;
-  // The model's graph from an earlier simulation of the same model (SimulationResult::
-  // built.layout.graph): a sweep shares it across variants. Rebuilt when null or when it was
-  // built for another micro-batch, sequence length, dtype or attention kernel.
-  std::shared_ptr<const plan::ModelGraph> graph;
   // The effective rates; unset: default_cost_profile(cluster).
   std::optional<CostProfile> profile;
   double collective_slowdown = 1.0;  // a straggler's factor on every collective
-  // Op and buffer names in the plan (plan::PlanRequest::names) and per-op simulated times
-  // (StepTimeRequest::record_ops). A sweep turns them off: its results hold the same numbers,
-  // but no plan listing, trace or peak op name can be printed.
-  bool op_names = true;
   // The model's kernels as priced by an earlier simulation (SimulationResult::time.
   // priced_model); reused when priced for the same graph, GPU and profile.
   std::shared_ptr<const PricedModel> priced_model;
@@ -73,9 +58,5 @@ Result<configs::LoadedConfig> check_for_simulation(const SimulationRequest& requ
 // REQUIRES: !lc.diagnostics.has_errors()
 Result<SimulationResult> simulate_checked(const SimulationRequest& request,
                                           configs::LoadedConfig lc);
-
-// What check needs to know of a model and a cluster (configs/check.h).
-configs::ModelFacts model_facts(const models::ModelSpec& spec);
-configs::ClusterFacts cluster_facts(const configs::Cluster& cluster);
 
 }  // namespace zs::sim
