@@ -16,27 +16,6 @@
 
 namespace zs::exec {
 
-std::map<int, int> checkpoint_ranges(const plan::Plan& plan) {
-  std::map<int, int> out;
-  int first = -1, last = -1;
-  const auto close = [&] {
-    if (first >= 0) out.emplace(last, first);
-    first = last = -1;
-  };
-  for (const plan::Op& op : plan.ops) {
-    const auto* c = std::get_if<plan::ComputeWork>(&op.work);
-    if (c == nullptr) continue;
-    if (c->pass != plan::Pass::kRecompute) {
-      close();
-      continue;
-    }
-    first = first < 0 ? c->first_model_op : std::min(first, c->first_model_op);
-    last = std::max(last, c->last_model_op);
-  }
-  close();
-  return out;
-}
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -89,8 +68,7 @@ class Interpreter {
         adam_(adam),
         lr_(lr),
         batches_(built.layout.graph->workload, built.layout.graph->spec.vocab_size, options.text,
-                 options.seed + 1),
-        checkpoints_(checkpoint_ranges(built.plan)) {}
+                 options.seed + 1) {}
 
   Status init() {
     ZS_RETURN_IF_ERROR(batches_.check());
@@ -123,7 +101,6 @@ class Interpreter {
     prepared_ = false;
     skip_ = false;
     hold_lr_ = false;
-    cursor_ = 0;
     micro_steps_ = 0;
     const Clock::time_point t0 = Clock::now();
     backend_.begin_step(s.loss_scale, record);
@@ -155,21 +132,18 @@ class Interpreter {
     if (op.skipped_on_overflow && !prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
     if (op.skipped_on_overflow && skip_) return Status::ok();
     if (const auto* c = std::get_if<plan::ComputeWork>(&op.work)) {
-      if (c->pass == plan::Pass::kForward && c->first_model_op == 0) {
+      if (c->begins_micro_step) {
         batches_.next(&inputs_, &targets_);
         ZS_RETURN_IF_ERROR(backend_.set_batch(inputs_, targets_));
       }
       ZS_RETURN_IF_ERROR(backend_.compute(*c));
-      if (c->pass == plan::Pass::kForward) {
-        const auto ckpt = checkpoints_.find(c->last_model_op);
-        if (ckpt != checkpoints_.end() && ckpt->second <= c->first_model_op) {
-          backend_.drop_activations(ckpt->second, ckpt->first);
-        }
-        if (c->last_model_op == backend_.num_model_ops() - 1) ++micro_steps_;
+      if (c->drop_first_model_op >= 0) {
+        backend_.drop_activations(c->drop_first_model_op, c->last_model_op);
       }
+      if (c->ends_micro_step) ++micro_steps_;
     } else if (const auto* o = std::get_if<plan::OptimizerWork>(&op.work)) {
       if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
-      if (!skip_) adam(o->numel, s->lr);
+      if (!skip_) adam(o->first_elem, o->numel, s->lr);
     }
     // Collectives over one rank, copies, casts, syncs: nothing moves.
     return Status::ok();
@@ -217,14 +191,14 @@ class Interpreter {
     return Status::ok();
   }
 
-  // AdamW over the next `numel` master weights (a ZeRO sub-group or partition).
-  void adam(std::int64_t numel, double lr) {
-    const std::int64_t n = std::min(numel, backend_.num_params() - cursor_);
+  // AdamW over the master weights [first, first + numel) (a ZeRO sub-group or partition),
+  // clamped to the model (a padded partition's tail has no weights).
+  void adam(std::int64_t first, std::int64_t numel, double lr) {
+    const std::int64_t n = std::min(numel, backend_.num_params() - first);
     if (n <= 0) return;
     kernels::cpu::AdamConfig a = adam_;
     a.lr = static_cast<float>(lr);
-    backend_.adam(cursor_, n, a, applied_steps_ + 1);
-    cursor_ += n;
+    backend_.adam(first, n, a, applied_steps_ + 1);
   }
 
   const plan::Plan& plan_;
@@ -235,12 +209,10 @@ class Interpreter {
   kernels::cpu::AdamConfig adam_;
   LrSchedule lr_;
   Batches batches_;
-  std::map<int, int> checkpoints_;  // last model op -> first (checkpoint_ranges())
   std::optional<DynamicLossScaler> scaler_;
   std::vector<std::int32_t> inputs_, targets_;  // (b * s)
   std::int64_t applied_steps_ = 0;              // optimizer steps taken (Adam's step count)
   std::int64_t lr_steps_ = 0;                   // LR scheduler steps taken
-  std::int64_t cursor_ = 0;  // next master weight the optimizer updates this step
   bool prepared_ = false;
   bool skip_ = false;
   bool hold_lr_ = false;  // the step runs but the LR schedule does not advance

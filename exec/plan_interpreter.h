@@ -5,15 +5,14 @@
 // - Ops are issued in the Plan's issue order (which respects every dependency: an op depends
 //   only on earlier ones); a repeated segment runs `repeat` times. Every op is bracketed by
 //   begin_op / end_op, which give the timeline its Plan op ids.
-// - ComputeWork runs its model-op range forward, backward or as recomputation. The forward of
-//   model op 0 starts a micro-step: the backend gets the next micro-batch (exec/batches.h).
-//   The forward of the last model op (the loss) ends one: its loss counts toward the step's
-//   mean.
-// - Activation checkpointing: the recompute ComputeWork between two other ComputeWork ops
-//   recompute one checkpoint, model ops [first, last] (a transformer layer); the forward that
-//   ends at `last` is followed by drop_activations(first, last), so only the checkpoint's input
-//   and output outlive its forward (torch.utils.checkpoint keeps only its inputs). The CPU
-//   runner poisons what it drops, the CUDA runner frees it; recomputation restores it.
+// - ComputeWork runs its model-op range forward, backward or as recomputation, reading the
+//   micro-step structure the Plan states (plan/plan.h ComputeWork): a forward that
+//   begins_micro_step gets the next micro-batch first (exec/batches.h); one that
+//   ends_micro_step (the loss) counts its loss toward the step's mean; one with
+//   drop_first_model_op is followed by drop_activations(drop_first_model_op, last_model_op),
+//   activation checkpointing's free (torch.utils.checkpoint keeps only the layer's input), so
+//   the recompute before the layer's backward restores them. The CPU runner poisons what it
+//   drops, the CUDA runner frees it.
 // - On one rank every collective leaves the data as it is (an all-reduce, reduce-scatter or
 //   all-gather over a group of one). Copies, casts, syncs and NVMe work move no values: they
 //   are bracketed (and so timed) but do nothing here.
@@ -24,13 +23,11 @@
 //   leaves weights, Adam state and the LR schedule as they were. Otherwise the global gradient
 //   norm gives DeepSpeed's combined unscale-and-clip divisor (kernels/cpu/grad_norm.h
 //   combined_scale; stage_1_and_2.py unscale_and_clip_grads), and each OptimizerWork runs AdamW
-//   over the next `numel` elements of the flat fp32 master weights, in order (ZeRO's
+//   over its slice [first_elem, first_elem + numel) of the flat fp32 master weights (ZeRO's
 //   sub-groups; clamped to the model: stage 1/2 partitions are padded). Gradients are zeroed
 //   after every step, skipped or not (engine.py zero_grad after _take_model_step).
 // - The learning rate of applied step k is LrSchedule::at(k) (exec/lr_schedule.h).
 #pragma once
-
-#include <map>
 
 #include "common/status.h"
 #include "configs/ds_config.h"
@@ -39,11 +36,6 @@
 #include "plan/build_plan.h"
 
 namespace zs::exec {
-
-// The checkpoints of `plan` as last model op -> first model op: each run of recompute
-// ComputeWork ops (other work may sit between them, but no forward or backward) spans one
-// checkpoint. Empty without activation checkpointing.
-std::map<int, int> checkpoint_ranges(const plan::Plan& plan);
 
 // Trains `built.plan` on `backend` for options.steps steps (options.backend is not read).
 // REQUIRES: built.plan.world_size == 1; `backend` holds a model of built.layout's graph.

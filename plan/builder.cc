@@ -140,10 +140,19 @@ int MicroStepCompute::run(std::span<const int> deps) {
     backward_begun_ = true;
     b_.host_calls_before_next(HostTask::kEngineBackward, 1);
   }
-  const int id = b_.op(b_.name(label_, ".", pass_name(t.pass), ".", blk.name), b_.compute_stream(),
-                       t.pass == Pass::kForward ? Phase::kForward : Phase::kBackward,
-                       compute_work(blk, t.pass), deps);
+  ComputeWork work = compute_work(blk, t.pass);
   const bool ckpt_block = l_.is_checkpointed(t.block);
+  if (t.pass == Pass::kForward) {
+    work.begins_micro_step = blk.first_op == 0;
+    work.ends_micro_step = blk.last_op == static_cast<int>(l_.ops().size()) - 1;
+    if (ckpt_block && l_.last_of_layer(t.block)) {
+      int first = t.block;
+      while (!l_.first_of_layer(first)) --first;
+      work.drop_first_model_op = l_.blocks()[first].first_op;
+    }
+  }
+  const int id = b_.op(b_.name(label_, ".", pass_name(t.pass), ".", blk.name), b_.compute_stream(),
+                       t.pass == Pass::kForward ? Phase::kForward : Phase::kBackward, work, deps);
   if (t.pass == Pass::kForward) {
     if (ckpt_block && l_.first_of_layer(t.block)) {
       ckpt_[t.block] = b_.buffer(b_.name(label_, ".ckpt.layer", blk.layer), checkpoint_bytes_,

@@ -288,6 +288,22 @@ Status validate(const Plan& plan) {
     if (!on_host && std::holds_alternative<SyncWork>(op.work)) {
       return bad(op_where(i) + " is a host sync on a device stream");
     }
+    if (const auto* c = std::get_if<ComputeWork>(&op.work)) {
+      const bool forward = c->pass == Pass::kForward;
+      if ((c->begins_micro_step || c->ends_micro_step || c->drop_first_model_op >= 0) && !forward) {
+        return bad(op_where(i) + " marks micro-step structure on a " +
+                   std::string(pass_name(c->pass)) + " pass");
+      }
+      if (c->drop_first_model_op < -1 || c->drop_first_model_op > c->last_model_op) {
+        return bad(op_where(i) + " drops from model op " + std::to_string(c->drop_first_model_op) +
+                   ", past its last " + std::to_string(c->last_model_op));
+      }
+    }
+    if (const auto* o = std::get_if<OptimizerWork>(&op.work)) {
+      if (o->first_elem < 0 || o->numel < 0) {
+        return bad(op_where(i) + " updates a negative slice of the master weights");
+      }
+    }
   }
   for (int b = 0; b < n_buf; ++b) {
     const Buffer& buf = plan.buffers[b];

@@ -128,6 +128,14 @@ struct ComputeWork {
   int last_model_op = 0;
   std::int64_t flops = 0;
   Bytes hbm_bytes = 0;
+  // What the op means for a micro-step, stated so an executor need not infer it (forward only):
+  bool begins_micro_step = false;  // the first model op's forward: a new micro-batch is read
+  bool ends_micro_step = false;    // the loss's forward: its loss counts toward the step's mean
+  // Activation checkpointing: after this forward (the last of a checkpointed layer) the
+  // activations of model ops [drop_first_model_op, last_model_op] are freed but the layer's
+  // input, as torch.utils.checkpoint keeps only its inputs; a recompute restores them before
+  // the layer's backward. -1: nothing is dropped.
+  int drop_first_model_op = -1;
 };
 
 using CollectiveKind = kernels::Collective;
@@ -167,6 +175,11 @@ struct OptimizerWork {
   bool on_cpu = false;
   std::int64_t numel = 0;
   Bytes bytes_touched = 0;
+  // Where the slice starts in this rank's flat fp32 master weights (its ZeRO partition, or the
+  // whole model at stage 0): sub-groups and partitions follow each other from 0. A stage 1/2
+  // partition is padded to a multiple of the world size, so the last slice may run past the
+  // model's parameters; the padding has no weights.
+  std::int64_t first_elem = 0;
 };
 
 struct NvmeWork {

@@ -243,8 +243,11 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   last = grad_norm(b, l.offload_optimizer ? 0 : l.psi3 * l.accum_bytes,
                    l.offload_optimizer ? Dtype::kFp32 : Dtype::kFp64, last,
                    (l.offload_optimizer ? 4 : 1) * std::max(groups, 1));
+  std::int64_t group_begin = 0;  // the sub-group's first element in the rank's partition
   for (int j = 0; j < groups; ++j) {
     const std::int64_t s = l.sub_groups[j];
+    const std::int64_t first_elem = group_begin;
+    group_begin += s;
     const std::string name = "step.sub_group." + std::to_string(j);
     if (j < on_gpu) {
       // _prepare_fp32_grad_for_sub_group: a flattened copy, then its fp32 cast.
@@ -253,8 +256,8 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
                             MemoryWork{s * l.accum_bytes, s * (l.accum_bytes + 4)});
       b.alloc(cast, grads32);
       b.at(cast).transient_bytes = s * l.accum_bytes;
-      const int adam =
-          b.op({name, ".optimizer"}, compute, Phase::kStep, OptimizerWork{false, s, s * 28});
+      const int adam = b.op({name, ".optimizer"}, compute, Phase::kStep,
+                            OptimizerWork{false, s, s * 28, first_elem});
       b.free(adam, grads32);
       b.op({name, ".copy_params"}, compute, Phase::kStep, MemoryWork{s * 4, s * e});
     } else {
@@ -270,7 +273,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
       // for the copy below (4 + e bytes per element more).
       const Bytes cast_bytes = l.offload_param ? 0 : s * (4 + e);
       last = b.host_op({name, ".optimizer.cpu"}, Phase::kStep,
-                       OptimizerWork{true, s, s * 28 + cast_bytes}, {ready});
+                       OptimizerWork{true, s, s * 28 + cast_bytes, first_elem}, {ready});
       if (l.optimizer_on_nvme) {
         last = b.op({name, ".swap_out"}, b.nvme_stream(), Phase::kStep,
                     NvmeWork{s * (4 + state), false}, {last});
