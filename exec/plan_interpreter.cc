@@ -8,6 +8,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/overloaded.h"
 #include "exec/adam_config.h"
 #include "exec/batches.h"
 #include "exec/loss_scaler.h"
@@ -131,22 +132,34 @@ class Interpreter {
     const plan::Op& op = plan_.ops[static_cast<std::size_t>(i)];
     if (op.skipped_on_overflow && !prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
     if (op.skipped_on_overflow && skip_) return Status::ok();
-    if (const auto* c = std::get_if<plan::ComputeWork>(&op.work)) {
-      if (c->begins_micro_step) {
-        batches_.next(&inputs_, &targets_);
-        ZS_RETURN_IF_ERROR(backend_.set_batch(inputs_, targets_));
-      }
-      ZS_RETURN_IF_ERROR(backend_.compute(*c));
-      if (c->drop_first_model_op >= 0) {
-        backend_.drop_activations(c->drop_first_model_op, c->last_model_op);
-      }
-      if (c->ends_micro_step) ++micro_steps_;
-    } else if (const auto* o = std::get_if<plan::OptimizerWork>(&op.work)) {
-      if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
-      if (!skip_) adam(o->first_elem, o->numel, s->lr);
-    }
-    // Collectives over one rank, copies, casts, syncs: nothing moves.
-    return Status::ok();
+    // On one rank collectives move nothing; copies, casts, syncs and NVMe work move no values
+    // (bracketed, and so timed, by the backend).
+    const auto nothing = [](const auto&) { return Status::ok(); };
+    return std::visit(Overloaded{
+                          [&](const plan::ComputeWork& c) -> Status {
+                            if (c.begins_micro_step) {
+                              batches_.next(&inputs_, &targets_);
+                              ZS_RETURN_IF_ERROR(backend_.set_batch(inputs_, targets_));
+                            }
+                            ZS_RETURN_IF_ERROR(backend_.compute(c));
+                            if (c.drop_first_model_op >= 0) {
+                              backend_.drop_activations(c.drop_first_model_op, c.last_model_op);
+                            }
+                            if (c.ends_micro_step) ++micro_steps_;
+                            return Status::ok();
+                          },
+                          [&](const plan::OptimizerWork& o) -> Status {
+                            if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
+                            if (!skip_) adam(o.first_elem, o.numel, s->lr);
+                            return Status::ok();
+                          },
+                          [&](const plan::CollectiveWork& w) { return nothing(w); },
+                          [&](const plan::MemoryWork& w) { return nothing(w); },
+                          [&](const plan::CopyWork& w) { return nothing(w); },
+                          [&](const plan::NvmeWork& w) { return nothing(w); },
+                          [&](const plan::SyncWork& w) { return nothing(w); },
+                      },
+                      op.work);
   }
 
   // The overflow check, the loss scaler and the unscale-and-clip, once per step, before the

@@ -4,7 +4,9 @@
 #include <cstdio>
 #include <cstring>
 #include <utility>
+#include <variant>
 
+#include "common/overloaded.h"
 #include "common/units.h"
 
 namespace zs::plan {
@@ -215,31 +217,41 @@ Status bad(const std::string& what) { return Status::invalid_argument("invalid p
 
 std::string describe_work(const Work& w) {
   char buf[160];
-  if (const auto* c = std::get_if<ComputeWork>(&w)) {
-    std::snprintf(buf, sizeof buf, "compute %s ops %d-%d flops %lld bytes %lld",
-                  std::string(pass_name(c->pass)).c_str(), c->first_model_op, c->last_model_op,
-                  static_cast<long long>(c->flops), static_cast<long long>(c->hbm_bytes));
-  } else if (const auto* k = std::get_if<CollectiveWork>(&w)) {
-    std::snprintf(buf, sizeof buf, "%s %lld bytes %s over %d ranks",
-                  std::string(collective_name(k->kind)).c_str(), static_cast<long long>(k->bytes),
-                  std::string(dtype_name(k->dtype)).c_str(), k->group_size);
-  } else if (const auto* m = std::get_if<MemoryWork>(&w)) {
-    std::snprintf(buf, sizeof buf, "memory read %lld write %lld",
-                  static_cast<long long>(m->bytes_read), static_cast<long long>(m->bytes_written));
-  } else if (const auto* p = std::get_if<CopyWork>(&w)) {
-    std::snprintf(buf, sizeof buf, "copy %s %lld bytes %s", p->host_to_device ? "h2d" : "d2h",
-                  static_cast<long long>(p->bytes), p->pinned ? "pinned" : "pageable");
-  } else if (const auto* o = std::get_if<OptimizerWork>(&w)) {
-    std::snprintf(buf, sizeof buf, "optimizer %s numel %lld bytes %lld", o->on_cpu ? "cpu" : "gpu",
-                  static_cast<long long>(o->numel), static_cast<long long>(o->bytes_touched));
-  } else if (const auto* n = std::get_if<NvmeWork>(&w)) {
-    std::snprintf(buf, sizeof buf, "nvme %s %lld bytes", n->read ? "read" : "write",
-                  static_cast<long long>(n->bytes));
-  } else if (const auto* y = std::get_if<SyncWork>(&w)) {
-    std::snprintf(buf, sizeof buf, "sync x%d", y->rounds);
-  } else {
-    std::snprintf(buf, sizeof buf, "?");
-  }
+  std::visit(Overloaded{
+                 [&](const ComputeWork& c) {
+                   std::snprintf(buf, sizeof buf, "compute %s ops %d-%d flops %lld bytes %lld",
+                                 std::string(pass_name(c.pass)).c_str(), c.first_model_op,
+                                 c.last_model_op, static_cast<long long>(c.flops),
+                                 static_cast<long long>(c.hbm_bytes));
+                 },
+                 [&](const CollectiveWork& k) {
+                   std::snprintf(buf, sizeof buf, "%s %lld bytes %s over %d ranks",
+                                 std::string(collective_name(k.kind)).c_str(),
+                                 static_cast<long long>(k.bytes),
+                                 std::string(dtype_name(k.dtype)).c_str(), k.group_size);
+                 },
+                 [&](const MemoryWork& m) {
+                   std::snprintf(buf, sizeof buf, "memory read %lld write %lld",
+                                 static_cast<long long>(m.bytes_read),
+                                 static_cast<long long>(m.bytes_written));
+                 },
+                 [&](const CopyWork& p) {
+                   std::snprintf(buf, sizeof buf, "copy %s %lld bytes %s",
+                                 p.host_to_device ? "h2d" : "d2h", static_cast<long long>(p.bytes),
+                                 p.pinned ? "pinned" : "pageable");
+                 },
+                 [&](const OptimizerWork& o) {
+                   std::snprintf(buf, sizeof buf, "optimizer %s numel %lld bytes %lld",
+                                 o.on_cpu ? "cpu" : "gpu", static_cast<long long>(o.numel),
+                                 static_cast<long long>(o.bytes_touched));
+                 },
+                 [&](const NvmeWork& n) {
+                   std::snprintf(buf, sizeof buf, "nvme %s %lld bytes", n.read ? "read" : "write",
+                                 static_cast<long long>(n.bytes));
+                 },
+                 [&](const SyncWork& y) { std::snprintf(buf, sizeof buf, "sync x%d", y.rounds); },
+             },
+             w);
   return buf;
 }
 

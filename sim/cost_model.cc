@@ -4,6 +4,9 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <variant>
+
+#include "common/overloaded.h"
 
 namespace zs::sim {
 namespace {
@@ -214,47 +217,56 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
     OpCost& c = out.costs[i];
     c.host_s = p.kernel_launch_s;
     if (op.host_wait_for >= 0) c.host_wait_s = p.kernel_launch_s;
-    if (const auto* w = std::get_if<plan::ComputeWork>(&op.work)) {
-      const int a = w->first_model_op, b = w->last_model_op + 1;
-      const bool bwd = w->pass == plan::Pass::kBackward;
-      const auto& ps = bwd ? m.bwd_prefix_s : m.fwd_prefix_s;
-      const auto& pk = bwd ? m.bwd_prefix_kernels : m.fwd_prefix_kernels;
-      c.fixed_s = ps[b] - ps[a];
-      c.host_s = p.kernel_launch_s * (pk[b] - pk[a]);
-    } else if (const auto* cw = std::get_if<plan::CollectiveWork>(&op.work)) {
-      const auto key = static_cast<std::uint64_t>(cw->bytes) * 0x9E3779B97F4A7C15ull +
-                       static_cast<std::uint64_t>(cw->kind) * 31u +
-                       static_cast<std::uint64_t>(cw->group_size);
-      Memo& mm = memo[(key >> 32) % kMemoSlots];
-      if (mm.bytes != cw->bytes || mm.group != cw->group_size || mm.kind != cw->kind) {
-        const GroupTopology t = cw->group_size == plan.world_size
-                                    ? world
-                                    : group_topology(cw->group_size, cluster.gpus_per_node);
-        mm = Memo{cw->bytes, cw->group_size, cw->kind,
-                  estimate_collective(cw->kind, cw->bytes, t, p)};
-      }
-      const CollectiveEstimate& e = mm.e;
-      c.fixed_s = e.latency_s * collective_slowdown;
-      c.link = kNcclLink;
-      c.link_amount = e.transfer_s * collective_slowdown;
-    } else if (const auto* mw = std::get_if<plan::MemoryWork>(&op.work)) {
-      c.fixed_s = memory_s(static_cast<double>(mw->bytes_read + mw->bytes_written), hbm, p);
-    } else if (const auto* pw = std::get_if<plan::CopyWork>(&op.work)) {
-      c.fixed_s = p.pcie_latency_s;
-      c.link = kPcieLink;
-      c.link_amount = static_cast<double>(pw->bytes);
-      c.rate_cap =
-          pw->pinned ? p.pcie_pinned_bytes_per_s : p.pcie_pinned_bytes_per_s / p.pageable_slowdown;
-    } else if (const auto* ow = std::get_if<plan::OptimizerWork>(&op.work)) {
-      const auto bytes = static_cast<double>(ow->bytes_touched);
-      c.fixed_s = ow->on_cpu ? bytes / cpu_rate : memory_s(bytes, hbm, p);
-    } else if (const auto* nw = std::get_if<plan::NvmeWork>(&op.work)) {
-      c.link = kNvmeLink;
-      c.link_amount = static_cast<double>(nw->bytes);
-      c.rate_cap = (nw->read ? p.nvme_read_bytes_per_s : p.nvme_write_bytes_per_s) / ranks_per_node;
-    } else if (const auto* yw = std::get_if<plan::SyncWork>(&op.work)) {
-      c.host_s = p.kernel_launch_s * yw->rounds;
-    }
+    std::visit(
+        Overloaded{
+            [&](const plan::ComputeWork& w) {
+              const int a = w.first_model_op, b = w.last_model_op + 1;
+              const bool bwd = w.pass == plan::Pass::kBackward;
+              const auto& ps = bwd ? m.bwd_prefix_s : m.fwd_prefix_s;
+              const auto& pk = bwd ? m.bwd_prefix_kernels : m.fwd_prefix_kernels;
+              c.fixed_s = ps[b] - ps[a];
+              c.host_s = p.kernel_launch_s * (pk[b] - pk[a]);
+            },
+            [&](const plan::CollectiveWork& cw) {
+              const auto key = static_cast<std::uint64_t>(cw.bytes) * 0x9E3779B97F4A7C15ull +
+                               static_cast<std::uint64_t>(cw.kind) * 31u +
+                               static_cast<std::uint64_t>(cw.group_size);
+              Memo& mm = memo[(key >> 32) % kMemoSlots];
+              if (mm.bytes != cw.bytes || mm.group != cw.group_size || mm.kind != cw.kind) {
+                const GroupTopology t = cw.group_size == plan.world_size
+                                            ? world
+                                            : group_topology(cw.group_size, cluster.gpus_per_node);
+                mm = Memo{cw.bytes, cw.group_size, cw.kind,
+                          estimate_collective(cw.kind, cw.bytes, t, p)};
+              }
+              const CollectiveEstimate& e = mm.e;
+              c.fixed_s = e.latency_s * collective_slowdown;
+              c.link = kNcclLink;
+              c.link_amount = e.transfer_s * collective_slowdown;
+            },
+            [&](const plan::MemoryWork& mw) {
+              c.fixed_s = memory_s(static_cast<double>(mw.bytes_read + mw.bytes_written), hbm, p);
+            },
+            [&](const plan::CopyWork& pw) {
+              c.fixed_s = p.pcie_latency_s;
+              c.link = kPcieLink;
+              c.link_amount = static_cast<double>(pw.bytes);
+              c.rate_cap = pw.pinned ? p.pcie_pinned_bytes_per_s
+                                     : p.pcie_pinned_bytes_per_s / p.pageable_slowdown;
+            },
+            [&](const plan::OptimizerWork& ow) {
+              const auto bytes = static_cast<double>(ow.bytes_touched);
+              c.fixed_s = ow.on_cpu ? bytes / cpu_rate : memory_s(bytes, hbm, p);
+            },
+            [&](const plan::NvmeWork& nw) {
+              c.link = kNvmeLink;
+              c.link_amount = static_cast<double>(nw.bytes);
+              c.rate_cap =
+                  (nw.read ? p.nvme_read_bytes_per_s : p.nvme_write_bytes_per_s) / ranks_per_node;
+            },
+            [&](const plan::SyncWork& yw) { c.host_s = p.kernel_launch_s * yw.rounds; },
+        },
+        op.work);
     // DeepSpeed's hooks and engine calls that run before the host issues the op.
     for (int k = 0; k < plan::kHostTaskCount; ++k) c.host_s += op.host_calls.n[k] * call_s[k];
   }

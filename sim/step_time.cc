@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <variant>
 
 #include "common/check.h"
+#include "common/overloaded.h"
 
 namespace zs::sim {
 namespace {
@@ -12,14 +14,16 @@ namespace {
 enum Cat { kCompute, kOptimizer, kOtherGpu, kComm, kOffload, kIdle, kCats };
 
 Cat category_of(const plan::Work& w) {
-  if (std::holds_alternative<plan::ComputeWork>(w)) return kCompute;
-  if (std::holds_alternative<plan::OptimizerWork>(w)) return kOptimizer;
-  if (std::holds_alternative<plan::MemoryWork>(w)) return kOtherGpu;
-  if (std::holds_alternative<plan::CollectiveWork>(w)) return kComm;
-  if (std::holds_alternative<plan::CopyWork>(w) || std::holds_alternative<plan::NvmeWork>(w)) {
-    return kOffload;
-  }
-  return kIdle;  // syncs take no device time
+  return std::visit(Overloaded{
+                        [](const plan::ComputeWork&) { return kCompute; },
+                        [](const plan::OptimizerWork&) { return kOptimizer; },
+                        [](const plan::MemoryWork&) { return kOtherGpu; },
+                        [](const plan::CollectiveWork&) { return kComm; },
+                        [](const plan::CopyWork&) { return kOffload; },
+                        [](const plan::NvmeWork&) { return kOffload; },
+                        [](const plan::SyncWork&) { return kIdle; },  // no device time
+                    },
+                    w);
 }
 
 struct Swept {
