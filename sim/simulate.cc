@@ -26,8 +26,7 @@ Result<SimulationResult> simulate_checked(const SimulationRequest& request,
   mo.host_capacity_bytes = request.cluster.node.host_memory_bytes;
   mo.ranks_per_node = request.cluster.gpus_per_node;
   mo.fragmentation = request.fragmentation;
-  // A sweep (no op names) runs the caching allocator only near capacity (plan/memory.h).
-  mo.allocator_only_near_capacity = !request.op_names;
+  mo.allocator_only_near_capacity = request.allocator_near_capacity_only;
   r.memory = plan::replay_memory(r.built.plan, mo);
   r.train_batch_size = lc.config.batch.train_batch_size.value;
   r.profile = request.profile ? *request.profile : default_cost_profile(request.cluster);

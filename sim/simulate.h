@@ -33,6 +33,10 @@ struct SimulationRequest : plan::StepRequest {
   // False: memory only (plan and replay_memory); SimulationResult::time is left zero. A tuner
   // prunes by memory this way before it times anything.
   bool simulate_time = true;
+  // A sweep's row: the caching allocator replays the Plan only when the allocated peak nears
+  // capacity, where its verdict can differ (plan/memory.h MemoryOptions); the reserved figure is
+  // then the allocated one below that.
+  bool allocator_near_capacity_only = false;
 };
 
 struct SimulationResult {

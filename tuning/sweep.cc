@@ -88,6 +88,7 @@ Result<VariantRunner::Prepared> VariantRunner::prepare(const Variant& v, bool na
   Prepared p;
   p.request = setup_.base;
   p.request.op_names = names;
+  p.request.allocator_near_capacity_only = !names;  // a row, not the named re-simulation
   for (const auto& value : v.values) p.values.push_back(value ? *value : json::Json(nullptr));
   auto doc = std::make_shared<json::Document>(*setup_.base.config_document);
   auto edited = apply_variant(setup_.axes, v, &doc->root, &p.request);

@@ -116,8 +116,11 @@ TEST(CachingAllocator, ASweepRunsItOnlyNearCapacityWithTheSameVerdict) {
     r.simulate_time = false;
     const auto full = sim::simulate(r);
     r.op_names = false;
+    const auto unnamed = sim::simulate(r);  // names alone do not gate the allocator
+    r.allocator_near_capacity_only = true;
     const auto sweep = sim::simulate(r);
-    ASSERT_TRUE(full.ok() && sweep.ok());
+    ASSERT_TRUE(full.ok() && unnamed.ok() && sweep.ok());
+    EXPECT_EQ(unnamed->memory.gpu_reserved_peak_bytes, full->memory.gpu_reserved_peak_bytes);
     EXPECT_EQ(full->memory.gpu_oom, sweep->memory.gpu_oom) << mb;
     EXPECT_GT(full->memory.gpu_reserved_peak_bytes, 0);
     if (mb == 1) {
