@@ -60,10 +60,12 @@ void reference_ring_reduce(std::span<std::vector<std::byte>> buffers, plan::Dtyp
       add_into(acc.data(), buffers[r].data() + ch.begin * elem, ch.end - ch.begin, dtype);
       if (r != c) {
         // The partial sum rank r sends on replaces its chunk (NCCL reduces in place).
-        std::memcpy(buffers[r].data() + ch.begin * elem, acc.data(), acc.size());
+        copy_bytes(buffers[r].data() + ch.begin * elem, acc.data(),
+                   static_cast<std::int64_t>(acc.size()));
       }
     }
-    std::memcpy(buffers[c].data() + ch.begin * elem, acc.data(), acc.size());
+    copy_bytes(buffers[c].data() + ch.begin * elem, acc.data(),
+               static_cast<std::int64_t>(acc.size()));
   }
 }
 
@@ -89,6 +91,10 @@ Status check_collective(std::string_view what, std::int64_t count, plan::Dtype d
                                     " is not a rank of a group of " + std::to_string(size));
   }
   return Status::ok();
+}
+
+void copy_bytes(void* dst, const void* src, std::int64_t n) {
+  if (n > 0) std::memcpy(dst, src, static_cast<std::size_t>(n));
 }
 
 Chunk ring_chunk(std::int64_t count, int n, int c) { return {count * c / n, count * (c + 1) / n}; }
@@ -121,8 +127,8 @@ void reference_all_reduce(std::span<std::vector<std::byte>> buffers, std::int64_
     const Chunk ch = ring_chunk(count, n, c);
     for (int r = 0; r < n; ++r) {
       if (r == c) continue;
-      std::memcpy(buffers[r].data() + ch.begin * elem, buffers[c].data() + ch.begin * elem,
-                  (ch.end - ch.begin) * elem);
+      copy_bytes(buffers[r].data() + ch.begin * elem, buffers[c].data() + ch.begin * elem,
+                 (ch.end - ch.begin) * elem);
     }
   }
 }
@@ -141,8 +147,8 @@ void reference_all_gather(std::span<std::vector<std::byte>> buffers, std::int64_
   for (int c = 0; c < n; ++c) {
     for (int r = 0; r < n; ++r) {
       if (r == c) continue;
-      std::memcpy(buffers[r].data() + c * count * elem, buffers[c].data() + c * count * elem,
-                  count * elem);
+      copy_bytes(buffers[r].data() + c * count * elem, buffers[c].data() + c * count * elem,
+                 count * elem);
     }
   }
 }

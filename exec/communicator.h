@@ -68,6 +68,9 @@ struct Chunk {
 };
 Chunk ring_chunk(std::int64_t count, int n, int c);
 
+// memcpy of n bytes that allows n = 0 with null pointers (an empty chunk's storage).
+void copy_bytes(void* dst, const void* src, std::int64_t n);
+
 // dst[i] = round(dst[i] + src[i]) in `dtype` (the sum in fp32), for i < count.
 void add_into(void* dst, const void* src, std::int64_t count, plan::Dtype dtype);
 

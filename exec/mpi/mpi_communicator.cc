@@ -70,7 +70,7 @@ class MpiCommunicator final : public Communicator {
     std::vector<std::byte> copy(static_cast<const std::byte*>(data),
                                 static_cast<const std::byte*>(data) + bytes);
     ZS_RETURN_IF_ERROR(all_reduce(copy.data(), count, dtype).with_context("reduce"));
-    if (rank_ == root) std::memcpy(data, copy.data(), bytes);
+    if (rank_ == root) copy_bytes(data, copy.data(), static_cast<std::int64_t>(bytes));
     return Status::ok();
   }
 
@@ -135,8 +135,7 @@ class MpiCommunicator final : public Communicator {
       ZS_RETURN_IF_ERROR(hop(what, bytes, elem, chunk(along(-1 - s)), partial.data(), in));
       // acc = partial received + this rank's chunk, kept in place for the next hop.
       add_into(partial.data(), bytes + in.begin * elem, in.end - in.begin, dtype);
-      std::memcpy(bytes + in.begin * elem, partial.data(),
-                  static_cast<std::size_t>((in.end - in.begin) * elem));
+      copy_bytes(bytes + in.begin * elem, partial.data(), (in.end - in.begin) * elem);
     }
     return Status::ok();
   }
