@@ -107,7 +107,7 @@ struct Stream {
   StreamKind kind = StreamKind::kCompute;
 };
 
-enum class Pass { kForward, kBackward, kRecompute };
+enum class Pass : std::uint8_t { kForward, kBackward, kRecompute };
 constexpr std::string_view pass_name(Pass p) {
   switch (p) {
     case Pass::kForward:
@@ -123,20 +123,22 @@ constexpr std::string_view pass_name(Pass p) {
 // Model kernels: the contiguous range [first_model_op, last_model_op] of
 // models::forward_ops(spec, workload), run forward, backward, or forward again to recompute.
 struct ComputeWork {
-  Pass pass = Pass::kForward;
   int first_model_op = 0;
   int last_model_op = 0;
-  std::int64_t flops = 0;
-  Bytes hbm_bytes = 0;
-  // What the op means for a micro-step, stated so an executor need not infer it (forward only):
-  bool begins_micro_step = false;  // the first model op's forward: a new micro-batch is read
-  bool ends_micro_step = false;    // the loss's forward: its loss counts toward the step's mean
   // Activation checkpointing: after this forward (the last of a checkpointed layer) the
   // activations of model ops [drop_first_model_op, last_model_op] are freed but the layer's
   // input, as torch.utils.checkpoint keeps only its inputs; a recompute restores them before
   // the layer's backward. -1: nothing is dropped.
   int drop_first_model_op = -1;
+  Pass pass = Pass::kForward;
+  // What the op means for a micro-step, stated so an executor need not infer it (forward only):
+  bool begins_micro_step = false;  // the first model op's forward: a new micro-batch is read
+  bool ends_micro_step = false;    // the loss's forward: its loss counts toward the step's mean
+  std::int64_t flops = 0;
+  Bytes hbm_bytes = 0;
 };
+// Kept at 32 bytes, the size of the Plan's largest op payload: every op carries a Work.
+static_assert(sizeof(ComputeWork) <= 32);
 
 using CollectiveKind = kernels::Collective;
 using kernels::collective_name;
