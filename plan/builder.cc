@@ -15,6 +15,15 @@ PlanBuilder::PlanBuilder(const Layout& layout, bool names) : l_(layout), names_(
   if (names_) plan_.names.reserve(48 * ops);
 }
 
+IdRange PlanBuilder::whole_params(std::span<const int> params) {
+  if (!names_) return {};
+  IdRange r;
+  r.begin = static_cast<std::uint32_t>(plan_.param_slices.size());
+  for (int p : params) plan_.param_slices.push_back({p, 0, l_.params()[p].numel});
+  r.end = static_cast<std::uint32_t>(plan_.param_slices.size());
+  return r;
+}
+
 int PlanBuilder::add_stream(int* slot, const char* name, StreamKind kind) {
   *slot = plan_.add_stream(name, kind);
   last_on_.push_back(-1);

@@ -26,6 +26,14 @@ class PlanBuilder {
   const Layout& layout() const { return l_; }
   Plan& plan() { return plan_; }
 
+  // Like names, the gradient elements a reduction carries (CollectiveWork::slices) describe the
+  // Plan for an executor or a reader, which a sweep never is: kept only with names.
+  bool keeps_slices() const { return names_; }
+  // `s` appended to the plan's slices; empty without names.
+  IdRange slices(std::span<const ParamSlice> s) { return names_ ? plan_.add_slices(s) : IdRange{}; }
+  // The whole gradients of `params`, in order; empty without names.
+  IdRange whole_params(std::span<const int> params);
+
   // Streams, created on first use. Without overlap_comm DeepSpeed runs its collectives on the
   // current (compute) stream, so reduce_stream()/gather_stream() return the compute stream.
   int compute_stream() { return stream(&compute_, "compute", StreamKind::kCompute); }

@@ -36,8 +36,9 @@ struct PlanRequest {
   // The model's graph for this workload when the caller already has it (a sweep shares one);
   // built here when null or built for another workload.
   std::shared_ptr<const ModelGraph> graph;
-  // Op and buffer names (Plan::names). Off, every name is empty and nothing else changes: a
-  // sweep, which prints no plan, trace or peak op, skips building thousands of strings.
+  // Op and buffer names (Plan::names) and the reductions' gradient slices
+  // (CollectiveWork::slices). Off, they are empty and nothing else changes: a sweep, which
+  // prints no plan, trace or peak op and executes nothing, skips building them.
   bool names = true;
 };
 

@@ -156,6 +156,14 @@ int Plan::add_buffer(Buffer b) {
   return static_cast<int>(buffers.size()) - 1;
 }
 
+IdRange Plan::add_slices(std::span<const ParamSlice> s) {
+  IdRange r;
+  r.begin = static_cast<std::uint32_t>(param_slices.size());
+  param_slices.insert(param_slices.end(), s.begin(), s.end());
+  r.end = static_cast<std::uint32_t>(param_slices.size());
+  return r;
+}
+
 int Plan::add_op(Op op, std::span<const int> deps) {
   Op& o = append_op(deps);
   const IdRange range = o.deps;
@@ -309,6 +317,17 @@ Status validate(const Plan& plan) {
       if (c->drop_first_model_op < -1 || c->drop_first_model_op > c->last_model_op) {
         return bad(op_where(i) + " drops from model op " + std::to_string(c->drop_first_model_op) +
                    ", past its last " + std::to_string(c->last_model_op));
+      }
+    }
+    if (const auto* k = std::get_if<CollectiveWork>(&op.work)) {
+      if (k->slices.begin > k->slices.end || k->slices.end > plan.param_slices.size()) {
+        return bad(op_where(i) + " has a broken slice range");
+      }
+      for (const ParamSlice& sl : plan.slices(*k)) {
+        if (sl.param < 0 || sl.begin < 0 || sl.end <= sl.begin) {
+          return bad(op_where(i) + " carries an empty or negative slice of parameter " +
+                     std::to_string(sl.param));
+        }
       }
     }
     if (const auto* o = std::get_if<OptimizerWork>(&op.work)) {

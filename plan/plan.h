@@ -156,6 +156,22 @@ struct CollectiveWork {
   Bytes bytes = 0;
   int group_size = 1;
   Dtype dtype = Dtype::kBf16;
+  // The gradient elements a reduction carries, in its buffer's order (a range of
+  // Plan::param_slices): what an executor gathers into the buffer and scatters back. Stated for
+  // the gradient reductions of every stage when the plan keeps names (PlanRequest::names; a
+  // sweep's plans leave them empty, as their names); empty for the rest (overflow flags, norms,
+  // parameter gathers) until an executor needs them.
+  IdRange slices{};
+};
+
+static_assert(sizeof(CollectiveWork) <= 32);
+
+// Elements [begin, end) of model parameter `param` (a models::ParamTensor id of the layout's
+// graph), flattened.
+struct ParamSlice {
+  int param = 0;
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
 };
 
 // GPU memory-bound work that is not a model kernel: flatten, cast, copy, zero fill, norm.
@@ -265,8 +281,9 @@ struct Plan {
   std::vector<Buffer> buffers;
   std::vector<Op> ops;
   std::vector<Segment> segments;
-  std::string names;         // the text NameRefs point into
-  std::vector<int> dep_ids;  // the ids IdRanges point into
+  std::string names;                     // the text NameRefs point into
+  std::vector<int> dep_ids;              // the ids IdRanges point into
+  std::vector<ParamSlice> param_slices;  // what CollectiveWork::slices point into
 
   // Appends the concatenation of `parts` to `names`.
   NameRef add_name(std::initializer_list<NamePart> parts);
@@ -280,6 +297,11 @@ struct Plan {
   int add_stream(std::string name, StreamKind kind);
   int add_buffer(Buffer b);
   int add_op(Op op, std::span<const int> deps);  // returns its id; op.deps is set here
+  // Appends `s` to param_slices; returns its range (a CollectiveWork::slices).
+  IdRange add_slices(std::span<const ParamSlice> s);
+  std::span<const ParamSlice> slices(const CollectiveWork& w) const {
+    return {param_slices.data() + w.slices.begin, w.slices.end - w.slices.begin};
+  }
   // Appends a default Op with these deps and returns it, for the caller to fill in place.
   Op& append_op(std::span<const int> deps);
   // The id of the op named `name`, or -1. Linear: for tests and tools.

@@ -58,18 +58,20 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
     if (run.boundary && l.world > 1) {
       // engine.py allreduce_gradients: buckets of MEMORY_OPT_ALLREDUCE_SIZE elements.
       std::int64_t bucket = 0;
+      std::vector<int> in_bucket;  // whole gradients, in the bucket's order
       auto flush = [&]() {
-        const int op =
-            b.op(b.name(run.label, ".allreduce.", b.plan().ops.size()), compute, Phase::kReduce,
-                 CollectiveWork{CollectiveKind::kAllReduce, bucket * l.comm_bytes, l.world,
-                                l.comm_dtype},
-                 {last_op});
+        CollectiveWork w{CollectiveKind::kAllReduce, bucket * l.comm_bytes, l.world, l.comm_dtype};
+        w.slices = b.whole_params(in_bucket);
+        in_bucket.clear();
+        const int op = b.op(b.name(run.label, ".allreduce.", b.plan().ops.size()), compute,
+                            Phase::kReduce, w, {last_op});
         // The bucket is flattened (a copy), cast when the comm dtype differs, then copied back.
         b.at(op).transient_bytes = bucket * e + (l.comm_bytes != e ? bucket * l.comm_bytes : 0);
         bucket = 0;
       };
       for (int p : l.real_params()) {
         bucket += l.params()[p].numel;
+        in_bucket.push_back(p);
         if (bucket > kAllreduceBucketElems) flush();
       }
       if (bucket > 0) flush();

@@ -87,11 +87,11 @@ class Reducer {
     int op = -1;
     for (const Piece& piece : pieces()) {
       const bool reduce = piece.dst >= 0;
+      CollectiveWork w{reduce ? CollectiveKind::kReduce : CollectiveKind::kAllReduce,
+                       piece.elems * l_.comm_bytes, l_.world, l_.comm_dtype};
+      w.slices = b_.slices(piece.parts);
       op = b_.op(b_.name(label_, reduce ? ".reduce." : ".allreduce.", collectives_++),
-                 b_.reduce_stream(), Phase::kReduce,
-                 CollectiveWork{reduce ? CollectiveKind::kReduce : CollectiveKind::kAllReduce,
-                                piece.elems * l_.comm_bytes, l_.world, l_.comm_dtype},
-                 {op >= 0 ? op : producer});
+                 b_.reduce_stream(), Phase::kReduce, w, {op >= 0 ? op : producer});
       // The slices are flattened (a copy unless there is one: torch's _flatten_dense_tensors)
       // and cast when the communication dtype differs (allreduce_bucket).
       b_.at(op).transient_bytes =
@@ -146,6 +146,7 @@ class Reducer {
     std::int64_t elems = 0;
     int slices = 0;
     int dst = -1;
+    std::vector<ParamSlice> parts;  // the gradient elements, in the piece's order
   };
 
   // The collectives that reduce the current bucket (stage_1_and_2.py average_tensor at 0.19.6):
@@ -159,32 +160,37 @@ class Reducer {
   //   to it the same way (allreduce_no_retain with rank=dst), owners in order of first slice.
   std::vector<Piece> pieces() const {
     if (!l_.contiguous_gradients || !l_.reduce_scatter) {
-      return {Piece{bucket_.elems(), 2, -1}};
+      Piece whole{bucket_.elems(), 2, -1, {}};
+      if (b_.keeps_slices()) {
+        for (int p : bucket_.params()) whole.parts.push_back({p, 0, l_.params()[p].numel});
+      }
+      return {whole};
     }
-    std::vector<Piece> slices;  // {elems, 1, owner}
+    std::vector<Piece> slices;  // {elems, 1, owner, its parts}
     for (int p : bucket_.params()) {
-      const std::int64_t end = l_.flat_offset[p] + l_.params()[p].numel;
-      for (std::int64_t pos = l_.flat_offset[p]; pos < end;) {
+      const std::int64_t start = l_.flat_offset[p];
+      const std::int64_t end = start + l_.params()[p].numel;
+      for (std::int64_t pos = start; pos < end;) {
         const int owner = static_cast<int>(pos / l_.partition);
         const std::int64_t stop = std::min(end, (owner + 1) * l_.partition);
-        if (!slices.empty() && slices.back().dst == owner) {
-          slices.back().elems += stop - pos;
-        } else {
-          slices.push_back(Piece{stop - pos, 1, owner});
-        }
+        if (slices.empty() || slices.back().dst != owner) slices.push_back(Piece{0, 1, owner, {}});
+        slices.back().elems += stop - pos;
+        if (b_.keeps_slices()) slices.back().parts.push_back({p, pos - start, stop - start});
         pos = stop;
       }
     }
     std::vector<Piece> out;
     auto cut = [&](int dst) {
-      Piece open{0, 0, l_.multi_rank_allreduce ? -1 : dst};
+      Piece open{0, 0, l_.multi_rank_allreduce ? -1 : dst, {}};
       for (const Piece& s : slices) {
         if (!l_.multi_rank_allreduce && s.dst != dst) continue;
         open.elems += s.elems;
         ++open.slices;
+        open.parts.insert(open.parts.end(), s.parts.begin(), s.parts.end());
         if (open.elems > l_.bucket_elems) {
           out.push_back(open);
           open.elems = open.slices = 0;
+          open.parts.clear();
         }
       }
       if (open.slices > 0) out.push_back(open);

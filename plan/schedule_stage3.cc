@@ -61,11 +61,11 @@ class Scatterer {
     }
     const auto& params = bucket_.params();
     const bool single = params.size() == 1 && l_.params()[params[0]].numel % l_.world == 0;
+    CollectiveWork w{CollectiveKind::kReduceScatter, padded * l_.comm_bytes, l_.world,
+                     l_.comm_dtype};
+    w.slices = b_.whole_params(params);  // each rank keeps its partition of each
     const int op = b_.op(b_.name(label_, ".reduce_scatter.", flushes_.size()), b_.reduce_stream(),
-                         Phase::kReduce,
-                         CollectiveWork{CollectiveKind::kReduceScatter, padded * l_.comm_bytes,
-                                        l_.world, l_.comm_dtype},
-                         {producer});
+                         Phase::kReduce, w, {producer});
     // reduce_scatter_coalesced interleaves the bucket per rank into a new tensor.
     b_.at(op).transient_bytes = single ? 0 : padded * l_.comm_bytes;
     if (l_.offload_optimizer) {
