@@ -218,24 +218,23 @@ int run_run(const RunFlags& f) {
     request.seq_len = *s;
   }
   request.activation_checkpointing = f.checkpointing;
-  // The Plan the executor runs, and the prediction of the same config (plan/plan_step.h builds
-  // both the same way).
+  // The Plan the executor runs (plan/plan_step.h), priced as simulate prices it.
   auto planned = plan::plan_step(request);
   if (!planned.ok()) return failed(planned.status());
-  auto sim = sim::simulate(request);
+  auto sim = sim::simulate_planned(request, std::move(*planned));
   if (!sim.ok()) return failed(sim.status());
-  if (options.text && static_cast<std::int64_t>(options.text->size()) < planned->seq_len + 1) {
+  if (options.text && static_cast<std::int64_t>(options.text->size()) < sim->seq_len + 1) {
     return failed(Status::invalid_argument(
         "--data " + f.data + ": holds " + std::to_string(options.text->size()) +
         " bytes; one sequence of byte tokens needs seq_len + 1 = " +
-        std::to_string(planned->seq_len + 1)));
+        std::to_string(sim->seq_len + 1)));
   }
-  const std::vector<std::string> notes = run_notes(planned->config.config);
-  const std::int64_t tokens_per_step = planned->built.layout.tokens_per_step();
+  const std::vector<std::string> notes = run_notes(sim->config.config);
+  const std::int64_t tokens_per_step = sim->built.layout.tokens_per_step();
   if (!f.common.json) {
     // Each step's line is printed (and flushed) as it ends, so a run stopped part-way, or read
     // through a pipe, keeps the steps it made.
-    print("zerosim run: " + planned->built.plan.summary + ", backend " + f.backend);
+    print("zerosim run: " + sim->built.plan.summary + ", backend " + f.backend);
     for (const std::string& n : notes) print("note: " + n);
     std::fflush(stdout);
     options.on_step = [tokens_per_step](const exec::StepStats& s) {
@@ -245,7 +244,7 @@ int run_run(const RunFlags& f) {
   }
   Result<exec::ExecResult> result = Status::invalid_argument("not run");
   try {
-    result = exec::execute(planned->built, planned->config.config, options);
+    result = exec::execute(sim->built, sim->config.config, options);
   } catch (const std::bad_alloc&) {
     return failed(Status::invalid_argument(
         "run: the machine ran out of memory while allocating the model's buffers; "

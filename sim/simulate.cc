@@ -15,11 +15,16 @@ Result<SimulationResult> simulate(const SimulationRequest& request) {
 Result<SimulationResult> simulate_checked(const SimulationRequest& request,
                                           configs::LoadedConfig lc) {
   ZS_CHECK(!lc.diagnostics.has_errors());
-  SimulationResult r;
   ZS_ASSIGN_OR_RETURN(plan::PlannedStep step, plan::build_step(request, std::move(lc)));
+  return simulate_planned(request, std::move(step));
+}
+
+Result<SimulationResult> simulate_planned(const SimulationRequest& request,
+                                          plan::PlannedStep step) {
+  SimulationResult r;
   r.seq_len = step.seq_len;
   r.built = std::move(step.built);
-  lc = std::move(step.config);
+  configs::LoadedConfig lc = std::move(step.config);
   r.params = r.built.layout.psi;  // = model_facts().params: the graph's trainable parameters
   plan::MemoryOptions mo;
   mo.gpu_capacity_bytes = request.cluster.gpu_memory_bytes();

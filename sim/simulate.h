@@ -62,5 +62,8 @@ Result<configs::LoadedConfig> check_for_simulation(const SimulationRequest& requ
 // REQUIRES: !lc.diagnostics.has_errors()
 Result<SimulationResult> simulate_checked(const SimulationRequest& request,
                                           configs::LoadedConfig lc);
+// The replays of a step plan/plan_step.h already planned for `request` (run executes the same
+// Plan, SimulationResult::built, that this prices).
+Result<SimulationResult> simulate_planned(const SimulationRequest& request, plan::PlannedStep step);
 
 }  // namespace zs::sim
