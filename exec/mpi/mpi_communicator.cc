@@ -11,9 +11,6 @@
 namespace zs::exec {
 namespace {
 
-// Bytes per MPI call: MPI counts are ints.
-constexpr std::int64_t kMaxMessageBytes = std::int64_t{1} << 30;
-
 std::string mpi_error(int code) {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
@@ -23,7 +20,8 @@ std::string mpi_error(int code) {
 
 class MpiCommunicator final : public Communicator {
  public:
-  explicit MpiCommunicator(MPI_Comm comm) : comm_(comm) {
+  MpiCommunicator(MPI_Comm comm, std::int64_t max_message_bytes)
+      : comm_(comm), max_message_(max_message_bytes) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
   }
@@ -78,8 +76,8 @@ class MpiCommunicator final : public Communicator {
     ZS_RETURN_IF_ERROR(check_collective("broadcast", count, dtype, root, size_));
     auto* bytes = static_cast<std::byte*>(data);
     const std::int64_t total = count * plan::dtype_size(dtype);
-    for (std::int64_t off = 0; off < total; off += kMaxMessageBytes) {
-      const int n = static_cast<int>(std::min(kMaxMessageBytes, total - off));
+    for (std::int64_t off = 0; off < total; off += max_message_) {
+      const int n = static_cast<int>(std::min(max_message_, total - off));
       const int rc = MPI_Bcast(bytes + off, n, MPI_BYTE, root, comm_);
       if (rc != MPI_SUCCESS) return failed("broadcast", rc);
     }
@@ -93,22 +91,33 @@ class MpiCommunicator final : public Communicator {
   }
 
   // Sends `send_bytes` at `send` to rank `to` while receiving `recv_bytes` into `recv` from rank
-  // `from`, in messages of at most kMaxMessageBytes.
+  // `from`, in exactly `messages` MPI_Sendrecv calls of at most max_message_ (empty ones past
+  // the end): every rank makes the same number of calls per hop, so they pair up even when
+  // neighbouring chunks differ in size.
   Status exchange(std::string_view what, const std::byte* send, std::int64_t send_bytes, int to,
-                  std::byte* recv, std::int64_t recv_bytes, int from) const {
-    const std::int64_t most = std::max(send_bytes, recv_bytes);
-    for (std::int64_t off = 0; off < most || off == 0; off += kMaxMessageBytes) {
-      const int s =
-          static_cast<int>(std::clamp<std::int64_t>(send_bytes - off, 0, kMaxMessageBytes));
-      const int r =
-          static_cast<int>(std::clamp<std::int64_t>(recv_bytes - off, 0, kMaxMessageBytes));
+                  std::byte* recv, std::int64_t recv_bytes, int from, std::int64_t messages) const {
+    for (std::int64_t k = 0; k < messages; ++k) {
+      const std::int64_t off = k * max_message_;
+      const int s = static_cast<int>(std::clamp<std::int64_t>(send_bytes - off, 0, max_message_));
+      const int r = static_cast<int>(std::clamp<std::int64_t>(recv_bytes - off, 0, max_message_));
       const int rc =
           MPI_Sendrecv(send + (s > 0 ? off : 0), s, MPI_BYTE, to, 0, recv + (r > 0 ? off : 0), r,
                        MPI_BYTE, from, 0, comm_, MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) return failed(what, rc);
-      if (most == 0) break;
     }
     return Status::ok();
+  }
+
+  // Elements of the largest of the size_ chunks.
+  template <class ChunkOf>
+  std::int64_t largest_chunk(ChunkOf chunk) const {
+    std::int64_t largest = 0;
+    for (int c = 0; c < size_; ++c) largest = std::max(largest, chunk(c).end - chunk(c).begin);
+    return largest;
+  }
+  // Messages per hop for chunks of at most `largest` elements: the same on every rank.
+  std::int64_t messages_per_hop(std::int64_t largest, Bytes elem) const {
+    return std::max<std::int64_t>(1, (largest * elem + max_message_ - 1) / max_message_);
   }
 
   // The rank `offset` places along the ring from this one.
@@ -117,9 +126,9 @@ class MpiCommunicator final : public Communicator {
   // One hop of a ring pass: chunk `out` goes to the next rank while chunk `in` arrives from the
   // previous one into `into` (in's place in the buffer, or a scratch buffer).
   Status hop(std::string_view what, const std::byte* bytes, Bytes elem, Chunk out, std::byte* into,
-             Chunk in) const {
+             Chunk in, std::int64_t messages) const {
     return exchange(what, bytes + out.begin * elem, (out.end - out.begin) * elem, along(1), into,
-                    (in.end - in.begin) * elem, along(-1));
+                    (in.end - in.begin) * elem, along(-1), messages);
   }
 
   // The contract's ring reduce-scatter: chunk c ends summed in this buffer when c == rank.
@@ -127,12 +136,13 @@ class MpiCommunicator final : public Communicator {
   Status ring_reduce_scatter(std::string_view what, void* data, plan::Dtype dtype, ChunkOf chunk) {
     const Bytes elem = plan::dtype_size(dtype);
     auto* bytes = static_cast<std::byte*>(data);
-    std::int64_t largest = 0;
-    for (int c = 0; c < size_; ++c) largest = std::max(largest, chunk(c).end - chunk(c).begin);
+    const std::int64_t largest = largest_chunk(chunk);
+    const std::int64_t messages = messages_per_hop(largest, elem);
     std::vector<std::byte> partial(static_cast<std::size_t>(largest * elem));
     for (int s = 0; s < size_ - 1; ++s) {
       const Chunk in = chunk(along(-2 - s));
-      ZS_RETURN_IF_ERROR(hop(what, bytes, elem, chunk(along(-1 - s)), partial.data(), in));
+      ZS_RETURN_IF_ERROR(
+          hop(what, bytes, elem, chunk(along(-1 - s)), partial.data(), in, messages));
       // acc = partial received + this rank's chunk, kept in place for the next hop.
       add_into(partial.data(), bytes + in.begin * elem, in.end - in.begin, dtype);
       copy_bytes(bytes + in.begin * elem, partial.data(), (in.end - in.begin) * elem);
@@ -145,14 +155,17 @@ class MpiCommunicator final : public Communicator {
   Status ring_all_gather(std::string_view what, void* data, plan::Dtype dtype, ChunkOf chunk) {
     const Bytes elem = plan::dtype_size(dtype);
     auto* bytes = static_cast<std::byte*>(data);
+    const std::int64_t messages = messages_per_hop(largest_chunk(chunk), elem);
     for (int s = 0; s < size_ - 1; ++s) {
       const Chunk in = chunk(along(-1 - s));
-      ZS_RETURN_IF_ERROR(hop(what, bytes, elem, chunk(along(-s)), bytes + in.begin * elem, in));
+      ZS_RETURN_IF_ERROR(
+          hop(what, bytes, elem, chunk(along(-s)), bytes + in.begin * elem, in, messages));
     }
     return Status::ok();
   }
 
   MPI_Comm comm_;
+  std::int64_t max_message_;  // bytes per MPI call
   int rank_ = 0;
   int size_ = 1;
 };
@@ -166,13 +179,14 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
-Result<std::unique_ptr<Communicator>> make_mpi_communicator() {
+Result<std::unique_ptr<Communicator>> make_mpi_communicator(std::int64_t max_message_bytes) {
+  ZS_CHECK(max_message_bytes > 0 && max_message_bytes <= kMaxMpiMessageBytes);
   MPI_Comm comm = MPI_COMM_NULL;
   const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   if (rc != MPI_SUCCESS) return Status::io_error("MPI_Comm_dup: " + mpi_error(rc));
   // Errors come back as codes (and then as Status), not as an abort inside MPI.
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  return std::unique_ptr<Communicator>(std::make_unique<MpiCommunicator>(comm));
+  return std::unique_ptr<Communicator>(std::make_unique<MpiCommunicator>(comm, max_message_bytes));
 }
 
 }  // namespace zs::exec

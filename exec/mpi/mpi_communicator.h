@@ -8,6 +8,7 @@
 // process, made before any communicator and outliving them all.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include "common/status.h"
@@ -22,11 +23,16 @@ class MpiSession {
   ~MpiSession();
   MpiSession(const MpiSession&) = delete;
   MpiSession& operator=(const MpiSession&) = delete;
-
 };
 
-// A communicator over every rank of MPI_COMM_WORLD. kIoError when MPI cannot duplicate the
-// world communicator. REQUIRES: an MpiSession exists.
-Result<std::unique_ptr<Communicator>> make_mpi_communicator();
+// The most bytes one MPI call carries (its counts are ints).
+inline constexpr std::int64_t kMaxMpiMessageBytes = std::int64_t{1} << 30;
+
+// A communicator over every rank of MPI_COMM_WORLD, sending at most `max_message_bytes` per MPI
+// call (a chunk larger than that goes in several; tests use a small limit to exercise it).
+// kIoError when MPI cannot duplicate the world communicator.
+// REQUIRES: an MpiSession exists; 0 < max_message_bytes <= kMaxMpiMessageBytes.
+Result<std::unique_ptr<Communicator>> make_mpi_communicator(
+    std::int64_t max_message_bytes = kMaxMpiMessageBytes);
 
 }  // namespace zs::exec

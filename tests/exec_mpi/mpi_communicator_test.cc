@@ -97,6 +97,28 @@ TEST(MpiCommunicator, ReduceChangesOnlyTheRootAndBroadcastCopiesIt) {
   }
 }
 
+// Chunks that differ in size by one element, each sent in many 6-byte messages: every rank makes
+// the same number of calls per hop, so the messages pair up (and the sums are the reference's).
+TEST(MpiCommunicator, ChunksLargerThanOneMessageGoInPiecesThatPairUp) {
+  auto small = make_mpi_communicator(6);
+  ASSERT_TRUE(small.ok());
+  Communicator& c = **small;
+  const int n = c.size(), me = c.rank();
+  for (Dtype d : kDtypes) {
+    const std::int64_t count = 1000;  // uneven over 3 ranks; 2 or 4 bytes per element
+    auto mine = testing::rank_buffer(me, count, d);
+    EXPECT_TRUE(c.all_reduce(mine.data(), count, d).is_ok());
+    auto all = testing::all_rank_buffers(n, count, d);
+    reference_all_reduce(all, count, d);
+    EXPECT_TRUE(mine == all[me]) << plan::dtype_name(d);
+    auto blocks = testing::rank_buffer(me, n * 7, d);
+    EXPECT_TRUE(c.all_gather(blocks.data(), 7, d).is_ok());
+    auto gathered = testing::all_rank_buffers(n, n * 7, d);
+    reference_all_gather(gathered, 7, d);
+    EXPECT_TRUE(blocks == gathered[me]) << plan::dtype_name(d);
+  }
+}
+
 TEST(MpiCommunicator, BadArgumentsAreStatusesOnEveryRank) {
   std::vector<std::byte> b(8);
   const Status root = comm().broadcast(b.data(), 2, Dtype::kFp32, comm().size());
