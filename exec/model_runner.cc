@@ -210,12 +210,13 @@ float* ModelRunner::weight_grad(const models::Op& op, std::size_t k) {
   return k < op.param_ids.size() ? grad(op.param_ids[k]).data() : nullptr;
 }
 
-models::AttentionShape ModelRunner::attention_shape() const {
-  return {.batch = workload_.micro_batch,
-          .seq = workload_.seq_len,
-          .heads = spec_.num_heads,
-          .kv_heads = spec_.num_kv_heads,
-          .head_dim = spec_.head_dim,
+models::AttentionShape ModelRunner::attention_shape(const models::ModelSpec& spec,
+                                                    const models::Workload& w) {
+  return {.batch = w.micro_batch,
+          .seq = w.seq_len,
+          .heads = spec.num_heads,
+          .kv_heads = spec.num_kv_heads,
+          .head_dim = spec.head_dim,
           .dropout = 0,
           .causal = true};
 }

@@ -156,6 +156,10 @@ class ModelRunner {
   // registration order, a tied alias at its target's; *numel gets the flat length.
   static std::vector<std::int64_t> param_offsets(const std::vector<models::ParamTensor>& tensors,
                                                  std::int64_t* numel);
+  // The attention both runners' rotary kernels see: the model's heads over the workload's
+  // sequences, causal, without dropout (the executor trains without it).
+  static models::AttentionShape attention_shape(const models::ModelSpec& spec,
+                                                const models::Workload& w);
 
  private:
   // One op's activations.
@@ -186,7 +190,7 @@ class ModelRunner {
   void backward_rotary(int i);
   InputGrad input_grad(int input, int slot);
   float* scratch(int slot, std::int64_t numel);
-  models::AttentionShape attention_shape() const;
+  models::AttentionShape attention_shape() const { return attention_shape(spec_, workload_); }
   // Parameter `id`'s elements of `flat` (weights_ or grads_).
   template <class T>
   std::span<T> tensor_slice(std::span<T> flat, int id) const {

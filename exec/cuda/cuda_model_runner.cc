@@ -375,13 +375,7 @@ void CudaModelRunner<T>::zero_grads() {
 
 template <class T>
 models::AttentionShape CudaModelRunner<T>::attention_shape() const {
-  return {.batch = workload_.micro_batch,
-          .seq = workload_.seq_len,
-          .heads = spec_.num_heads,
-          .kv_heads = spec_.num_kv_heads,
-          .head_dim = spec_.head_dim,
-          .dropout = 0,
-          .causal = true};
+  return ModelRunner::attention_shape(spec_, workload_);
 }
 
 template class CudaModelRunner<float>;

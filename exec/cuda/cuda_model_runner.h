@@ -179,7 +179,7 @@ class CudaModelRunner {
   Result<DeviceArray<U>> alloc(std::int64_t n) {
     return DeviceArray<U>::allocate(*allocator_, n);
   }
-  models::AttentionShape attention_shape() const;
+  models::AttentionShape attention_shape() const;  // ModelRunner::attention_shape
   const T* out(int i) const { return state_[static_cast<std::size_t>(i)].out.get(); }
   const T* weight(const models::Op& op, std::size_t k) const;
   float* weight_grad(const models::Op& op, std::size_t k);
