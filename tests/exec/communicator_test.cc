@@ -5,32 +5,14 @@
 
 #include <cstring>
 
-#include "kernels/cpu/dtype.h"
 #include "tests/exec/communicator_test_util.h"
 
 namespace zs::exec {
 namespace {
 
-using kernels::cpu::float_to_fp16;
-using kernels::cpu::Fp16;
-using kernels::cpu::fp16_to_float;
 using plan::Dtype;
-
-std::vector<std::byte> fp16_buffer(std::initializer_list<float> values) {
-  std::vector<std::byte> b(values.size() * 2);
-  std::size_t i = 0;
-  for (float v : values) {
-    const Fp16 h = float_to_fp16(v);
-    std::memcpy(b.data() + 2 * i++, &h, 2);
-  }
-  return b;
-}
-
-float fp16_at(const std::vector<std::byte>& b, std::size_t i) {
-  Fp16 h;
-  std::memcpy(&h, b.data() + 2 * i, 2);
-  return fp16_to_float(h);
-}
+using testing::buffer_of;
+using testing::decode;
 
 TEST(Communicator, ChunksCoverTheBufferInOrderUnevenAndEmptyOnesIncluded) {
   for (std::int64_t count : {0, 1, 2, 5, 7, 1000}) {
@@ -51,43 +33,29 @@ TEST(Communicator, ChunksCoverTheBufferInOrderUnevenAndEmptyOnesIncluded) {
 // on three ranks lies in chunk 2 (chunks 0 and 1 are empty), which starts on rank 0 and travels
 // 0, 1, 2: ((x0 + x1) + x2).
 TEST(Communicator, TheSumFollowsTheRingAndRoundsAtEveryHop) {
-  std::vector<std::vector<std::byte>> b = {fp16_buffer({1}), fp16_buffer({1}), fp16_buffer({2048})};
+  std::vector<std::vector<std::byte>> b = {
+      buffer_of(Dtype::kFp16, {1}), buffer_of(Dtype::kFp16, {1}), buffer_of(Dtype::kFp16, {2048})};
   reference_all_reduce(b, 1, Dtype::kFp16);
   // (1 + 1) + 2048 = 2050 exactly.
-  for (const auto& r : b) EXPECT_EQ(fp16_at(r, 0), 2050.0f);
-  std::vector<std::vector<std::byte>> c = {fp16_buffer({2048}), fp16_buffer({1}), fp16_buffer({1})};
+  for (const auto& r : b) EXPECT_EQ(decode(r, Dtype::kFp16, 0), 2050.0f);
+  std::vector<std::vector<std::byte>> c = {
+      buffer_of(Dtype::kFp16, {2048}), buffer_of(Dtype::kFp16, {1}), buffer_of(Dtype::kFp16, {1})};
   reference_all_reduce(c, 1, Dtype::kFp16);
   // (2048 + 1) + 1: each hop rounds back to 2048 (a tie, to even).
-  for (const auto& r : c) EXPECT_EQ(fp16_at(r, 0), 2048.0f);
+  for (const auto& r : c) EXPECT_EQ(decode(r, Dtype::kFp16, 0), 2048.0f);
 }
 
 TEST(Communicator, ExactValuesSumExactlyAndEveryRankAgrees) {
   for (Dtype d : {Dtype::kFp32, Dtype::kBf16, Dtype::kFp16}) {
     for (int n : {2, 3, 4}) {
       std::vector<std::vector<std::byte>> b;
-      for (int r = 0; r < n; ++r) b.push_back(fp16_buffer({1.0f * r, 2.0f, -0.5f * r, 8.0f}));
-      if (d != Dtype::kFp16) {  // the same small integers in the dtype
-        for (auto& buf : b) {
-          std::vector<std::byte> conv(4 * plan::dtype_size(d));
-          for (std::size_t i = 0; i < 4; ++i) {
-            const float v = fp16_at(buf, i);
-            if (d == Dtype::kFp32) {
-              std::memcpy(conv.data() + 4 * i, &v, 4);
-            } else {
-              const auto h = kernels::cpu::float_to_bf16(v);
-              std::memcpy(conv.data() + 2 * i, &h, 2);
-            }
-          }
-          buf = conv;
-        }
-      }
+      for (int r = 0; r < n; ++r) b.push_back(buffer_of(d, {1.0f * r, 2.0f, -0.5f * r, 8.0f}));
       reference_all_reduce(b, 4, d);
       for (int r = 1; r < n; ++r) EXPECT_EQ(b[r], b[0]) << plan::dtype_name(d) << " n " << n;
-      if (d == Dtype::kFp16) {
-        EXPECT_EQ(fp16_at(b[0], 0), n * (n - 1) / 2.0f);
-        EXPECT_EQ(fp16_at(b[0], 1), 2.0f * n);
-        EXPECT_EQ(fp16_at(b[0], 3), 8.0f * n);
-      }
+      EXPECT_EQ(decode(b[0], d, 0), n * (n - 1) / 2.0f) << plan::dtype_name(d);
+      EXPECT_EQ(decode(b[0], d, 1), 2.0f * n) << plan::dtype_name(d);
+      EXPECT_EQ(decode(b[0], d, 2), -0.25f * n * (n - 1)) << plan::dtype_name(d);
+      EXPECT_EQ(decode(b[0], d, 3), 8.0f * n) << plan::dtype_name(d);
     }
   }
 }
