@@ -1,5 +1,7 @@
 #include "exec/communicator.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -33,8 +35,10 @@ template <class T>
 void accumulate_as(T* dst, const T* src, std::int64_t count) {
   namespace k = kernels::cpu;
   for (std::int64_t i = 0; i < count; ++i) {
-    if constexpr (std::is_same_v<T, float>) {
+    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
       dst[i] = dst[i] + src[i];
+    } else if constexpr (std::is_same_v<T, std::uint8_t>) {
+      dst[i] = std::max(dst[i], src[i]);
     } else if constexpr (std::is_same_v<T, k::Bf16>) {
       dst[i] = k::float_to_bf16(k::bf16_to_float(dst[i]) + k::bf16_to_float(src[i]));
     } else {
@@ -78,9 +82,17 @@ std::unique_ptr<Communicator> make_self_communicator() {
 Status check_collective(std::string_view what, std::int64_t count, plan::Dtype dtype, int root,
                         int size) {
   const std::string w(what);
-  if (dtype != plan::Dtype::kFp32 && dtype != plan::Dtype::kBf16 && dtype != plan::Dtype::kFp16) {
-    return Status::invalid_argument(w + ": dtype " + std::string(plan::dtype_name(dtype)) +
-                                    " is not one a collective carries (fp32, bf16, fp16)");
+  switch (dtype) {
+    case plan::Dtype::kU8:
+    case plan::Dtype::kFp16:
+    case plan::Dtype::kBf16:
+    case plan::Dtype::kFp32:
+    case plan::Dtype::kFp64:
+      break;
+    default:
+      return Status::invalid_argument(w + ": dtype " + std::to_string(static_cast<int>(dtype)) +
+                                      " is not one a collective carries (u8, fp16, bf16, fp32, "
+                                      "fp64)");
   }
   if (count < 0) {
     return Status::invalid_argument(w + ": element count " + std::to_string(count) +
@@ -111,8 +123,12 @@ void add_into(void* dst, const void* src, std::int64_t count, plan::Dtype dtype)
     case plan::Dtype::kFp16:
       accumulate_as(static_cast<k::Fp16*>(dst), static_cast<const k::Fp16*>(src), count);
       return;
-    default:
-      ZS_CHECK_MSG(false, "accumulate: not a collective dtype");
+    case plan::Dtype::kFp64:
+      accumulate_as(static_cast<double*>(dst), static_cast<const double*>(src), count);
+      return;
+    case plan::Dtype::kU8:
+      accumulate_as(static_cast<std::uint8_t*>(dst), static_cast<const std::uint8_t*>(src), count);
+      return;
   }
 }
 

@@ -1,5 +1,6 @@
 // Communicator: the collectives one rank's executor runs over the Plan's data-parallel group,
-// in place on a rank's buffer, with the dtypes the Plan names (fp32, bf16, fp16).
+// in place on a rank's buffer, with the dtypes the Plan names: fp32, bf16, fp16 and fp64 are
+// summed; u8 (flags) is combined with MAX, as DeepSpeed's overflow flag is.
 //
 // The result of every collective is defined to the bit, so that a run on N ranks can be compared
 // with the single-process reference below and every rank holds the same values. The order is
@@ -8,8 +9,9 @@
 //   division: uneven chunks when n does not divide count; empty ones when count < n).
 // - Chunk c's sum starts on rank c+1 and travels the ring c+1, c+2, ..., c (mod n): the
 //   partial sum arriving from the previous rank is added to the local chunk, received first:
-//   acc = acc + x_r. Sums are computed in fp32 and rounded to the dtype after every add (round
-//   to nearest even, kernels/cpu/dtype.h), as a 16-bit ring reduction rounds at every hop.
+//   acc = acc + x_r. Sums are computed in fp32 (fp64 for fp64) and rounded to the dtype after
+//   every add (round to nearest even, kernels/cpu/dtype.h), as a 16-bit ring reduction rounds
+//   at every hop; u8 takes max(acc, x_r).
 // - all_reduce: the ring reduce-scatter above, then a ring all-gather of the finished chunks
 //   (each copied as is).
 // - reduce_scatter: the buffer holds n blocks of `count` elements; block c is reduced in ring
@@ -57,7 +59,7 @@ class Communicator {
 // The group of one rank (world size 1): every collective leaves the buffer as it is.
 std::unique_ptr<Communicator> make_self_communicator();
 
-// OK for the dtypes a collective carries (fp32, bf16, fp16); kInvalidArgument naming `what`
+// OK for the dtypes a collective carries (all of plan::Dtype); kInvalidArgument naming `what`
 // (the collective) otherwise, and for a negative count or a root outside [0, size).
 Status check_collective(std::string_view what, std::int64_t count, plan::Dtype dtype, int root,
                         int size);
@@ -71,7 +73,8 @@ Chunk ring_chunk(std::int64_t count, int n, int c);
 // memcpy of n bytes that allows n = 0 with null pointers (an empty chunk's storage).
 void copy_bytes(void* dst, const void* src, std::int64_t n);
 
-// dst[i] = round(dst[i] + src[i]) in `dtype` (the sum in fp32), for i < count.
+// dst[i] = round(dst[i] + src[i]) in `dtype` (the sum in fp32; fp64 in fp64), or
+// max(dst[i], src[i]) for u8, for i < count.
 void add_into(void* dst, const void* src, std::int64_t count, plan::Dtype dtype);
 
 // The single-process reference: `buffers[r]` is rank r's buffer (raw bytes of its dtype),

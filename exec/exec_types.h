@@ -9,6 +9,8 @@
 
 namespace zs::exec {
 
+class Communicator;  // exec/communicator.h
+
 // Where the model's tensors live and its kernels run.
 enum class Backend {
   kCpu,   // kernels/cpu on the host (exec/model_runner.h)
@@ -36,6 +38,14 @@ struct ExecOptions {
   // what an fp16 overflow looks like to the loss scaler, and what a bf16/fp32 step with
   // non-finite gradients does (exec/plan_interpreter.h).
   int inject_overflow_step = -1;
+  // The rank whose gradient gets that inf (the others see the overflow through the Plan's
+  // collectives, as DeepSpeed's ranks do).
+  int inject_overflow_rank = 0;
+  // This process's rank of the Plan's data-parallel group; null: a group of one. Its size must
+  // be the Plan's world size. Not owned.
+  Communicator* communicator = nullptr;
+  // Keep the model's weights after the last step in ExecResult::final_weights.
+  bool keep_weights = false;
   Backend backend = Backend::kCpu;
   // Called after each step with its figures, before the next starts (a command prints them as
   // they come). Unset: nothing is called.
@@ -67,6 +77,9 @@ struct ExecResult {
   std::int64_t tokens_per_step = 0;
   // The CUDA backend's allocator peaks; empty on the CPU backend (no device memory).
   std::optional<DeviceMemoryStats> device_memory;
+  // The model's working weights after the last step, flat in ModelRunner order, when
+  // ExecOptions::keep_weights (CPU backend).
+  std::vector<float> final_weights;
 };
 
 }  // namespace zs::exec

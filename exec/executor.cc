@@ -9,6 +9,7 @@
 
 #include "common/process.h"
 #include "common/units.h"
+#include "exec/communicator.h"
 #include "exec/device.h"
 #include "exec/model_runner.h"
 #include "exec/plan_interpreter.h"
@@ -105,6 +106,10 @@ class CpuBackend final : public StepBackend {
     return StepEnd{std::move(losses_), std::move(timeline_)};
   }
 
+  std::optional<HostTensors> host_tensors() override {
+    return HostTensors{runner_.flat_grads(), master_, runner_.flat_params()};
+  }
+
  private:
   std::int64_t ns_since_step() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count();
@@ -176,11 +181,20 @@ Result<ExecResult> execute_cpu(const plan::BuiltPlan& built, const configs::DsCo
 Result<ExecResult> execute(const plan::BuiltPlan& built, const configs::DsConfig& config,
                            const ExecOptions& options) {
   const bool cuda = options.backend == Backend::kCuda;
-  if (built.plan.world_size != 1) {
-    return Status::invalid_argument(std::string("the ") + (cuda ? "CUDA" : "CPU") +
-                                    " backend runs one rank per process; the plan is for " +
-                                    std::to_string(built.plan.world_size) +
-                                    " (use one GPU: --gpus-per-node 1)");
+  const int ranks = options.communicator != nullptr ? options.communicator->size() : 1;
+  if (built.plan.world_size != ranks) {
+    return Status::invalid_argument(
+        "the plan is for " + std::to_string(built.plan.world_size) + " ranks and " +
+        std::to_string(ranks) +
+        (ranks == 1 ? " process runs it: start one process per rank (mpirun -np " +
+                          std::to_string(built.plan.world_size) + " zerosim run ...)"
+                    : " processes run it: the cluster's GPUs must equal the processes"));
+  }
+  if (cuda && ranks > 1) {
+    return Status::invalid_argument(
+        "the CUDA backend runs one rank only (its collectives, NCCL, are not built yet); use "
+        "--backend cpu for " +
+        std::to_string(ranks) + " ranks");
   }
   if (!cuda) return execute_cpu(built, config, options);
   ZS_RETURN_IF_ERROR(cuda_backend_status());

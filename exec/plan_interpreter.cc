@@ -3,16 +3,24 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <optional>
+#include <span>
+#include <string>
 #include <variant>
 #include <vector>
 
 #include "common/overloaded.h"
 #include "exec/adam_config.h"
 #include "exec/batches.h"
+#include "exec/collective_buffer.h"
+#include "exec/communicator.h"
 #include "exec/loss_scaler.h"
 #include "exec/lr_schedule.h"
+#include "exec/model_runner.h"
 #include "kernels/cpu/grad_norm.h"
+#include "plan/partition.h"
 
 namespace zs::exec {
 
@@ -58,20 +66,38 @@ NonFinitePolicy non_finite_policy(const configs::DsConfig& c, configs::Precision
 class Interpreter {
  public:
   Interpreter(const plan::BuiltPlan& built, const configs::DsConfig& config,
-              const ExecOptions& options, StepBackend& backend, kernels::cpu::AdamConfig adam,
-              LrSchedule lr)
+              const ExecOptions& options, StepBackend& backend, Communicator& comm,
+              kernels::cpu::AdamConfig adam, LrSchedule lr)
       : plan_(built.plan),
         layout_(built.layout),
         config_(config),
         options_(options),
         backend_(backend),
+        comm_(comm),
         adam_(adam),
         lr_(lr),
         batches_(built.layout.graph->workload, built.layout.graph->spec.vocab_size, options.text,
-                 options.seed + 1) {}
+                 options.seed + 1, comm.rank(), comm.size()) {}
 
   Status init() {
     ZS_RETURN_IF_ERROR(batches_.check());
+    if (comm_.size() != plan_.world_size) {
+      return Status::invalid_argument("the plan is for " + std::to_string(plan_.world_size) +
+                                      " ranks and this run has " + std::to_string(comm_.size()));
+    }
+    std::int64_t numel = 0;
+    param_offsets_ = ModelRunner::param_offsets(layout_.params(), &numel);
+    for (const plan::PartitionRun& r : plan::rank_partition(layout_, comm_.rank())) {
+      const std::int64_t flat = param_offsets_[static_cast<std::size_t>(r.param)] + r.begin;
+      const std::int64_t n = r.end - r.begin;
+      if (!owned_.empty() && owned_.back().first_elem + owned_.back().n == r.first_elem &&
+          owned_.back().flat + owned_.back().n == flat) {
+        owned_.back().n += n;
+      } else {
+        owned_.push_back({r.first_elem, flat, n});
+      }
+    }
+    if (plan_.world_size > 1) ZS_RETURN_IF_ERROR(init_ranks());
     if (layout_.precision == configs::Precision::kFp16) {
       ZS_ASSIGN_OR_RETURN(const LossScalerOptions so, loss_scaler_options(config_));
       scaler_.emplace(so);
@@ -89,6 +115,11 @@ class Interpreter {
       out.steps.push_back(s);
     }
     out.final_loss_scale = scaler_ ? scaler_->scale() : 1.0;
+    if (options_.keep_weights) {
+      if (const std::optional<HostTensors> h = backend_.host_tensors()) {
+        out.final_weights.assign(h->weights.begin(), h->weights.end());
+      }
+    }
     return out;
   }
 
@@ -102,8 +133,16 @@ class Interpreter {
     skip_ = false;
     hold_lr_ = false;
     micro_steps_ = 0;
+    normed_ = false;
+    grads_final_ = false;
+    reduced_any_ = false;
+    flag_ = std::nullopt;
+    norm_ = std::nullopt;
+    if (!reduced_.empty()) std::fill(reduced_.begin(), reduced_.end(), 0.0f);
     const Clock::time_point t0 = Clock::now();
-    backend_.begin_step(s.loss_scale, record);
+    // engine.py backward: loss / gradient_accumulation_steps (scale_wrt_gas), so the gradients
+    // are the mean over the micro-steps, times the fp16 loss scale.
+    backend_.begin_step(s.loss_scale / plan_.micro_steps, record);
     for (const plan::Segment& seg : plan_.segments) {
       for (int rep = 0; rep < seg.repeat; ++rep) {
         for (int i = seg.first_op; i < seg.end_op; ++i) {
@@ -114,6 +153,7 @@ class Interpreter {
       }
     }
     if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, &s));  // a plan with no optimizer op
+    if (!normed_) ZS_RETURN_IF_ERROR(apply_norm(&s));
     StepEnd end = backend_.end_step(!skip_);
     if (!skip_) ++applied_steps_;
     if (!skip_ && !hold_lr_) ++lr_steps_;
@@ -131,14 +171,22 @@ class Interpreter {
     const plan::Op& op = plan_.ops[static_cast<std::size_t>(i)];
     if (op.skipped_on_overflow && !prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
     if (op.skipped_on_overflow && skip_) return Status::ok();
-    // On one rank collectives move nothing; copies, casts, syncs and NVMe work move no values
-    // (bracketed, and so timed, by the backend).
+    // Copies, casts, syncs and NVMe work move no values (bracketed, and so timed, by the
+    // backend); a collective over a group of one leaves its data as it is.
     const auto nothing = [](const auto&) { return Status::ok(); };
     return std::visit(Overloaded{
                           [&](const plan::ComputeWork& c) -> Status {
                             if (c.begins_micro_step) {
                               batches_.next(&inputs_, &targets_);
                               ZS_RETURN_IF_ERROR(backend_.set_batch(inputs_, targets_));
+                              // An overflow is a gradient gone inf in backward: put it in
+                              // before the last micro-step's, ahead of every reduction.
+                              if (step == options_.inject_overflow_step &&
+                                  comm_.rank() == options_.inject_overflow_rank &&
+                                  micro_steps_ + 1 == plan_.micro_steps &&
+                                  backend_.num_params() > 0) {
+                                backend_.inject_overflow();
+                              }
                             }
                             ZS_RETURN_IF_ERROR(backend_.compute(c));
                             if (c.drop_first_model_op >= 0) {
@@ -149,10 +197,14 @@ class Interpreter {
                           },
                           [&](const plan::OptimizerWork& o) -> Status {
                             if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
+                            if (!normed_) ZS_RETURN_IF_ERROR(apply_norm(s));
                             if (!skip_) adam(o.first_elem, o.numel, s->lr);
                             return Status::ok();
                           },
-                          [&](const plan::CollectiveWork& w) { return nothing(w); },
+                          [&](const plan::CollectiveWork& w) -> Status {
+                            if (w.group_size == 1) return Status::ok();
+                            return collective(i, w);
+                          },
                           [&](const plan::MemoryWork& w) { return nothing(w); },
                           [&](const plan::CopyWork& w) { return nothing(w); },
                           [&](const plan::NvmeWork& w) { return nothing(w); },
@@ -161,23 +213,37 @@ class Interpreter {
                       op.work);
   }
 
-  // The overflow check, the loss scaler and the unscale-and-clip, once per step, before the
-  // first op an overflow would skip (stage_1_and_2.py / stage3.py step()).
+  // The overflow check and the loss scaler, once per step, before the first op an overflow
+  // would skip (stage_1_and_2.py / stage3.py step()): from the group's flag when the Plan
+  // all-reduced one, else from this rank's gradients (identical on every rank then).
   Status prepare_step(int step, StepStats* s) {
+    finish_reductions();
     prepared_ = true;
-    if (step == options_.inject_overflow_step && backend_.num_params() > 0) {
-      backend_.inject_overflow();
-    }
-    if (scaler_) {
-      const bool overflow = backend_.grads_have_inf_or_nan();
-      skip_ = scaler_->update(overflow);
-      if (scaler_->exhausted()) {
-        return Status::invalid_argument("the fp16 loss scale reached min_loss_scale at step " +
-                                        std::to_string(step) + ": DeepSpeed stops here");
+    if (!scaler_) {
+      // bf16 ZeRO 1/2 with check_grad_overflow skips on the group's flag.
+      if (flag_ && *flag_ &&
+          non_finite_policy(config_, layout_.precision) == NonFinitePolicy::kSkip) {
+        s->non_finite_grads = true;
+        skip_ = true;
       }
-      if (skip_) return Status::ok();
+      return Status::ok();
     }
-    const double norm = std::sqrt(backend_.grads_sum_squares());
+    const bool overflow = flag_ ? *flag_ : backend_.grads_have_inf_or_nan();
+    skip_ = scaler_->update(overflow);
+    if (scaler_->exhausted()) {
+      return Status::invalid_argument("the fp16 loss scale reached min_loss_scale at step " +
+                                      std::to_string(step) + ": DeepSpeed stops here");
+    }
+    return Status::ok();
+  }
+
+  // The global gradient norm and the unscale-and-clip, before the first OptimizerWork (or at the
+  // end of a step without one): the norm from the Plan's norm collective when it ran one.
+  Status apply_norm(StepStats* s) {
+    finish_reductions();
+    normed_ = true;
+    if (skip_) return Status::ok();
+    const double norm = norm_ ? *norm_ : std::sqrt(backend_.grads_sum_squares());
     s->grad_norm = norm / s->loss_scale;
     const double clip = config_.gradient_clipping.value;
     if (std::isfinite(norm)) {
@@ -203,14 +269,154 @@ class Interpreter {
     return Status::ok();
   }
 
-  // AdamW over the master weights [first, first + numel) (a ZeRO sub-group or partition),
-  // clamped to the model (a padded partition's tail has no weights).
+  // AdamW over elements [first, first + numel) of this rank's partition (a ZeRO sub-group or
+  // the whole partition), each run of it where it lies in the flat arrays; a padded
+  // partition's tail has no weights.
   void adam(std::int64_t first, std::int64_t numel, double lr) {
-    const std::int64_t n = std::min(numel, backend_.num_params() - first);
-    if (n <= 0) return;
     kernels::cpu::AdamConfig a = adam_;
     a.lr = static_cast<float>(lr);
-    backend_.adam(first, n, a, applied_steps_ + 1);
+    for (const OwnedRun& r : owned_) {
+      const std::int64_t b = std::max(first, r.first_elem);
+      const std::int64_t e = std::min(first + numel, r.first_elem + r.n);
+      if (b < e) backend_.adam(r.flat + b - r.first_elem, e - b, a, applied_steps_ + 1);
+    }
+  }
+
+  // --- The data-parallel group (world > 1). ---
+
+  Status init_ranks() {
+    const std::optional<HostTensors> h = backend_.host_tensors();
+    if (!h) {
+      return Status::invalid_argument(
+          "this backend runs one rank only: its collectives (NCCL) are not built yet; use "
+          "--backend cpu for several ranks");
+    }
+    host_ = *h;
+    reduced_.assign(host_.grads.size(), 0.0f);
+    maps_.resize(plan_.ops.size());
+    return Status::ok();
+  }
+
+  const BufferMap& map_of(int op, const plan::CollectiveWork& w) {
+    std::optional<BufferMap>& m = maps_[static_cast<std::size_t>(op)];
+    if (!m) m = buffer_map(plan_, w, param_offsets_);
+    return *m;
+  }
+
+  Status collective(int op, const plan::CollectiveWork& w) {
+    const auto where = [&] { return "op " + std::string(plan_.op_name(op)) + ": "; };
+    if (w.group_size != comm_.size()) {
+      return Status::invalid_argument(
+          where() + "a collective over " + std::to_string(w.group_size) + " of the " +
+          std::to_string(comm_.size()) +
+          " ranks (ZeRO++ hpZ's subgroups) is not one this executor runs");
+    }
+    const float inv_n = 1.0f / static_cast<float>(w.group_size);
+    const Bytes e = plan::dtype_size(w.dtype);
+    switch (w.role) {
+      case plan::CollectiveRole::kGradients: {
+        // The gradient elements leave the model's gradients (DeepSpeed frees param.grad once
+        // reduced) and their sum lands in the reduced gradients.
+        const BufferMap& m = map_of(op, w);
+        buffer_.resize(static_cast<std::size_t>(m.elems * e));
+        const float before = w.average == plan::Average::kDivideBefore ? inv_n : 1.0f;
+        const float after = w.average == plan::Average::kMultiplyAfter ? inv_n : 1.0f;
+        pack(m, host_.grads, before, w.dtype, 0, m.elems, buffer_.data());
+        for (const BufferRun& r : m.runs) {
+          std::fill_n(host_.grads.begin() + r.flat, r.n, 0.0f);
+        }
+        std::int64_t lo = 0, hi = m.elems;
+        switch (w.kind) {
+          case plan::CollectiveKind::kAllReduce:
+            ZS_RETURN_IF_ERROR(comm_.all_reduce(buffer_.data(), m.elems, w.dtype));
+            break;
+          case plan::CollectiveKind::kReduce:
+            ZS_RETURN_IF_ERROR(comm_.reduce(buffer_.data(), m.elems, w.dtype, w.root));
+            break;
+          case plan::CollectiveKind::kReduceScatter:
+            ZS_RETURN_IF_ERROR(comm_.reduce_scatter(buffer_.data(), m.block_elems, w.dtype));
+            lo = comm_.rank() * m.block_elems;
+            hi = lo + m.block_elems;
+            break;
+          default:
+            return Status::invalid_argument(where() + "a gradient " +
+                                            std::string(collective_name(w.kind)) +
+                                            " is not one this executor runs");
+        }
+        unpack(m, buffer_.data(), after, w.dtype, lo, hi,
+               [&](std::int64_t flat, std::span<const float> v) {
+                 for (std::size_t i = 0; i < v.size(); ++i) reduced_[flat + i] += v[i];
+               });
+        reduced_any_ = true;
+        return Status::ok();
+      }
+      case plan::CollectiveRole::kParams: {
+        // This rank's block from its master weights in the model dtype; every block into the
+        // working weights, and the others' into the master weights this rank does not update.
+        if (w.kind != plan::CollectiveKind::kAllGather) break;
+        const BufferMap& m = map_of(op, w);
+        buffer_.resize(static_cast<std::size_t>(m.elems * e));
+        const std::int64_t lo = comm_.rank() * m.block_elems;
+        const std::int64_t hi = lo + m.block_elems;
+        pack(m, host_.master, 1.0f, w.dtype, lo, hi, buffer_.data());
+        ZS_RETURN_IF_ERROR(comm_.all_gather(buffer_.data(), m.block_elems, w.dtype));
+        const auto place = [&](bool master) {
+          return [&, master](std::int64_t flat, std::span<const float> v) {
+            std::copy(v.begin(), v.end(), host_.weights.begin() + flat);
+            if (master) std::copy(v.begin(), v.end(), host_.master.begin() + flat);
+          };
+        };
+        unpack(m, buffer_.data(), 1.0f, w.dtype, 0, lo, place(true));
+        unpack(m, buffer_.data(), 1.0f, w.dtype, lo, hi, place(false));
+        unpack(m, buffer_.data(), 1.0f, w.dtype, hi, m.elems, place(true));
+        return Status::ok();
+      }
+      case plan::CollectiveRole::kOverflowFlag: {
+        finish_reductions();
+        std::uint8_t flag = backend_.grads_have_inf_or_nan() ? 1 : 0;
+        ZS_RETURN_IF_ERROR(comm_.all_reduce(&flag, 1, plan::Dtype::kU8));
+        flag_ = flag != 0;
+        return Status::ok();
+      }
+      case plan::CollectiveRole::kNormSquares:
+      case plan::CollectiveRole::kNormMean: {
+        finish_reductions();
+        const double squares = backend_.grads_sum_squares();
+        const bool mean = w.role == plan::CollectiveRole::kNormMean;
+        const double local = mean ? std::sqrt(squares) / w.group_size : squares;
+        double total = 0;
+        if (w.dtype == plan::Dtype::kFp64) {
+          total = local;
+          ZS_RETURN_IF_ERROR(comm_.all_reduce(&total, 1, w.dtype));
+        } else if (w.dtype == plan::Dtype::kFp32) {
+          float x = static_cast<float>(local);
+          ZS_RETURN_IF_ERROR(comm_.all_reduce(&x, 1, w.dtype));
+          total = x;
+        } else {
+          break;
+        }
+        norm_ = mean ? total : std::sqrt(total);
+        return Status::ok();
+      }
+      case plan::CollectiveRole::kOther:
+        break;
+    }
+    return Status::invalid_argument(where() + std::string(collective_name(w.kind)) + " of " +
+                                    std::string(plan::collective_role_name(w.role)) + " in " +
+                                    std::string(plan::dtype_name(w.dtype)) +
+                                    " is not a collective this executor runs");
+  }
+
+  // After the step's last gradient reduction: the model's gradients become the reduced ones of
+  // this rank's partition, zero elsewhere, so the optimizer step reads its partition only.
+  void finish_reductions() {
+    if (grads_final_) return;
+    grads_final_ = true;
+    if (!reduced_any_) return;
+    std::fill(host_.grads.begin(), host_.grads.end(), 0.0f);
+    for (const OwnedRun& r : owned_) {
+      std::copy_n(reduced_.begin() + r.flat, r.n, host_.grads.begin() + r.flat);
+    }
   }
 
   const plan::Plan& plan_;
@@ -218,6 +424,7 @@ class Interpreter {
   const configs::DsConfig& config_;
   const ExecOptions& options_;
   StepBackend& backend_;
+  Communicator& comm_;
   kernels::cpu::AdamConfig adam_;
   LrSchedule lr_;
   Batches batches_;
@@ -228,17 +435,42 @@ class Interpreter {
   bool prepared_ = false;
   bool skip_ = false;
   bool hold_lr_ = false;  // the step runs but the LR schedule does not advance
+  bool normed_ = false;   // apply_norm has run this step
   int micro_steps_ = 0;
+
+  // This rank's partition where it lies in the flat arrays (plan/partition.h), runs of
+  // consecutive elements merged.
+  struct OwnedRun {
+    std::int64_t first_elem = 0;
+    std::int64_t flat = 0;
+    std::int64_t n = 0;
+  };
+  std::vector<OwnedRun> owned_;
+  std::vector<std::int64_t> param_offsets_;  // per parameter id (ModelRunner::param_offset)
+  // World > 1 only:
+  HostTensors host_;
+  std::vector<float> reduced_;  // the reduced gradients, flat; this rank keeps its partition
+  std::vector<std::optional<BufferMap>> maps_;  // per op, built on first use
+  std::vector<std::byte> buffer_;               // a collective's buffer
+  bool reduced_any_ = false;                    // a gradient reduction ran this step
+  bool grads_final_ = false;                    // finish_reductions has run this step
+  std::optional<bool> flag_;                    // the group's overflow flag, when all-reduced
+  std::optional<double> norm_;                  // the group's gradient norm, when all-reduced
 };
 
 }  // namespace
 
 Result<ExecResult> interpret_plan(const plan::BuiltPlan& built, const configs::DsConfig& config,
                                   const ExecOptions& options, StepBackend& backend) {
-  ZS_CHECK(built.plan.world_size == 1);
   ZS_ASSIGN_OR_RETURN(const kernels::cpu::AdamConfig adam, adam_config(config));
   ZS_ASSIGN_OR_RETURN(const LrSchedule lr, lr_schedule(config, adam.lr));
-  Interpreter interpreter(built, config, options, backend, adam, lr);
+  std::unique_ptr<Communicator> self;
+  Communicator* comm = options.communicator;
+  if (comm == nullptr) {
+    self = make_self_communicator();
+    comm = self.get();
+  }
+  Interpreter interpreter(built, config, options, backend, *comm, adam, lr);
   ZS_RETURN_IF_ERROR(interpreter.init());
   return interpreter.run();
 }

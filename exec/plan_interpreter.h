@@ -13,9 +13,23 @@
 //   activation checkpointing's free (torch.utils.checkpoint keeps only the layer's input), so
 //   the recompute before the layer's backward restores them. The CPU runner poisons what it
 //   drops, the CUDA runner frees it.
-// - On one rank every collective leaves the data as it is (an all-reduce, reduce-scatter or
-//   all-gather over a group of one). Copies, casts, syncs and NVMe work move no values: they
-//   are bracketed (and so timed) but do nothing here.
+// - A collective over a group of one leaves the data as it is. Over N ranks (the
+//   communicator's group) each runs what its CollectiveRole says (plan/plan.h):
+//   - gradients: the named elements are packed from the model's gradients in the collective's
+//     dtype (divided by N first or multiplied by 1/N after, per `average`), zeroed there (as
+//     DeepSpeed frees a reduced param.grad), reduced, and added into the reduced gradients;
+//     once the step's reductions are done (at its overflow check, norm or optimizer), the
+//     model's gradients are the reduced ones of this rank's partition (plan/partition.h) and
+//     zero elsewhere, so norms, checks and AdamW read the partition only;
+//   - params: each rank's block of its master weights, rounded to the model dtype, is
+//     all-gathered into every rank's working weights (and into the master weights of the
+//     elements a rank does not own);
+//   - overflow flag: MAX of each rank's inf/NaN check; norm: the sum of the ranks' squares
+//     (or of their norms / N).
+//   Copies, casts, syncs and NVMe work move no values: they are bracketed (and so timed) but do
+//   nothing here.
+// - Micro-batches are split across ranks as DeepSpeed's DistributedSampler splits them
+//   (exec/batches.h), so N ranks of G micro-steps train on what one rank of G*N does.
 // - The optimizer step as DeepSpeed's ZeRO optimizers do it: at the first op of the step that
 //   an overflow would skip (or the first OptimizerWork when nothing is marked, or the end of a
 //   step without either), fp16 checks the gradients for inf/NaN and updates the dynamic loss
@@ -23,9 +37,14 @@
 //   leaves weights, Adam state and the LR schedule as they were. Otherwise the global gradient
 //   norm gives DeepSpeed's combined unscale-and-clip divisor (kernels/cpu/grad_norm.h
 //   combined_scale; stage_1_and_2.py unscale_and_clip_grads), and each OptimizerWork runs AdamW
-//   over its slice [first_elem, first_elem + numel) of the flat fp32 master weights (ZeRO's
-//   sub-groups; clamped to the model: stage 1/2 partitions are padded). Gradients are zeroed
-//   after every step, skipped or not (engine.py zero_grad after _take_model_step).
+//   over its slice [first_elem, first_elem + numel) of this rank's partition of the fp32
+//   master weights (ZeRO's sub-groups; plan/partition.h places it: a stage 1/2 partition's
+//   padding has no weights). Gradients are zeroed after every step, skipped or not (engine.py
+//   zero_grad after _take_model_step).
+// - ExecOptions::inject_overflow_step puts an inf into gradient element 0 of one rank at the
+//   start of that step's last micro-step, before its reductions.
+// - Every micro-step's backward starts from loss_scale / G (engine.py backward divides the loss
+//   by gradient_accumulation_steps), so the step's gradients are the micro-steps' mean.
 // - The learning rate of applied step k is LrSchedule::at(k) (exec/lr_schedule.h).
 #pragma once
 
@@ -37,12 +56,14 @@
 
 namespace zs::exec {
 
-// Trains `built.plan` on `backend` for options.steps steps (options.backend is not read).
-// REQUIRES: built.plan.world_size == 1; `backend` holds a model of built.layout's graph.
+// Trains `built.plan` on `backend` for options.steps steps (options.backend is not read) as
+// rank options.communicator->rank() (none: the only rank).
+// REQUIRES: `backend` holds a model of built.layout's graph.
 // kInvalidArgument when the optimizer or scheduler is not one this executor implements
-// (exec/adam_config.h, exec/lr_schedule.h), the text is shorter than one micro-batch plus one
-// token or holds bytes beyond the vocabulary, the fp16 loss scale reaches its minimum
-// (DeepSpeed raises there), or the backend reports a failure (a device out of memory).
+// (exec/adam_config.h, exec/lr_schedule.h), the communicator's size is not the plan's world
+// size, several ranks are asked of a backend without host tensors, the text is shorter than one
+// micro-batch plus one token or holds bytes beyond the vocabulary, the fp16 loss scale reaches its
+// minimum (DeepSpeed raises there), or the backend reports a failure (a device out of memory).
 Result<ExecResult> interpret_plan(const plan::BuiltPlan& built, const configs::DsConfig& config,
                                   const ExecOptions& options, StepBackend& backend);
 

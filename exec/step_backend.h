@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -22,6 +23,15 @@
 #include "plan/plan.h"
 
 namespace zs::exec {
+
+// The flat fp32 arrays of a backend whose tensors are in host memory (ModelRunner order): the
+// model's gradients, the fp32 master weights, and the model's working weights (the master
+// rounded to the training dtype). Multi-rank collectives read and write them.
+struct HostTensors {
+  std::span<float> grads;
+  std::span<float> master;
+  std::span<float> weights;
+};
 
 // What a step leaves behind.
 struct StepEnd {
@@ -74,6 +84,10 @@ class StepBackend {
   // Ends the step: when `applied`, the model's working weights become the master weights rounded
   // to the training dtype; then every gradient is zeroed. Returns when the step's work is done.
   virtual StepEnd end_step(bool applied) = 0;
+
+  // The tensors in host memory, or nullopt where they are not (CUDA: its multi-rank collectives
+  // would be NCCL's on the device, not built yet). Valid until the backend is destroyed.
+  virtual std::optional<HostTensors> host_tensors() { return std::nullopt; }
 };
 
 }  // namespace zs::exec

@@ -1,5 +1,8 @@
 #include "plan/builder.h"
 
+#include <algorithm>
+#include <vector>
+
 #include "common/check.h"
 
 namespace zs::plan {
@@ -22,6 +25,17 @@ IdRange PlanBuilder::whole_params(std::span<const int> params) {
   for (int p : params) plan_.param_slices.push_back({p, 0, l_.params()[p].numel});
   r.end = static_cast<std::uint32_t>(plan_.param_slices.size());
   return r;
+}
+
+IdRange PlanBuilder::flat_group() {
+  if (!names_) return {};
+  std::vector<int> order;
+  for (int p : l_.real_params()) {
+    if (l_.flat_offset[p] >= 0) order.push_back(p);
+  }
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return l_.flat_offset[a] < l_.flat_offset[b]; });
+  return whole_params(order);
 }
 
 int PlanBuilder::add_stream(int* slot, const char* name, StreamKind kind) {

@@ -33,6 +33,8 @@ class PlanBuilder {
   IdRange slices(std::span<const ParamSlice> s) { return names_ ? plan_.add_slices(s) : IdRange{}; }
   // The whole gradients of `params`, in order; empty without names.
   IdRange whole_params(std::span<const int> params);
+  // Every parameter of the stage-1/2 flat group, whole, in flat order (Layout::flat_offset).
+  IdRange flat_group();
 
   // Streams, created on first use. Without overlap_comm DeepSpeed runs its collectives on the
   // current (compute) stream, so reduce_stream()/gather_stream() return the compute stream.

@@ -14,6 +14,7 @@
 #include "configs/ds_config.h"
 #include "plan/builder.h"
 #include "plan/module_trace.h"
+#include "plan/schedules.h"
 
 namespace zs::plan {
 
@@ -280,8 +281,7 @@ class Coordinator {
       h2d = b_.op(b_.name(label_, ".h2d_params.", b_.plan().ops.size()), b_.h2d_stream(), pass_,
                   CopyWork{bytes, true, true});
     }
-    const CollectiveWork work{CollectiveKind::kAllGather, elems * l_.param_bytes, group,
-                              l_.param_dtype};
+    const CollectiveWork work = gather_params(b_, params, group);
     b_.host_calls_before_next(HostTask::kGather, 1);
     const std::size_t id = b_.plan().ops.size();
     const NameRef name = b_.name(label_, ".", what, ".", id);

@@ -59,6 +59,24 @@ std::string_view dtype_name(Dtype d) {
   return "?";
 }
 
+std::string_view collective_role_name(CollectiveRole r) {
+  switch (r) {
+    case CollectiveRole::kOther:
+      return "other";
+    case CollectiveRole::kGradients:
+      return "gradients";
+    case CollectiveRole::kParams:
+      return "params";
+    case CollectiveRole::kOverflowFlag:
+      return "overflow_flag";
+    case CollectiveRole::kNormSquares:
+      return "norm_squares";
+    case CollectiveRole::kNormMean:
+      return "norm_mean";
+  }
+  return "?";
+}
+
 Bytes dtype_size(Dtype d) {
   switch (d) {
     case Dtype::kU8:

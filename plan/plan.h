@@ -144,23 +144,65 @@ using CollectiveKind = kernels::Collective;
 using kernels::collective_name;
 
 // The element type of a tensor DeepSpeed communicates (the oracle records it per collective).
-enum class Dtype { kU8, kFp16, kBf16, kFp32, kFp64 };
+enum class Dtype : std::uint8_t { kU8, kFp16, kBf16, kFp32, kFp64 };
 std::string_view dtype_name(Dtype d);  // "u8", "fp16", "bf16", "fp32", "fp64"
 Bytes dtype_size(Dtype d);
+
+// What a collective's values are: what an executor puts into its buffer and takes out.
+enum class CollectiveRole : std::uint8_t {
+  kOther,  // values no executor reads (none so far)
+  // Gradient elements (`slices`), summed over the group and averaged per `average`; each rank
+  // then keeps the elements of its partition (plan/partition.h).
+  kGradients,
+  // Parameter elements (`slices`), gathered in the model dtype from the ranks that own them.
+  kParams,
+  // One u8 per rank, 1 when its gradient partition holds inf or NaN, combined with MAX
+  // (stage_1_and_2.py / stage3.py has_overflow: a ByteTensor all-reduced with ReduceOp.MAX).
+  kOverflowFlag,
+  // The sum of squares of each rank's gradient partition, summed (get_grad_norm_direct).
+  kNormSquares,
+  // The norm of every gradient each rank holds, divided by N, summed: fp32 clip_grad_norm_
+  // without ZeRO (runtime/utils.py: scaled_norm = total_norm / world, all_reduce).
+  kNormMean,
+};
+std::string_view collective_role_name(CollectiveRole r);
+
+// How a gradient reduction averages over its group of N.
+enum class Average : std::uint8_t {
+  kNone,
+  kDivideBefore,   // each rank's values divided by N before the sum (stage_1_and_2.py
+                   // average_tensor; coalesced_collectives.py reduce_scatter_coalesced)
+  kMultiplyAfter,  // the sum multiplied by 1/N (engine.py allreduce_bucket,
+                   // stage_1_and_2.py gradient_reduction_w_predivide: postscale_gradients)
+};
+
+// How `slices` fill a collective's buffer.
+enum class SliceLayout : std::uint8_t {
+  // Back to back in order, then zeros to the buffer's end (stage 1/2's padded flat group).
+  kConcatenated,
+  // ZeRO-3's per-parameter partitions: the buffer is N blocks; block c is, for each slice in
+  // order, its piece c (elements [c*k, (c+1)*k) of the slice, k = ceil(length / N)), padded
+  // with zeros to k (coalesced_collectives.py reduce_scatter_coalesced; partition_parameters.py
+  // all-gathers the same way).
+  kRankPieces,
+};
 
 // A collective over the data-parallel group. `bytes` is the size of the whole buffer the
 // collective produces on each rank (the all-reduced bucket; the gathered tensor; the input of a
 // reduce-scatter), as nccl-tests states message sizes.
 struct CollectiveWork {
   CollectiveKind kind = CollectiveKind::kAllReduce;
+  Dtype dtype = Dtype::kBf16;
+  CollectiveRole role = CollectiveRole::kOther;
+  Average average = Average::kNone;
+  SliceLayout layout = SliceLayout::kConcatenated;
   Bytes bytes = 0;
   int group_size = 1;
-  Dtype dtype = Dtype::kBf16;
-  // The gradient elements a reduction carries, in its buffer's order (a range of
-  // Plan::param_slices): what an executor gathers into the buffer and scatters back. Stated for
-  // the gradient reductions of every stage when the plan keeps names (PlanRequest::names; a
-  // sweep's plans leave them empty, as their names); empty for the rest (overflow flags, norms,
-  // parameter gathers) until an executor needs them.
+  int root = 0;  // the rank a reduce delivers to (kReduce only)
+  // The model elements a gradient reduction or parameter gather carries, laid out in its buffer
+  // per `layout` (a range of Plan::param_slices): what an executor packs and unpacks. Stated
+  // when the plan keeps names (PlanRequest::names; a sweep's plans leave them empty, as their
+  // names); empty for scalars (flags, norms).
   IdRange slices{};
 };
 

@@ -56,20 +56,51 @@ void end_of_step_sync(PlanBuilder& b) {
 int overflow_check(PlanBuilder& b, int after) {
   // has_overflow: the flag is a ByteTensor all-reduced with MAX (stage_1_and_2.py,
   // stage3.py); the oracle records one uint8 element, in bf16 runs too.
-  const int flag =
-      b.op({"step.overflow_allreduce"}, b.compute_stream(), Phase::kStep,
-           CollectiveWork{CollectiveKind::kAllReduce, 1, b.layout().world, Dtype::kU8}, {after});
+  const int flag = b.op({"step.overflow_allreduce"}, b.compute_stream(), Phase::kStep,
+                        CollectiveWork{.kind = CollectiveKind::kAllReduce,
+                                       .dtype = Dtype::kU8,
+                                       .role = CollectiveRole::kOverflowFlag,
+                                       .bytes = 1,
+                                       .group_size = b.layout().world},
+                        {after});
   return b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
 }
 
 int grad_norm(PlanBuilder& b, Bytes bytes_read, Dtype dtype, int after, int rounds) {
   const int norm = b.op({"step.grad_norm"}, b.compute_stream(), Phase::kStep,
                         MemoryWork{bytes_read, 0}, {after});
-  const int sum =
-      b.op({"step.grad_norm_allreduce"}, b.compute_stream(), Phase::kStep,
-           CollectiveWork{CollectiveKind::kAllReduce, dtype_size(dtype), b.layout().world, dtype},
-           {norm});
+  const int sum = b.op({"step.grad_norm_allreduce"}, b.compute_stream(), Phase::kStep,
+                       CollectiveWork{.kind = CollectiveKind::kAllReduce,
+                                      .dtype = dtype,
+                                      .role = CollectiveRole::kNormSquares,
+                                      .bytes = dtype_size(dtype),
+                                      .group_size = b.layout().world},
+                       {norm});
   return b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {sum}, rounds);
+}
+
+CollectiveWork gather_flat_group(PlanBuilder& b, const Layout& l) {
+  CollectiveWork w{.kind = CollectiveKind::kAllGather,
+                   .dtype = l.param_dtype,
+                   .role = CollectiveRole::kParams,
+                   .bytes = l.padded * l.param_bytes,
+                   .group_size = l.world};
+  w.slices = b.flat_group();
+  return w;
+}
+
+CollectiveWork gather_params(PlanBuilder& b, std::span<const int> params, int group) {
+  const Layout& l = b.layout();
+  std::int64_t elems = 0;
+  for (int p : params) elems += l.world * l.partition_elems[p];
+  CollectiveWork w{.kind = CollectiveKind::kAllGather,
+                   .dtype = l.param_dtype,
+                   .role = CollectiveRole::kParams,
+                   .layout = SliceLayout::kRankPieces,
+                   .bytes = elems * l.param_bytes,
+                   .group_size = group};
+  w.slices = b.whole_params(params);
+  return w;
 }
 
 void mark_skipped_on_overflow(PlanBuilder& b, int first_op) {

@@ -60,7 +60,13 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       std::int64_t bucket = 0;
       std::vector<int> in_bucket;  // whole gradients, in the bucket's order
       auto flush = [&]() {
-        CollectiveWork w{CollectiveKind::kAllReduce, bucket * l.comm_bytes, l.world, l.comm_dtype};
+        // postscale_gradients (default): the sum, then times 1/N (engine.py allreduce_bucket).
+        CollectiveWork w{.kind = CollectiveKind::kAllReduce,
+                         .dtype = l.comm_dtype,
+                         .role = CollectiveRole::kGradients,
+                         .average = Average::kMultiplyAfter,
+                         .bytes = bucket * l.comm_bytes,
+                         .group_size = l.world};
         w.slices = b.whole_params(in_bucket);
         in_bucket.clear();
         const int op = b.op(b.name(run.label, ".allreduce.", b.plan().ops.size()), compute,
@@ -112,7 +118,11 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
     // and a scaling of every gradient, with no host sync (engine.py _take_model_step).
     b.op({"step.grad_norm"}, compute, Phase::kStep, MemoryWork{psi * 4, 0}, {b.last_op()});
     b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
-         CollectiveWork{CollectiveKind::kAllReduce, 4, l.world, Dtype::kFp32});
+         CollectiveWork{.kind = CollectiveKind::kAllReduce,
+                        .dtype = Dtype::kFp32,
+                        .role = CollectiveRole::kNormMean,
+                        .bytes = 4,
+                        .group_size = l.world});
     b.op({"step.clip_grads"}, compute, Phase::kStep, MemoryWork{psi * 4, psi * 4});
   }
   const int step =

@@ -87,8 +87,18 @@ class Reducer {
     int op = -1;
     for (const Piece& piece : pieces()) {
       const bool reduce = piece.dst >= 0;
-      CollectiveWork w{reduce ? CollectiveKind::kReduce : CollectiveKind::kAllReduce,
-                       piece.elems * l_.comm_bytes, l_.world, l_.comm_dtype};
+      // average_tensor and buffered_reduce_fallback's allreduce_bucket divide before reducing;
+      // gradient_reduction_w_predivide (contiguous gradients without reduce_scatter, with
+      // postscale_gradients) multiplies the sum by 1/N.
+      CollectiveWork w{.kind = reduce ? CollectiveKind::kReduce : CollectiveKind::kAllReduce,
+                       .dtype = l_.comm_dtype,
+                       .role = CollectiveRole::kGradients,
+                       .average = l_.reduce_scatter || !l_.contiguous_gradients
+                                      ? Average::kDivideBefore
+                                      : Average::kMultiplyAfter,
+                       .bytes = piece.elems * l_.comm_bytes,
+                       .group_size = l_.world,
+                       .root = reduce ? piece.dst : 0};
       w.slices = b_.slices(piece.parts);
       op = b_.op(b_.name(label_, reduce ? ".reduce." : ".allreduce.", collectives_++),
                  b_.reduce_stream(), Phase::kReduce, w, {op >= 0 ? op : producer});
@@ -394,8 +404,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
                                OptimizerWork{true, part, part * (28 + 4 + e)}, {synced});
     const int up = b.op({"step.params_to_gpu"}, b.h2d_stream(), Phase::kStep,
                         CopyWork{part * e, true, l.pin_optimizer}, {adam});
-    b.op({"step.allgather_params"}, compute, Phase::kPostStep,
-         CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world, l.param_dtype}, {up});
+    b.op({"step.allgather_params"}, compute, Phase::kPostStep, gather_flat_group(b, l), {up});
   } else {
     // scaled_global_norm over the owned gradients; mask_nan_or_inf_with_val_inplace builds a
     // device scalar with torch.tensor(-1.0, device=...), which synchronizes the stream
@@ -414,8 +423,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
         b.op({"step.optimizer"}, compute, Phase::kStep, OptimizerWork{false, part, part * 28});
     b.free(adam, grads32);
     b.op({"step.copy_params"}, compute, Phase::kStep, MemoryWork{part * 4, part * e});
-    b.op({"step.allgather_params"}, compute, Phase::kPostStep,
-         CollectiveWork{CollectiveKind::kAllGather, l.padded * e, l.world, l.param_dtype});
+    b.op({"step.allgather_params"}, compute, Phase::kPostStep, gather_flat_group(b, l));
   }
   if (l.check_overflow) mark_skipped_on_overflow(b, first_skipped);
   end_of_step_sync(b);

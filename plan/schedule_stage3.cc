@@ -61,8 +61,14 @@ class Scatterer {
     }
     const auto& params = bucket_.params();
     const bool single = params.size() == 1 && l_.params()[params[0]].numel % l_.world == 0;
-    CollectiveWork w{CollectiveKind::kReduceScatter, padded * l_.comm_bytes, l_.world,
-                     l_.comm_dtype};
+    // reduce_scatter_coalesced: per-rank pieces of each gradient, divided by N first.
+    CollectiveWork w{.kind = CollectiveKind::kReduceScatter,
+                     .dtype = l_.comm_dtype,
+                     .role = CollectiveRole::kGradients,
+                     .average = Average::kDivideBefore,
+                     .layout = SliceLayout::kRankPieces,
+                     .bytes = padded * l_.comm_bytes,
+                     .group_size = l_.world};
     w.slices = b_.whole_params(params);  // each rank keeps its partition of each
     const int op = b_.op(b_.name(label_, ".reduce_scatter.", flushes_.size()), b_.reduce_stream(),
                          Phase::kReduce, w, {producer});
@@ -297,9 +303,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
       if (!l.persistent[p]) continue;
       after =
           b.op(b.name("step.allgather_persistent.", l.params()[p].name), compute, Phase::kPostStep,
-               CollectiveWork{CollectiveKind::kAllGather, l.world * l.partition_elems[p] * e,
-                              l.world, l.param_dtype},
-               {after});
+               gather_params(b, std::span<const int>(&p, 1), l.world), {after});
     }
     b.persistent_gap(persistent_params, step_begin, first_gather);
     b.device_sync({"step.post_step_sync"}, Phase::kPostStep);

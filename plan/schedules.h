@@ -8,6 +8,7 @@
 // offload copies, fp16 loss scaling, transient tensors) follows DeepSpeed's code, cited inline.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,13 @@ int grad_norm(PlanBuilder& b, Bytes bytes_read, Dtype dtype, int after, int roun
 
 // Marks every op from `first_op` on as skipped when the fp16 loss scaler finds an overflow.
 void mark_skipped_on_overflow(PlanBuilder& b, int first_op);
+
+// Stage 1/2's all-gather of the updated 16-bit flat group (every rank's partition), naming its
+// parameters in flat order (PlanBuilder::flat_group).
+CollectiveWork gather_flat_group(PlanBuilder& b, const Layout& l);
+// Stage 3's all-gather of `params`' partitions over a group of `group` ranks, naming them
+// (partition_parameters.py _all_gather_params: per-rank pieces, coalesced).
+CollectiveWork gather_params(PlanBuilder& b, std::span<const int> params, int group);
 
 void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c);
 void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c);

@@ -46,7 +46,7 @@ TEST(Communicator, TheSumFollowsTheRingAndRoundsAtEveryHop) {
 }
 
 TEST(Communicator, ExactValuesSumExactlyAndEveryRankAgrees) {
-  for (Dtype d : {Dtype::kFp32, Dtype::kBf16, Dtype::kFp16}) {
+  for (Dtype d : {Dtype::kFp32, Dtype::kBf16, Dtype::kFp16, Dtype::kFp64}) {
     for (int n : {2, 3, 4}) {
       std::vector<std::vector<std::byte>> b;
       for (int r = 0; r < n; ++r) b.push_back(buffer_of(d, {1.0f * r, 2.0f, -0.5f * r, 8.0f}));
@@ -56,6 +56,22 @@ TEST(Communicator, ExactValuesSumExactlyAndEveryRankAgrees) {
       EXPECT_EQ(decode(b[0], d, 1), 2.0f * n) << plan::dtype_name(d);
       EXPECT_EQ(decode(b[0], d, 2), -0.25f * n * (n - 1)) << plan::dtype_name(d);
       EXPECT_EQ(decode(b[0], d, 3), 8.0f * n) << plan::dtype_name(d);
+    }
+  }
+}
+
+TEST(Communicator, U8FlagsCombineWithMax) {
+  // DeepSpeed's overflow flag: a ByteTensor all-reduced with ReduceOp.MAX.
+  for (int n : {2, 3, 4}) {
+    std::vector<std::vector<std::byte>> b;
+    for (int r = 0; r < n; ++r) {
+      b.push_back({std::byte{0}, std::byte(r == 1 ? 1 : 0), std::byte(200 + r), std::byte{7}});
+    }
+    reference_all_reduce(b, 4, Dtype::kU8);
+    for (int r = 0; r < n; ++r) {
+      EXPECT_EQ(b[r], (std::vector<std::byte>{std::byte{0}, std::byte{1}, std::byte(200 + n - 1),
+                                              std::byte{7}}))
+          << "n " << n << " rank " << r;
     }
   }
 }
@@ -112,10 +128,10 @@ TEST(Communicator, TheGroupOfOneLeavesBuffersAsTheyAreAndChecksItsArguments) {
   EXPECT_TRUE(self->reduce(b.data(), 10, Dtype::kFp32, 0).is_ok());
   EXPECT_TRUE(self->broadcast(b.data(), 10, Dtype::kFp32, 0).is_ok());
   EXPECT_EQ(b, before);
-  const Status u8 = self->all_reduce(b.data(), 10, Dtype::kU8);
-  EXPECT_NE(u8.message().find("all_reduce: dtype u8 is not one a collective carries"),
+  const Status bad = self->all_reduce(b.data(), 10, static_cast<Dtype>(9));
+  EXPECT_NE(bad.message().find("all_reduce: dtype 9 is not one a collective carries"),
             std::string::npos)
-      << u8.message();
+      << bad.message();
   EXPECT_NE(self->reduce(b.data(), 10, Dtype::kFp32, 1).message().find("root 1 is not a rank"),
             std::string::npos);
   EXPECT_NE(self->all_gather(b.data(), -1, Dtype::kFp32).message().find("count -1 is negative"),

@@ -18,6 +18,12 @@ namespace zs::exec::testing {
 inline void encode(float x, plan::Dtype dtype, std::byte* at) {
   if (dtype == plan::Dtype::kFp32) {
     std::memcpy(at, &x, sizeof x);
+  } else if (dtype == plan::Dtype::kFp64) {
+    const double d = x;
+    std::memcpy(at, &d, sizeof d);
+  } else if (dtype == plan::Dtype::kU8) {
+    const auto u = static_cast<std::uint8_t>(std::fabs(x) * 10.0f);  // 0..255 from |x| < 25.6
+    std::memcpy(at, &u, sizeof u);
   } else if (dtype == plan::Dtype::kBf16) {
     const kernels::cpu::Bf16 b = kernels::cpu::float_to_bf16(x);
     std::memcpy(at, &b, sizeof b);
@@ -35,6 +41,12 @@ inline float decode(const std::vector<std::byte>& b, plan::Dtype dtype, std::siz
     std::memcpy(&x, at, sizeof x);
     return x;
   }
+  if (dtype == plan::Dtype::kFp64) {
+    double x;
+    std::memcpy(&x, at, sizeof x);
+    return static_cast<float>(x);
+  }
+  if (dtype == plan::Dtype::kU8) return static_cast<float>(static_cast<std::uint8_t>(*at));
   if (dtype == plan::Dtype::kBf16) {
     kernels::cpu::Bf16 v;
     std::memcpy(&v, at, sizeof v);

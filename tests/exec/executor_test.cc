@@ -213,7 +213,7 @@ TEST(Executor, TheTimelineNamesEveryOpOfThePlanOnce) {
   }
 }
 
-TEST(Executor, RejectsMoreThanOneRank) {
+TEST(Executor, APlanForSeveralRanksNeedsAProcessPerRank) {
   const sim::SimulationResult sim = tiny_gpt_simulation(config(2), 2);
   ASSERT_EQ(sim.built.plan.world_size, 2);
   for (Backend backend : {Backend::kCpu, Backend::kCuda}) {
@@ -221,7 +221,10 @@ TEST(Executor, RejectsMoreThanOneRank) {
     o.backend = backend;
     auto out = execute(sim.built, sim.config.config, o);
     ASSERT_FALSE(out.ok());
-    EXPECT_NE(out.status().message().find("one rank"), std::string::npos);
+    EXPECT_NE(out.status().message().find("the plan is for 2 ranks and 1 process runs it: start "
+                                          "one process per rank (mpirun -np 2"),
+              std::string::npos)
+        << out.status().message();
   }
 }
 
