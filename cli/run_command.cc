@@ -29,6 +29,7 @@ struct RunFlags {
   std::string data;
   std::string seed = "0";
   std::string inject_overflow;
+  std::string collective_timeout = "600";
   bool checkpointing = false;
 };
 
@@ -37,6 +38,28 @@ std::int64_t peak_rss_bytes() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return static_cast<std::int64_t>(u.ru_maxrss) * 1024;
+}
+
+// Every rank's `x`, in rank order (just x for a single rank). Every rank calls it at the same
+// point; a failed collective is said, naming the rank, and ends every rank.
+std::vector<double> group_values(exec::RankGroup& g, double x) {
+  exec::Communicator* comm = g.communicator();
+  if (comm == nullptr) return {x};
+  std::vector<double> v(static_cast<std::size_t>(comm->size()), 0.0);
+  v[static_cast<std::size_t>(comm->rank())] = x;
+  if (const Status s = comm->all_reduce(v.data(), comm->size(), plan::Dtype::kFp64); !s.is_ok()) {
+    std::fprintf(stderr, "rank %d of %d: %s\n", g.rank(), g.size(), s.message().c_str());
+    g.abort(1);
+  }
+  return v;
+}
+
+// The mean over the ranks of each rank's `x`, as group_values.
+double group_mean(exec::RankGroup& g, double x) {
+  const std::vector<double> v = group_values(g, x);
+  double sum = 0;
+  for (double y : v) sum += y;
+  return sum / static_cast<double>(v.size());
 }
 
 // Mean step time over the steps after the first (which pays for first touches), or the only
@@ -51,8 +74,14 @@ double steady_step_s(const exec::ExecResult& r) {
   return n > 0 ? sum / n : 0;
 }
 
+// The run's report. Several ranks: `rank_step_s` and `rank_host_bytes` hold each rank's steady
+// step time and peak host memory, `losses` each step's mean loss over the ranks; the other
+// per-step figures are rank 0's (the norm, scale and skips are the group's on every rank).
 json::Json measured_json(const sim::SimulationResult& sim, const sim::SimulationRequest& request,
-                         const exec::ExecResult& r, const std::string& backend) {
+                         const exec::ExecResult& r, const std::string& backend,
+                         const std::vector<double>& rank_step_s,
+                         const std::vector<double>& rank_host_bytes,
+                         const std::vector<double>& losses) {
   json::Json j;
   j["backend"] = backend;
   if (backend == "cuda") j["device"] = exec::cuda_device_name();
@@ -71,14 +100,24 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
   } else {
     j["memory"]["gpu"]["peak_bytes"] = nullptr;
   }
-  j["memory"]["cpu"]["peak_bytes"] = peak_rss_bytes();
-  const double step_s = steady_step_s(r);
+  j["memory"]["cpu"]["peak_bytes"] =
+      static_cast<std::int64_t>(*std::max_element(rank_host_bytes.begin(), rank_host_bytes.end()));
+  const double step_s = *std::max_element(rank_step_s.begin(), rank_step_s.end());
+  const int world = sim.built.plan.world_size;
+  json::Json per_rank = json::Json::array();
+  for (int k = 0; k < world; ++k) {
+    per_rank.push_back({{"rank", k},
+                        {"step_s", rank_step_s[static_cast<std::size_t>(k)]},
+                        {"host_peak_bytes",
+                         static_cast<std::int64_t>(rank_host_bytes[static_cast<std::size_t>(k)])}});
+  }
+  j["ranks"] = per_rank;
   j["time"]["step_s"] = step_s;
   const double samples = static_cast<double>(sim.train_batch_size);
   const double model_flops = sim.time.model_flops;  // per step, as the prediction counts them
   j["throughput"]["samples_per_s"] = step_s > 0 ? samples / step_s : 0.0;
   j["throughput"]["tokens_per_s"] =
-      step_s > 0 ? static_cast<double>(r.tokens_per_step) / step_s : 0.0;
+      step_s > 0 ? static_cast<double>(r.tokens_per_step) * world / step_s : 0.0;
   j["throughput"]["tflops_per_gpu"] = step_s > 0 ? model_flops / step_s / 1e12 : 0.0;
   // No peak FLOP/s is known for a CPU, nor, here, for the device actually used.
   j["throughput"]["mfu"] = nullptr;
@@ -87,7 +126,7 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
   json::Json steps = json::Json::array();
   for (const exec::StepStats& s : r.steps) {
     steps.push_back({{"step", s.step},
-                     {"loss", s.loss},
+                     {"loss", losses[static_cast<std::size_t>(s.step)]},
                      {"seconds", s.seconds},
                      {"skipped", s.skipped},
                      {"non_finite_grads", s.non_finite_grads},
@@ -191,54 +230,75 @@ int run_run(const RunFlags& f) {
   request.check = in->options;
   // The executor trains without dropout (exec/model_runner.h); the plan is for that model.
   request.model = exec::without_dropout(*in->model);
-  if (in->cluster) {
-    request.cluster = *in->cluster;
-  } else {
-    auto c = configs::make_cluster("h100-80gb-sxm", 1, 1);
-    if (!c.ok()) return failed(c.status());
+  if (in->cluster) request.cluster = *in->cluster;
+  // One process per rank: mpirun -np N zerosim run ... runs the N-rank Plan, each process its
+  // rank (exec/launch.h); without a launcher, one rank.
+  auto timeout = parse_int_flag("--collective-timeout", f.collective_timeout, 1, 86'400);
+  if (!timeout.ok()) return failed(timeout.status());
+  auto group = exec::RankGroup::start(static_cast<double>(*timeout));
+  if (!group.ok()) return failed(group.status().with_context("run"));
+  exec::RankGroup& ranks = **group;
+  const int world = ranks.size();
+  // From here a failure on one rank ends them all (others may wait in a collective), each
+  // saying which rank it is.
+  const auto failed_rank = [&](const Status& s) -> int {
+    if (world == 1) return failed(s);
+    fail(s.with_context("rank " + std::to_string(ranks.rank()) + " of " + std::to_string(world)),
+         f.common.json && ranks.rank() == 0);
+    ranks.abort(1);
+  };
+  if (!in->cluster) {
+    auto c = configs::make_cluster("h100-80gb-sxm", 1, world);
+    if (!c.ok()) return failed_rank(c.status());
     request.cluster = *c;
   }
-  // Started as one of several ranks (mpirun -np N zerosim run ...): each would train alone on the
-  // whole batch, which is not the run the config describes.
-  if (const int launched = exec::launched_world_size(); launched > 1) {
-    return failed(Status::invalid_argument(
-        "run: started as one of " + std::to_string(launched) +
-        " processes by a launcher (mpirun, srun); the executor runs one rank, so each would "
-        "train alone: run zerosim without the launcher (multi-rank execution is not built "
-        "yet)"));
+  if (request.cluster.world_size() != world) {
+    return failed_rank(Status::invalid_argument(
+        "run: the cluster has " + std::to_string(request.cluster.world_size()) + " GPUs and " +
+        std::to_string(world) +
+        (world == 1 ? " process runs: start one process per GPU (mpirun -np " +
+                          std::to_string(request.cluster.world_size()) +
+                          " zerosim run ...) or use --gpus-per-node 1"
+                    : " processes run: give as many GPUs as processes (--gpus-per-node " +
+                          std::to_string(world) + ")")));
   }
-  if (request.cluster.world_size() != 1) {
-    return failed(Status::invalid_argument("run: the executor runs one rank; the cluster has " +
-                                           std::to_string(request.cluster.world_size()) +
-                                           " GPUs (use --gpus-per-node 1)"));
-  }
+  options.communicator = ranks.communicator();
   if (!f.seq_len.empty()) {
     auto s = parse_int_flag("--seq-len", f.seq_len, 1, 1'000'000);
-    if (!s.ok()) return failed(s.status());
+    if (!s.ok()) return failed_rank(s.status());
     request.seq_len = *s;
   }
   request.activation_checkpointing = f.checkpointing;
   // The Plan the executor runs (plan/plan_step.h), priced as simulate prices it.
   auto planned = plan::plan_step(request);
-  if (!planned.ok()) return failed(planned.status());
+  if (!planned.ok()) return failed_rank(planned.status());
   auto sim = sim::simulate_planned(request, std::move(*planned));
-  if (!sim.ok()) return failed(sim.status());
+  if (!sim.ok()) return failed_rank(sim.status());
   if (options.text && static_cast<std::int64_t>(options.text->size()) < sim->seq_len + 1) {
-    return failed(Status::invalid_argument(
+    return failed_rank(Status::invalid_argument(
         "--data " + f.data + ": holds " + std::to_string(options.text->size()) +
         " bytes; one sequence of byte tokens needs seq_len + 1 = " +
         std::to_string(sim->seq_len + 1)));
   }
   const std::vector<std::string> notes = run_notes(sim->config.config);
-  const std::int64_t tokens_per_step = sim->built.layout.tokens_per_step();
+  // The group's tokens: every rank trains on its own micro-batches.
+  const std::int64_t tokens_per_step = sim->built.layout.tokens_per_step() * world;
+  const bool speaks = ranks.rank() == 0;  // rank 0 alone prints results
   if (!f.common.json) {
     // Each step's line is printed (and flushed) as it ends, so a run stopped part-way, or read
-    // through a pipe, keeps the steps it made.
-    print("zerosim run: " + sim->built.plan.summary + ", backend " + f.backend);
-    for (const std::string& n : notes) print("note: " + n);
-    std::fflush(stdout);
-    options.on_step = [tokens_per_step](const exec::StepStats& s) {
-      print(step_line(s, tokens_per_step));
+    // through a pipe, keeps the steps it made. Over several ranks its loss is the group's mean
+    // (one more all-reduce per step, after the step's timing).
+    if (speaks) {
+      print("zerosim run: " + sim->built.plan.summary + ", backend " + f.backend +
+            (world > 1 ? ", " + std::to_string(world) + " ranks (one process each)" : ""));
+      for (const std::string& n : notes) print("note: " + n);
+      std::fflush(stdout);
+    }
+    options.on_step = [tokens_per_step, &ranks, speaks](const exec::StepStats& s) {
+      exec::StepStats mean = s;
+      mean.loss = group_mean(ranks, s.loss);
+      if (!speaks) return;
+      print(step_line(mean, tokens_per_step));
       std::fflush(stdout);
     };
   }
@@ -246,23 +306,42 @@ int run_run(const RunFlags& f) {
   try {
     result = exec::execute(sim->built, sim->config.config, options);
   } catch (const std::bad_alloc&) {
-    return failed(Status::invalid_argument(
+    return failed_rank(Status::invalid_argument(
         "run: the machine ran out of memory while allocating the model's buffers; "
         "use a smaller --micro-batch or --seq-len"));
   }
-  if (!result.ok()) return failed(result.status().with_context(f.common.config));
+  if (!result.ok()) return failed_rank(result.status().with_context(f.common.config));
 
+  // Every rank's figures, for rank 0 to report: the step takes as long as its slowest rank.
+  const std::vector<double> rank_step_s = group_values(ranks, steady_step_s(*result));
+  const std::vector<double> rank_host_bytes =
+      group_values(ranks, static_cast<double>(peak_rss_bytes()));
   if (f.common.json) {
-    json::Json j = measured_json(*sim, request, *result, f.backend);
+    std::vector<double> losses;
+    for (const exec::StepStats& s : result->steps) {
+      losses.push_back(group_mean(ranks, s.loss));
+    }
+    if (!speaks) return 0;
+    json::Json j =
+        measured_json(*sim, request, *result, f.backend, rank_step_s, rank_host_bytes, losses);
     j["notes"] = notes;
     print(j.dump(2, ' ', false, json::Json::error_handler_t::replace));
     return 0;
   }
+  if (!speaks) return 0;
   std::string out;
   char line[320];
-  const double step_s = steady_step_s(*result);
-  const double tokens_per_s =
-      step_s > 0 ? static_cast<double>(result->tokens_per_step) / step_s : 0.0;
+  const double step_s = *std::max_element(rank_step_s.begin(), rank_step_s.end());
+  const double tokens_per_s = step_s > 0 ? static_cast<double>(tokens_per_step) / step_s : 0.0;
+  if (world > 1) {
+    for (int r = 0; r < world; ++r) {
+      std::snprintf(line, sizeof line,
+                    "rank %d: step %.3f s (mean after the first), peak host memory %.1f MiB\n", r,
+                    rank_step_s[static_cast<std::size_t>(r)],
+                    rank_host_bytes[static_cast<std::size_t>(r)] / (1 << 20));
+      out += line;
+    }
+  }
   if (result->device_memory) {
     std::snprintf(line, sizeof line,
                   "measured on %s: step %.4f s (mean after the first), %.0f tokens/s, peak GPU "
@@ -272,9 +351,11 @@ int run_run(const RunFlags& f) {
                   static_cast<double>(result->device_memory->peak_reserved_bytes) / (1 << 20));
   } else {
     std::snprintf(line, sizeof line,
-                  "measured step %.3f s (mean after the first), %.0f tokens/s, peak host memory "
-                  "%.1f MiB\n",
-                  step_s, tokens_per_s, static_cast<double>(peak_rss_bytes()) / (1 << 20));
+                  "measured step %.3f s (mean after the first%s), %.0f tokens/s, peak host memory "
+                  "%.1f MiB%s\n",
+                  step_s, world > 1 ? ", slowest rank" : "", tokens_per_s,
+                  *std::max_element(rank_host_bytes.begin(), rank_host_bytes.end()) / (1 << 20),
+                  world > 1 ? " (largest rank)" : "");
   }
   out += line;
   std::snprintf(line, sizeof line, "predicted on %s: step %.4f s, GPU peak %.1f MiB%s\n",
@@ -292,8 +373,9 @@ std::function<int()> add_run_command(CLI::App& app) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* cmd = app.add_subcommand(
       "run",
-      "Train with a DeepSpeed config for real on one rank (on the CPU, or on a CUDA device) and "
-      "print measured loss, step time and throughput next to the prediction");
+      "Train with a DeepSpeed config for real (on the CPU, or on a CUDA device; several ranks "
+      "with mpirun -np N, one process each) and print measured loss, step time and throughput "
+      "next to the prediction");
   add_common_flags(cmd, &flags->common);
   cmd->add_option("--steps", flags->steps, "optimizer steps (default 10)");
   cmd->add_option("--backend", flags->backend, "cpu (default) or cuda");
@@ -304,6 +386,9 @@ std::function<int()> add_run_command(CLI::App& app) {
   cmd->add_option("--seed", flags->seed, "seed of the weights and random tokens (default 0)");
   cmd->add_flag("--checkpointing", flags->checkpointing,
                 "full activation checkpointing (recompute each layer in backward)");
+  cmd->add_option("--collective-timeout", flags->collective_timeout,
+                  "seconds a rank waits for another in a collective before the run ends with an "
+                  "error naming it (default 600; several ranks under mpirun)");
   cmd->add_option("--inject-overflow-step", flags->inject_overflow,
                   "put an inf into a gradient at this step (0-based, below --steps): the fp16 "
                   "loss scaler skips it; bf16 and fp32 do what DeepSpeed does for their ZeRO "

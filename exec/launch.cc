@@ -1,11 +1,22 @@
 #include "exec/launch.h"
 
 #include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 
+#if defined(ZS_WITH_MPI)
+#include <mpi.h>
+
+#include "exec/mpi/mpi_communicator.h"
+#endif
+
 namespace zs::exec {
+
+#if !defined(ZS_WITH_MPI)
+class MpiSession {};  // never made without MPI
+#endif
 
 int launched_world_size() {
   for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}) {
@@ -17,6 +28,45 @@ int launched_world_size() {
     if (ec == std::errc() && ptr == end && n > 0) return n;
   }
   return 1;
+}
+
+Result<std::unique_ptr<RankGroup>> RankGroup::start(double collective_timeout_s) {
+  std::unique_ptr<RankGroup> g(new RankGroup());
+  const int launched = launched_world_size();
+  if (launched == 1) return g;
+#if defined(ZS_WITH_MPI)
+  g->session_ = std::make_unique<MpiSession>(nullptr, nullptr);
+  ZS_ASSIGN_OR_RETURN(g->comm_, make_mpi_communicator(kMaxMpiMessageBytes, collective_timeout_s));
+  g->rank_ = g->comm_->rank();
+  g->size_ = g->comm_->size();
+  if (g->size_ != launched) {
+    // Each process alone (an MPI singleton) would train the whole batch by itself.
+    return Status::invalid_argument(
+        "started as one of " + std::to_string(launched) +
+        " processes by a launcher (mpirun, srun), but MPI sees a world of " +
+        std::to_string(g->size_) +
+        ": this build's MPI does not know that launcher; start the ranks with the mpirun of the "
+        "MPI zerosim was built with");
+  }
+  return g;
+#else
+  (void)collective_timeout_s;
+  return Status::invalid_argument(
+      "started as one of " + std::to_string(launched) +
+      " processes by a launcher (mpirun, srun), and this build has no MPI: rebuild with "
+      "OpenMPI installed (libopenmpi-dev) or run one process");
+#endif
+}
+
+RankGroup::~RankGroup() = default;
+
+void RankGroup::abort(int code) {
+  std::fflush(stdout);
+  std::fflush(stderr);
+#if defined(ZS_WITH_MPI)
+  if (session_ != nullptr && size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
+#endif
+  std::exit(code);
 }
 
 }  // namespace zs::exec

@@ -3,9 +3,12 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace zs::exec {
@@ -20,8 +23,8 @@ std::string mpi_error(int code) {
 
 class MpiCommunicator final : public Communicator {
  public:
-  MpiCommunicator(MPI_Comm comm, std::int64_t max_message_bytes)
-      : comm_(comm), max_message_(max_message_bytes) {
+  MpiCommunicator(MPI_Comm comm, std::int64_t max_message_bytes, double timeout_s)
+      : comm_(comm), max_message_(max_message_bytes), timeout_s_(timeout_s) {
     MPI_Comm_rank(comm_, &rank_);
     MPI_Comm_size(comm_, &size_);
   }
@@ -78,8 +81,10 @@ class MpiCommunicator final : public Communicator {
     const std::int64_t total = count * plan::dtype_size(dtype);
     for (std::int64_t off = 0; off < total; off += max_message_) {
       const int n = static_cast<int>(std::min(max_message_, total - off));
-      const int rc = MPI_Bcast(bytes + off, n, MPI_BYTE, root, comm_);
+      MPI_Request request = MPI_REQUEST_NULL;
+      const int rc = MPI_Ibcast(bytes + off, n, MPI_BYTE, root, comm_, &request);
       if (rc != MPI_SUCCESS) return failed("broadcast", rc);
+      ZS_RETURN_IF_ERROR(wait("broadcast", &request, 1, "rank " + std::to_string(root)));
     }
     return Status::ok();
   }
@@ -90,20 +95,44 @@ class MpiCommunicator final : public Communicator {
                             std::to_string(size_) + ": " + mpi_error(code));
   }
 
+  // Waits for `n` requests, yielding the core between tests (ranks may share cores), for at
+  // most timeout_s_: then kIoError naming the collective, this rank and `peer`, the rank it
+  // waits on. The requests are left pending: the caller ends the job.
+  Status wait(std::string_view what, MPI_Request* requests, int n, const std::string& peer) const {
+    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
+    for (;;) {
+      int done = 0;
+      const int rc = MPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE);
+      if (rc != MPI_SUCCESS) return failed(what, rc);
+      if (done != 0) return Status::ok();
+      if (Clock::now() > deadline) {
+        char text[64];
+        std::snprintf(text, sizeof text, "%g", timeout_s_);
+        return Status::io_error(std::string(what) + " on rank " + std::to_string(rank_) + " of " +
+                                std::to_string(size_) + ": nothing from " + peer + " in " + text +
+                                " s (the collective timeout): it stopped or hangs");
+      }
+      std::this_thread::yield();
+    }
+  }
+
   // Sends `send_bytes` at `send` to rank `to` while receiving `recv_bytes` into `recv` from rank
-  // `from`, in exactly `messages` MPI_Sendrecv calls of at most max_message_ (empty ones past
-  // the end): every rank makes the same number of calls per hop, so they pair up even when
-  // neighbouring chunks differ in size.
+  // `from`, in exactly `messages` exchanges of at most max_message_ (empty ones past the end):
+  // every rank makes the same number per hop, so they pair up even when neighbouring chunks
+  // differ in size.
   Status exchange(std::string_view what, const std::byte* send, std::int64_t send_bytes, int to,
                   std::byte* recv, std::int64_t recv_bytes, int from, std::int64_t messages) const {
     for (std::int64_t k = 0; k < messages; ++k) {
       const std::int64_t off = k * max_message_;
       const int s = static_cast<int>(std::clamp<std::int64_t>(send_bytes - off, 0, max_message_));
       const int r = static_cast<int>(std::clamp<std::int64_t>(recv_bytes - off, 0, max_message_));
-      const int rc =
-          MPI_Sendrecv(send + (s > 0 ? off : 0), s, MPI_BYTE, to, 0, recv + (r > 0 ? off : 0), r,
-                       MPI_BYTE, from, 0, comm_, MPI_STATUS_IGNORE);
+      MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+      int rc = MPI_Irecv(recv + (r > 0 ? off : 0), r, MPI_BYTE, from, 0, comm_, &requests[0]);
+      if (rc == MPI_SUCCESS) {
+        rc = MPI_Isend(send + (s > 0 ? off : 0), s, MPI_BYTE, to, 0, comm_, &requests[1]);
+      }
       if (rc != MPI_SUCCESS) return failed(what, rc);
+      ZS_RETURN_IF_ERROR(wait(what, requests, 2, "rank " + std::to_string(from)));
     }
     return Status::ok();
   }
@@ -164,8 +193,11 @@ class MpiCommunicator final : public Communicator {
     return Status::ok();
   }
 
+  using Clock = std::chrono::steady_clock;
+
   MPI_Comm comm_;
   std::int64_t max_message_;  // bytes per MPI call
+  double timeout_s_;          // the longest wait for a peer
   int rank_ = 0;
   int size_ = 1;
 };
@@ -179,14 +211,17 @@ MpiSession::MpiSession(int* argc, char*** argv) {
 
 MpiSession::~MpiSession() { MPI_Finalize(); }
 
-Result<std::unique_ptr<Communicator>> make_mpi_communicator(std::int64_t max_message_bytes) {
+Result<std::unique_ptr<Communicator>> make_mpi_communicator(std::int64_t max_message_bytes,
+                                                            double timeout_s) {
   ZS_CHECK(max_message_bytes > 0 && max_message_bytes <= kMaxMpiMessageBytes);
+  ZS_CHECK(timeout_s > 0);
   MPI_Comm comm = MPI_COMM_NULL;
   const int rc = MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   if (rc != MPI_SUCCESS) return Status::io_error("MPI_Comm_dup: " + mpi_error(rc));
   // Errors come back as codes (and then as Status), not as an abort inside MPI.
   MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
-  return std::unique_ptr<Communicator>(std::make_unique<MpiCommunicator>(comm, max_message_bytes));
+  return std::unique_ptr<Communicator>(
+      std::make_unique<MpiCommunicator>(comm, max_message_bytes, timeout_s));
 }
 
 }  // namespace zs::exec

@@ -28,11 +28,18 @@ class MpiSession {
 // The most bytes one MPI call carries (its counts are ints).
 inline constexpr std::int64_t kMaxMpiMessageBytes = std::int64_t{1} << 30;
 
+// How long a rank waits for a peer's message before its collective fails (as NCCL's default
+// process-group timeout in PyTorch: 10 minutes).
+inline constexpr double kDefaultCollectiveTimeoutS = 600;
+
 // A communicator over every rank of MPI_COMM_WORLD, sending at most `max_message_bytes` per MPI
-// call (a chunk larger than that goes in several; tests use a small limit to exercise it).
+// call (a chunk larger than that goes in several; tests use a small limit to exercise it). A
+// collective that waits more than `timeout_s` for a peer returns kIoError naming that peer
+// (a rank stopped or hung; a rank that dies ends the job through mpirun).
 // kIoError when MPI cannot duplicate the world communicator.
-// REQUIRES: an MpiSession exists; 0 < max_message_bytes <= kMaxMpiMessageBytes.
+// REQUIRES: an MpiSession exists; 0 < max_message_bytes <= kMaxMpiMessageBytes; timeout_s > 0.
 Result<std::unique_ptr<Communicator>> make_mpi_communicator(
-    std::int64_t max_message_bytes = kMaxMpiMessageBytes);
+    std::int64_t max_message_bytes = kMaxMpiMessageBytes,
+    double timeout_s = kDefaultCollectiveTimeoutS);
 
 }  // namespace zs::exec

@@ -76,17 +76,26 @@ TEST(RunCli, BadBackendsAndInputsExitOne) {
   EXPECT_NE(r.output.find("/nonexistent/text"), std::string::npos) << r.output;
   r = run_zerosim("run " + cfg + " --model tiny-gpt --gpu h100 --gpus-per-node 8");
   EXPECT_EQ(r.exit_code, 1);
-  EXPECT_NE(r.output.find("one rank"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the cluster has 8 GPUs and 1 process runs: start one process per GPU "
+                          "(mpirun -np 8 zerosim run ...)"),
+            std::string::npos)
+      << r.output;
+  r = run_zerosim("run " + cfg + " --model tiny-gpt --collective-timeout 0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--collective-timeout"), std::string::npos) << r.output;
 }
 
-// mpirun -np 2 zerosim run ... would start two single-rank trainings of the whole batch.
-TEST(RunCli, StartedAsOneOfSeveralRanksExitsOneSayingSo) {
+TEST(RunCli, StartedByALauncherItsMpiDoesNotKnowExitsOneSayingSo) {
+  // The launcher's variables say 2 processes, but MPI starts this one alone (a singleton):
+  // training the whole batch alone is not the run the config describes.
   const std::string cfg = write_temp("run_ranks.json", kConfig);
   for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}) {
     auto r = testing::run_command(std::string("env ") + var + "=2 " + ZS_ZEROSIM_BIN + " run " +
                                   cfg + " --model tiny-gpt --steps 1 2>&1");
     EXPECT_EQ(r.exit_code, 1) << var;
-    EXPECT_NE(r.output.find("started as one of 2 processes by a launcher"), std::string::npos)
+    EXPECT_NE(r.output.find("started as one of 2 processes by a launcher (mpirun, srun), but MPI "
+                            "sees a world of 1"),
+              std::string::npos)
         << r.output;
   }
   // One process of one is a plain run.
