@@ -92,11 +92,15 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
   j["batch"]["micro_batch_per_gpu"] = sim.built.layout.micro_batch;
   j["batch"]["gradient_accumulation_steps"] = sim.built.layout.micro_steps;
   j["batch"]["train_batch_size"] = sim.train_batch_size;
-  // The CUDA backend's caching allocator peaks (max_memory_allocated / max_memory_reserved);
-  // the CPU backend has no device memory: its tensors live in the process's memory.
+  // The caching allocator's peaks (max_memory_allocated / max_memory_reserved), rank 0's: on
+  // CUDA every device byte; on the CPU backend, whose tensors live in host memory, the Plan's
+  // device buffers as that allocator places them (exec/plan_buffers.h), to set beside
+  // prediction.memory's allocator figures.
   if (r.device_memory) {
     j["memory"]["gpu"]["peak_bytes"] = r.device_memory->peak_allocated_bytes;
     j["memory"]["gpu"]["peak_reserved_bytes"] = r.device_memory->peak_reserved_bytes;
+    j["memory"]["gpu"]["source"] =
+        backend == "cuda" ? "device tensors" : "the plan's device buffers, accounted";
   } else {
     j["memory"]["gpu"]["peak_bytes"] = nullptr;
   }
@@ -342,13 +346,14 @@ int run_run(const RunFlags& f) {
       out += line;
     }
   }
-  if (result->device_memory) {
+  if (f.backend == "cuda" && result->device_memory) {
     std::snprintf(line, sizeof line,
                   "measured on %s: step %.4f s (mean after the first), %.0f tokens/s, peak GPU "
                   "memory %.1f MiB allocated, %.1f MiB reserved\n",
                   exec::cuda_device_name().c_str(), step_s, tokens_per_s,
                   static_cast<double>(result->device_memory->peak_allocated_bytes) / (1 << 20),
                   static_cast<double>(result->device_memory->peak_reserved_bytes) / (1 << 20));
+    out += line;
   } else {
     std::snprintf(line, sizeof line,
                   "measured step %.3f s (mean after the first%s), %.0f tokens/s, peak host memory "
@@ -356,12 +361,24 @@ int run_run(const RunFlags& f) {
                   step_s, world > 1 ? ", slowest rank" : "", tokens_per_s,
                   *std::max_element(rank_host_bytes.begin(), rank_host_bytes.end()) / (1 << 20),
                   world > 1 ? " (largest rank)" : "");
+    out += line;
+    if (result->device_memory) {
+      // Rank 0's; every rank's Plan is the same, so are the others'.
+      std::snprintf(line, sizeof line,
+                    "the plan's GPU buffers through the caching allocator (rank 0): %.2f MiB "
+                    "allocated, %.2f MiB reserved at the peak; simulate's replay: %.2f MiB, "
+                    "%.2f MiB\n",
+                    static_cast<double>(result->device_memory->peak_allocated_bytes) / (1 << 20),
+                    static_cast<double>(result->device_memory->peak_reserved_bytes) / (1 << 20),
+                    static_cast<double>(sim->memory.gpu_allocator_allocated_peak_bytes) / (1 << 20),
+                    static_cast<double>(sim->memory.gpu_allocator_reserved_peak_bytes) / (1 << 20));
+      out += line;
+    }
   }
-  out += line;
   std::snprintf(line, sizeof line, "predicted on %s: step %.4f s, GPU peak %.1f MiB%s\n",
                 request.cluster.gpu.name.c_str(), sim->time.step_s,
                 static_cast<double>(sim->memory.gpu_peak_bytes) / (1 << 20),
-                result->device_memory ? "" : " (the CPU backend checks values, not GPU speed)");
+                f.backend == "cuda" ? "" : " (the CPU backend checks values, not GPU speed)");
   out += line;
   print(out);
   return 0;

@@ -62,7 +62,7 @@ struct OpTiming {
 };
 
 // Device memory as the caching allocator counted it over the whole run (exec/caching_allocator.h
-// Stats: torch.cuda.max_memory_allocated / max_memory_reserved).
+// Stats: torch.cuda.max_memory_allocated / max_memory_reserved), one rank's.
 struct DeviceMemoryStats {
   std::int64_t peak_allocated_bytes = 0;
   std::int64_t peak_reserved_bytes = 0;
@@ -75,7 +75,9 @@ struct ExecResult {
   double final_loss_scale = 1;
   int skipped_steps = 0;
   std::int64_t tokens_per_step = 0;
-  // The CUDA backend's allocator peaks; empty on the CPU backend (no device memory).
+  // The device memory peaks through the caching allocator: on CUDA every device byte; on the
+  // CPU backend the Plan's device buffers as that allocator would place them
+  // (exec/plan_buffers.h), this rank's.
   std::optional<DeviceMemoryStats> device_memory;
   // The model's working weights after the last step, flat in ModelRunner order, when
   // ExecOptions::keep_weights (CPU backend).

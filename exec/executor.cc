@@ -12,6 +12,7 @@
 #include "exec/communicator.h"
 #include "exec/device.h"
 #include "exec/model_runner.h"
+#include "exec/plan_buffers.h"
 #include "exec/plan_interpreter.h"
 #include "exec/step_backend.h"
 #include "kernels/cpu/adamw.h"
@@ -27,11 +28,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The CPU backend: a ModelRunner, and fp32 master weights and Adam states in host memory.
+// The CPU backend: a ModelRunner, and fp32 master weights and Adam states in host memory; the
+// Plan's device buffers accounted by a PlanBufferLedger as its ops are issued.
 class CpuBackend final : public StepBackend {
  public:
-  CpuBackend(ModelRunner runner, configs::Precision precision)
-      : runner_(std::move(runner)), precision_(precision) {
+  CpuBackend(ModelRunner runner, configs::Precision precision, const plan::Plan& plan)
+      : runner_(std::move(runner)), precision_(precision), ledger_(plan) {
     master_.assign(runner_.flat_params().begin(), runner_.flat_params().end());
     exp_avg_.assign(master_.size(), 0.0f);
     exp_avg_sq_.assign(master_.size(), 0.0f);
@@ -48,12 +50,17 @@ class CpuBackend final : public StepBackend {
     timeline_.clear();
     t0_ = Clock::now();
   }
-  void begin_op(int /*op*/, int /*repetition*/) override {
+  void begin_op(int op, int /*repetition*/) override {
+    ledger_.issue(op);
     if (record_) op_start_ns_ = ns_since_step();
   }
   void end_op(int op, int repetition) override {
     if (record_) timeline_.push_back(OpTiming{op, repetition, op_start_ns_, ns_since_step()});
+    ledger_.finish(op);
   }
+
+  // The Plan's device buffers' peaks so far.
+  DeviceMemoryStats device_memory() const { return ledger_.stats(); }
 
   Status set_batch(std::span<const std::int32_t> tokens,
                    std::span<const std::int32_t> targets) override {
@@ -133,6 +140,7 @@ class CpuBackend final : public StepBackend {
 
   ModelRunner runner_;
   configs::Precision precision_;
+  PlanBufferLedger ledger_;
   std::vector<float> master_, exp_avg_, exp_avg_sq_;  // (P) fp32
   std::vector<double> losses_;
   std::vector<OpTiming> timeline_;
@@ -172,8 +180,10 @@ Result<ExecResult> execute_cpu(const plan::BuiltPlan& built, const configs::DsCo
   ZS_RETURN_IF_ERROR(check_host_memory(l.graph->spec, l.graph->workload));
   ZS_ASSIGN_OR_RETURN(ModelRunner runner,
                       ModelRunner::create(l.graph->spec, l.graph->workload, options.seed));
-  CpuBackend backend(std::move(runner), l.precision);
-  return interpret_plan(built, config, options, backend);
+  CpuBackend backend(std::move(runner), l.precision, built.plan);
+  ZS_ASSIGN_OR_RETURN(ExecResult result, interpret_plan(built, config, options, backend));
+  result.device_memory = backend.device_memory();
+  return result;
 }
 
 }  // namespace

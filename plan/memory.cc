@@ -63,6 +63,8 @@ void replay_allocator(const Plan& plan, const MemoryOptions& o, MemoryReport* r)
     }
   }
   r->gpu_reserved_peak_bytes = a.peak_reserved() + fixed;
+  r->gpu_allocator_allocated_peak_bytes = a.peak_allocated();
+  r->gpu_allocator_reserved_peak_bytes = a.peak_reserved();
   r->gpu_failed_request_bytes = a.failed_bytes();
 }
 
@@ -131,6 +133,7 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
       if (b.device == Device::kHostPinned) r.host_pinned_bytes += b.bytes;
     }
   }
+  r.gpu_allocated_peak_bytes = gpu_allocated_at_peak;
   r.gpu_at_peak[Category::kActivations] += gpu_transient_at_peak;
   r.gpu_at_peak[Category::kOther] += r.gpu_peak_bytes - gpu_allocated_at_peak;
   if (r.peak_op >= 0) {

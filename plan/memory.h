@@ -55,6 +55,13 @@ struct MemoryReport {
   // block rounding and splitting, over two steps so that the second starts from the first's
   // cache), plus the CUDA context and NCCL: nvidia-smi's figure for the process.
   Bytes gpu_reserved_peak_bytes = 0;  // 0: not computed (MemoryOptions)
+  // The buffers alone: their allocated peak in exact sizes; and as the caching allocator's
+  // replay counts them, its allocated peak (blocks rounded to 512 bytes: max_memory_allocated)
+  // and reserved peak without the CUDA context and NCCL (both 0 when not computed). What an
+  // executor measures of the Plan's buffers (exec/plan_buffers.h).
+  Bytes gpu_allocated_peak_bytes = 0;
+  Bytes gpu_allocator_allocated_peak_bytes = 0;
+  Bytes gpu_allocator_reserved_peak_bytes = 0;
   // The largest request the allocator could not place even after releasing its cache (a CUDA
   // OOM at that point), 0 if none.
   Bytes gpu_failed_request_bytes = 0;

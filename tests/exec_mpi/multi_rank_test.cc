@@ -214,6 +214,19 @@ TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
       const double norm = single->steps[s].grad_norm;
       EXPECT_NEAR(ranks->steps[s].grad_norm, norm, (fp32 ? 2e-5 : 1e-2) * norm) << "step " << s;
     }
+    // The Plan's device buffers as this rank's ledger placed them against simulate's replay of
+    // the same Plan: the allocated and reserved peaks of its allocator replay exactly (two
+    // implementations of PyTorch's rules, exec/ and plan/, on the same events); never below the
+    // exact-size peak (blocks are rounded up, and a large block's unsplit tail of up to 1 MiB
+    // counts as allocated).
+    ASSERT_TRUE(ranks->device_memory.has_value());
+    const plan::MemoryReport& predicted = many.memory;
+    ASSERT_GT(predicted.gpu_allocator_allocated_peak_bytes, 0);
+    EXPECT_EQ(ranks->device_memory->peak_allocated_bytes,
+              predicted.gpu_allocator_allocated_peak_bytes);
+    EXPECT_EQ(ranks->device_memory->peak_reserved_bytes,
+              predicted.gpu_allocator_reserved_peak_bytes);
+    EXPECT_GE(ranks->device_memory->peak_allocated_bytes, predicted.gpu_allocated_peak_bytes);
     // The group's weights: each element from the rank whose partition holds it (stage 3's
     // gathered parameters are only partitions between steps), summed over the ranks.
     const std::vector<float>& w = ranks->final_weights;
