@@ -22,7 +22,8 @@ inline void encode(float x, plan::Dtype dtype, std::byte* at) {
     const double d = x;
     std::memcpy(at, &d, sizeof d);
   } else if (dtype == plan::Dtype::kU8) {
-    const auto u = static_cast<std::uint8_t>(std::fabs(x) * 10.0f);  // 0..255 from |x| < 25.6
+    // A flag byte from the value: 0..255, spread over the magnitudes rank_buffer draws.
+    const auto u = static_cast<std::uint8_t>(static_cast<std::int64_t>(std::fabs(x) * 10.0f) % 256);
     std::memcpy(at, &u, sizeof u);
   } else if (dtype == plan::Dtype::kBf16) {
     const kernels::cpu::Bf16 b = kernels::cpu::float_to_bf16(x);
