@@ -12,6 +12,7 @@
 #include "exec/communicator.h"
 #include "exec/device.h"
 #include "exec/model_runner.h"
+#include "exec/owned_runs.h"
 #include "exec/plan_buffers.h"
 #include "exec/plan_interpreter.h"
 #include "exec/step_backend.h"
@@ -28,16 +29,30 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The CPU backend: a ModelRunner, and fp32 master weights and Adam states in host memory; the
-// Plan's device buffers accounted by a PlanBufferLedger as its ops are issued.
+// The CPU backend: a ModelRunner, and fp32 master weights and Adam states of this rank's
+// partition (`owned`) in host memory; the Plan's device buffers accounted by a
+// PlanBufferLedger as its ops are issued.
 class CpuBackend final : public StepBackend {
  public:
-  CpuBackend(ModelRunner runner, configs::Precision precision, const plan::Plan& plan)
-      : runner_(std::move(runner)), precision_(precision), ledger_(plan) {
-    master_.assign(runner_.flat_params().begin(), runner_.flat_params().end());
+  CpuBackend(ModelRunner runner, configs::Precision precision, const plan::Plan& plan,
+             std::vector<OwnedRun> owned)
+      : runner_(std::move(runner)), precision_(precision), ledger_(plan), owned_(std::move(owned)) {
+    // The partition's elements back to back, in flat order, for adam() to find by offset.
+    std::sort(owned_.begin(), owned_.end(),
+              [](const OwnedRun& a, const OwnedRun& b) { return a.flat < b.flat; });
+    std::int64_t at = 0;
+    for (OwnedRun& r : owned_) {
+      r.first_elem = at;  // from here on: the run's place in master_
+      at += r.n;
+    }
+    master_.resize(static_cast<std::size_t>(at));
+    for (const OwnedRun& r : owned_) {
+      std::copy_n(runner_.flat_params().begin() + r.flat, r.n, master_.begin() + r.first_elem);
+    }
     exp_avg_.assign(master_.size(), 0.0f);
     exp_avg_sq_.assign(master_.size(), 0.0f);
-    publish_weights();
+    // Every rank starts from the same seeded weights; each rounds the whole model once.
+    round_weights(runner_.flat_params());
   }
 
   int num_model_ops() const override { return runner_.num_ops(); }
@@ -101,20 +116,35 @@ class CpuBackend final : public StepBackend {
   }
   void adam(std::int64_t offset, std::int64_t n, const kernels::cpu::AdamConfig& config,
             std::int64_t step) override {
-    ZS_CHECK(offset >= 0 && n >= 1 && offset + n <= num_params());
-    const auto at = static_cast<std::size_t>(offset);
-    kernels::cpu::adam_step(master_.data() + at, runner_.flat_grads().data() + at,
+    // The run holding `offset` (runs are in flat order).
+    auto it = std::upper_bound(owned_.begin(), owned_.end(), offset,
+                               [](std::int64_t x, const OwnedRun& r) { return x < r.flat; });
+    ZS_CHECK(it != owned_.begin());
+    --it;
+    ZS_CHECK(n >= 1 && offset + n <= it->flat + it->n);
+    const auto at = static_cast<std::size_t>(it->first_elem + offset - it->flat);
+    kernels::cpu::adam_step(master_.data() + at, runner_.flat_grads().data() + offset,
                             exp_avg_.data() + at, exp_avg_sq_.data() + at, n, config, step);
   }
 
+  void publish_partition() override {
+    std::span<float> w = runner_.flat_params();
+    for (const OwnedRun& r : owned_) {
+      const std::span<float> part =
+          w.subspan(static_cast<std::size_t>(r.flat), static_cast<std::size_t>(r.n));
+      std::copy_n(master_.begin() + r.first_elem, r.n, part.begin());
+      round_weights(part);
+    }
+  }
+
   StepEnd end_step(bool applied) override {
-    if (applied) publish_weights();
+    if (applied) publish_partition();
     runner_.zero_grads();
     return StepEnd{std::move(losses_), std::move(timeline_)};
   }
 
   std::optional<HostTensors> host_tensors() override {
-    return HostTensors{runner_.flat_grads(), master_, runner_.flat_params()};
+    return HostTensors{runner_.flat_grads(), runner_.flat_params()};
   }
 
  private:
@@ -122,11 +152,9 @@ class CpuBackend final : public StepBackend {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count();
   }
 
-  // The runner's weights: the master weights, rounded to the 16-bit training dtype.
-  void publish_weights() {
-    std::span<float> w = runner_.flat_params();
+  // `w` rounded to the 16-bit training dtype in place (nothing for fp32).
+  void round_weights(std::span<float> w) const {
     const auto n = static_cast<std::int64_t>(w.size());
-    std::copy(master_.begin(), master_.end(), w.begin());
     if (precision_ == configs::Precision::kBf16) {
       std::vector<kernels::cpu::Bf16> half(w.size());
       kernels::cpu::float_to_bf16(w.data(), half.data(), n);
@@ -141,7 +169,9 @@ class CpuBackend final : public StepBackend {
   ModelRunner runner_;
   configs::Precision precision_;
   PlanBufferLedger ledger_;
-  std::vector<float> master_, exp_avg_, exp_avg_sq_;  // (P) fp32
+  // This rank's partition in flat order; first_elem is where each run starts in master_.
+  std::vector<OwnedRun> owned_;
+  std::vector<float> master_, exp_avg_, exp_avg_sq_;  // (partition) fp32
   std::vector<double> losses_;
   std::vector<OpTiming> timeline_;
   bool record_ = false;
@@ -151,17 +181,18 @@ class CpuBackend final : public StepBackend {
 
 // The CPU backend keeps everything in host memory: refuse before allocating what the machine
 // does not have (it would thrash or be killed), naming what takes the memory.
-Status check_host_memory(const models::ModelSpec& spec, const models::Workload& w) {
+Status check_host_memory(const models::ModelSpec& spec, const models::Workload& w,
+                         std::int64_t partition_elems) {
   const std::optional<std::int64_t> available = available_memory_bytes();
   if (!available) return Status::ok();
   ZS_RETURN_IF_ERROR(check_runnable(spec, w));
   const std::int64_t params = models::parameter_count(spec);
   // The runner's buffers (weights and gradients, then activations), and fp32 master weights
-  // and Adam's two moments (CpuBackend).
+  // and Adam's two moments of this rank's partition (CpuBackend).
   constexpr std::int64_t kFloat = sizeof(float);
   const std::int64_t runner = ModelRunner::host_bytes(spec, w);
   const std::int64_t weights = 2 * kFloat * params;
-  const std::int64_t optimizer = 3 * kFloat * params;
+  const std::int64_t optimizer = 3 * kFloat * partition_elems;
   if (runner + optimizer <= *available) return Status::ok();
   return Status::invalid_argument(
       "the CPU backend needs about " + format_bytes(runner + optimizer) +
@@ -177,10 +208,12 @@ Status check_host_memory(const models::ModelSpec& spec, const models::Workload& 
 Result<ExecResult> execute_cpu(const plan::BuiltPlan& built, const configs::DsConfig& config,
                                const ExecOptions& options) {
   const plan::Layout& l = built.layout;
-  ZS_RETURN_IF_ERROR(check_host_memory(l.graph->spec, l.graph->workload));
+  const int rank = options.communicator != nullptr ? options.communicator->rank() : 0;
+  std::vector<OwnedRun> owned = owned_runs(l, rank);
+  ZS_RETURN_IF_ERROR(check_host_memory(l.graph->spec, l.graph->workload, owned_elements(owned)));
   ZS_ASSIGN_OR_RETURN(ModelRunner runner,
                       ModelRunner::create(l.graph->spec, l.graph->workload, options.seed));
-  CpuBackend backend(std::move(runner), l.precision, built.plan);
+  CpuBackend backend(std::move(runner), l.precision, built.plan, std::move(owned));
   ZS_ASSIGN_OR_RETURN(ExecResult result, interpret_plan(built, config, options, backend));
   result.device_memory = backend.device_memory();
   return result;

@@ -19,8 +19,8 @@
 #include "exec/loss_scaler.h"
 #include "exec/lr_schedule.h"
 #include "exec/model_runner.h"
+#include "exec/owned_runs.h"
 #include "kernels/cpu/grad_norm.h"
-#include "plan/partition.h"
 
 namespace zs::exec {
 
@@ -87,16 +87,7 @@ class Interpreter {
     }
     std::int64_t numel = 0;
     param_offsets_ = ModelRunner::param_offsets(layout_.params(), &numel);
-    for (const plan::PartitionRun& r : plan::rank_partition(layout_, comm_.rank())) {
-      const std::int64_t flat = param_offsets_[static_cast<std::size_t>(r.param)] + r.begin;
-      const std::int64_t n = r.end - r.begin;
-      if (!owned_.empty() && owned_.back().first_elem + owned_.back().n == r.first_elem &&
-          owned_.back().flat + owned_.back().n == flat) {
-        owned_.back().n += n;
-      } else {
-        owned_.push_back({r.first_elem, flat, n});
-      }
-    }
+    owned_ = owned_runs(layout_, comm_.rank());
     if (plan_.world_size > 1) ZS_RETURN_IF_ERROR(init_ranks());
     if (layout_.precision == configs::Precision::kFp16) {
       ZS_ASSIGN_OR_RETURN(const LossScalerOptions so, loss_scaler_options(config_));
@@ -155,6 +146,7 @@ class Interpreter {
     if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, &s));  // a plan with no optimizer op
     if (!normed_) ZS_RETURN_IF_ERROR(apply_norm(&s));
     StepEnd end = backend_.end_step(!skip_);
+    published_ = true;
     if (!skip_) ++applied_steps_;
     if (!skip_ && !hold_lr_) ++lr_steps_;
     s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -275,6 +267,7 @@ class Interpreter {
   void adam(std::int64_t first, std::int64_t numel, double lr) {
     kernels::cpu::AdamConfig a = adam_;
     a.lr = static_cast<float>(lr);
+    published_ = false;
     for (const OwnedRun& r : owned_) {
       const std::int64_t b = std::max(first, r.first_elem);
       const std::int64_t e = std::min(first + numel, r.first_elem + r.n);
@@ -351,24 +344,23 @@ class Interpreter {
         return Status::ok();
       }
       case plan::CollectiveRole::kParams: {
-        // This rank's block from its master weights in the model dtype; every block into the
-        // working weights, and the others' into the master weights this rank does not update.
+        // This rank's block is its partition of the working weights (the master weights
+        // rounded to the model dtype: DeepSpeed's fp32 -> 16-bit partition copy); the others'
+        // blocks land in its working weights.
         if (w.kind != plan::CollectiveKind::kAllGather) break;
         const BufferMap& m = map_of(op, w);
         buffer_.resize(static_cast<std::size_t>(m.elems * e));
         const std::int64_t lo = comm_.rank() * m.block_elems;
         const std::int64_t hi = lo + m.block_elems;
-        pack(m, host_.master, 1.0f, w.dtype, lo, hi, buffer_.data());
+        if (!published_) backend_.publish_partition();
+        published_ = true;
+        pack(m, host_.weights, 1.0f, w.dtype, lo, hi, buffer_.data());
         ZS_RETURN_IF_ERROR(comm_.all_gather(buffer_.data(), m.block_elems, w.dtype));
-        const auto place = [&](bool master) {
-          return [&, master](std::int64_t flat, std::span<const float> v) {
-            std::copy(v.begin(), v.end(), host_.weights.begin() + flat);
-            if (master) std::copy(v.begin(), v.end(), host_.master.begin() + flat);
-          };
+        const auto place = [&](std::int64_t flat, std::span<const float> v) {
+          std::copy(v.begin(), v.end(), host_.weights.begin() + flat);
         };
-        unpack(m, buffer_.data(), 1.0f, w.dtype, 0, lo, place(true));
-        unpack(m, buffer_.data(), 1.0f, w.dtype, lo, hi, place(false));
-        unpack(m, buffer_.data(), 1.0f, w.dtype, hi, m.elems, place(true));
+        unpack(m, buffer_.data(), 1.0f, w.dtype, 0, lo, place);
+        unpack(m, buffer_.data(), 1.0f, w.dtype, hi, m.elems, place);
         return Status::ok();
       }
       case plan::CollectiveRole::kOverflowFlag: {
@@ -438,14 +430,7 @@ class Interpreter {
   bool normed_ = false;   // apply_norm has run this step
   int micro_steps_ = 0;
 
-  // This rank's partition where it lies in the flat arrays (plan/partition.h), runs of
-  // consecutive elements merged.
-  struct OwnedRun {
-    std::int64_t first_elem = 0;
-    std::int64_t flat = 0;
-    std::int64_t n = 0;
-  };
-  std::vector<OwnedRun> owned_;
+  std::vector<OwnedRun> owned_;              // this rank's partition in the flat arrays
   std::vector<std::int64_t> param_offsets_;  // per parameter id (ModelRunner::param_offset)
   // World > 1 only:
   HostTensors host_;
@@ -454,8 +439,11 @@ class Interpreter {
   std::vector<std::byte> buffer_;               // a collective's buffer
   bool reduced_any_ = false;                    // a gradient reduction ran this step
   bool grads_final_ = false;                    // finish_reductions has run this step
-  std::optional<bool> flag_;                    // the group's overflow flag, when all-reduced
-  std::optional<double> norm_;                  // the group's gradient norm, when all-reduced
+  // The working weights of this rank's partition are its master weights rounded (no AdamW
+  // since the last publish_partition or end_step).
+  bool published_ = true;
+  std::optional<bool> flag_;    // the group's overflow flag, when all-reduced
+  std::optional<double> norm_;  // the group's gradient norm, when all-reduced
 };
 
 }  // namespace

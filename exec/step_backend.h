@@ -5,7 +5,9 @@
 // CUDA backend in exec/cuda/cuda_executor.cc.
 //
 // Gradients are one flat fp32 buffer of num_params() elements in the runner's parameter order
-// (ModelRunner::flat_grads); the fp32 master weights and the Adam states have the same layout.
+// (ModelRunner::flat_grads). The fp32 master weights and the Adam states are this rank's ZeRO
+// partition only (exec/owned_runs.h; the whole model on one rank), addressed by the flat
+// offsets of the elements they hold.
 // Calls come in this order per step: begin_step; then for each op of the plan in issue order
 // begin_op, at most one of {set_batch + compute, compute (+ drop_activations), the gradient
 // calls and adam}, end_op;
@@ -25,11 +27,10 @@
 namespace zs::exec {
 
 // The flat fp32 arrays of a backend whose tensors are in host memory (ModelRunner order): the
-// model's gradients, the fp32 master weights, and the model's working weights (the master
-// rounded to the training dtype). Multi-rank collectives read and write them.
+// model's gradients and working weights (in the training dtype's values). Multi-rank
+// collectives read and write them.
 struct HostTensors {
   std::span<float> grads;
-  std::span<float> master;
   std::span<float> weights;
 };
 
@@ -75,14 +76,18 @@ class StepBackend {
   virtual bool grads_have_inf_or_nan() = 0;
   virtual double grads_sum_squares() = 0;
   virtual void scale_grads(double divisor) = 0;
-  // AdamW (kernels/cpu/adamw.h adam_step) over master weights, gradients and Adam states
-  // [offset, offset + n); `step` is the 1-based count of applied steps.
-  // REQUIRES: 0 <= offset, n >= 1, offset + n <= num_params().
+  // AdamW (kernels/cpu/adamw.h adam_step) over master weights, gradients and Adam states of
+  // flat elements [offset, offset + n); `step` is the 1-based count of applied steps.
+  // REQUIRES: n >= 1 and [offset, offset + n) lies in one run of the partition.
   virtual void adam(std::int64_t offset, std::int64_t n, const kernels::cpu::AdamConfig& config,
                     std::int64_t step) = 0;
+  // The working weights of the partition's elements become its master weights rounded to the
+  // training dtype (DeepSpeed's fp32 -> 16-bit partition copy), before they are gathered.
+  virtual void publish_partition() = 0;
 
-  // Ends the step: when `applied`, the model's working weights become the master weights rounded
-  // to the training dtype; then every gradient is zeroed. Returns when the step's work is done.
+  // Ends the step: when `applied`, publish_partition(); then every gradient is zeroed. The
+  // other elements' working weights are the ranks' gathers'. Returns when the step's work is
+  // done.
   virtual StepEnd end_step(bool applied) = 0;
 
   // The tensors in host memory, or nullopt where they are not (CUDA: its multi-rank collectives

@@ -144,6 +144,9 @@ class CudaBackend final : public StepBackend {
                        runner_->flat_params() + offset, stream_);
   }
 
+  // adam() writes the working weights itself (one rank: the partition is the model).
+  void publish_partition() override {}
+
   StepEnd end_step(bool /*applied*/) override {
     // The working weights already follow the master weights: adam() wrote them.
     cudaStream_t compute = schedule_->compute();

@@ -150,6 +150,13 @@ std::vector<Case> cases() {
                  buckets + R"(, "use_multi_rank_bucket_allreduce": false, "overlap_comm": true)"});
   out.push_back({"gpt fp32 no reduce_scatter", gpt, 1, fp32,
                  buckets + R"(, "reduce_scatter": false, "contiguous_gradients": false)"});
+  // CPU offload of the optimizer (its Plan's collectives, and CPU Adam on the partition; the
+  // host copies are timed but move nothing yet).
+  const std::string offload = R"(, "offload_optimizer": {"device": "cpu", "pin_memory": true})";
+  for (int stage : {1, 2, 3}) {
+    out.push_back({"gpt bf16 offload", gpt, stage, bf16, buckets + offload});
+    out.push_back({"llama fp16 offload", llama, stage, fp16, buckets + offload, true});
+  }
   return out;
 }
 
