@@ -55,6 +55,18 @@ void round_to(std::span<float> v, plan::Dtype dtype) {
 
 }  // namespace
 
+std::vector<BufferRun> concatenated_runs(std::span<const plan::ParamSlice> slices,
+                                         std::span<const std::int64_t> param_offsets) {
+  std::vector<BufferRun> runs;
+  std::int64_t pos = 0;
+  for (const plan::ParamSlice& s : slices) {
+    const std::int64_t flat = param_offsets[static_cast<std::size_t>(s.param)] + s.begin;
+    if (s.end > s.begin) runs.push_back({pos, flat, s.end - s.begin});
+    pos += s.end - s.begin;
+  }
+  return runs;
+}
+
 BufferMap buffer_map(const plan::Plan& plan, const plan::CollectiveWork& work,
                      std::span<const std::int64_t> param_offsets) {
   BufferMap m;
@@ -66,12 +78,9 @@ BufferMap buffer_map(const plan::Plan& plan, const plan::CollectiveWork& work,
     return param_offsets[static_cast<std::size_t>(s.param)] + s.begin;
   };
   if (work.layout == plan::SliceLayout::kConcatenated) {
-    std::int64_t pos = 0;
-    for (const plan::ParamSlice& s : slices) {
-      if (s.end > s.begin) m.runs.push_back({pos, flat(s), s.end - s.begin});
-      pos += s.end - s.begin;
-    }
-    ZS_CHECK_MSG(pos <= m.elems, "a collective's slices overflow its buffer");
+    m.runs = concatenated_runs(slices, param_offsets);
+    ZS_CHECK_MSG(m.runs.empty() || m.runs.back().pos + m.runs.back().n <= m.elems,
+                 "a collective's slices overflow its buffer");
     return m;
   }
   // kRankPieces: block c holds piece c of each slice, each padded to k = ceil(len / n).

@@ -26,6 +26,10 @@ struct BufferMap {
   std::vector<BufferRun> runs;   // in pos order; positions without a run are padding (zeros)
 };
 
+// `slices` back to back from buffer position 0, as runs (empty slices have none).
+std::vector<BufferRun> concatenated_runs(std::span<const plan::ParamSlice> slices,
+                                         std::span<const std::int64_t> param_offsets);
+
 // The map of `work`'s buffer, `param_offsets[id]` being parameter id's flat offset
 // (ModelRunner::param_offset). REQUIRES: work's slices fit its buffer (a plan/ bug otherwise).
 BufferMap buffer_map(const plan::Plan& plan, const plan::CollectiveWork& work,

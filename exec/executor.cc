@@ -5,6 +5,7 @@
 #include <limits>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/process.h"
@@ -115,30 +116,36 @@ class CpuBackend final : public StepBackend {
     kernels::cpu::scale_by_inverse(g.data(), static_cast<std::int64_t>(g.size()), divisor);
   }
   void adam(std::int64_t offset, std::int64_t n, const kernels::cpu::AdamConfig& config,
-            std::int64_t step) override {
-    // The run holding `offset` (runs are in flat order).
-    auto it = std::upper_bound(owned_.begin(), owned_.end(), offset,
-                               [](std::int64_t x, const OwnedRun& r) { return x < r.flat; });
-    ZS_CHECK(it != owned_.begin());
-    --it;
-    ZS_CHECK(n >= 1 && offset + n <= it->flat + it->n);
-    const auto at = static_cast<std::size_t>(it->first_elem + offset - it->flat);
-    kernels::cpu::adam_step(master_.data() + at, runner_.flat_grads().data() + offset,
-                            exp_avg_.data() + at, exp_avg_sq_.data() + at, n, config, step);
+            std::int64_t step, bool on_cpu) override {
+    const std::size_t at = master_index(offset, n);
+    float* grads = runner_.flat_grads().data() + offset;
+    // DeepSpeed's CPU Adam runs on every core (OpenMP in csrc/adam/cpu_adam_impl.cpp); AdamW
+    // is elementwise, so the split changes no value.
+    const std::int64_t threads =
+        on_cpu ? std::clamp<std::int64_t>(n / kMinElemsPerThread, 1, hardware_threads_) : 1;
+    const auto part = [&](std::int64_t t) {
+      const std::int64_t b = n * t / threads, e = n * (t + 1) / threads;
+      kernels::cpu::adam_step(master_.data() + at + b, grads + b, exp_avg_.data() + at + b,
+                              exp_avg_sq_.data() + at + b, e - b, config, step);
+    };
+    std::vector<std::thread> pool;
+    for (std::int64_t t = 1; t < threads; ++t) pool.emplace_back(part, t);
+    part(0);
+    for (std::thread& th : pool) th.join();
   }
 
-  void publish_partition() override {
-    std::span<float> w = runner_.flat_params();
-    for (const OwnedRun& r : owned_) {
-      const std::span<float> part =
-          w.subspan(static_cast<std::size_t>(r.flat), static_cast<std::size_t>(r.n));
-      std::copy_n(master_.begin() + r.first_elem, r.n, part.begin());
-      round_weights(part);
+  void publish(std::int64_t offset, std::int64_t n) override {
+    const std::size_t at = master_index(offset, n);
+    const std::span<float> w = runner_.flat_params().subspan(static_cast<std::size_t>(offset),
+                                                             static_cast<std::size_t>(n));
+    std::copy_n(master_.begin() + static_cast<std::ptrdiff_t>(at), n, w.begin());
+    round_weights(w);
+  }
+
+  StepEnd end_step(bool publish_partition) override {
+    if (publish_partition) {
+      for (const OwnedRun& r : owned_) publish(r.flat, r.n);
     }
-  }
-
-  StepEnd end_step(bool applied) override {
-    if (applied) publish_partition();
     runner_.zero_grads();
     return StepEnd{std::move(losses_), std::move(timeline_)};
   }
@@ -148,6 +155,16 @@ class CpuBackend final : public StepBackend {
   }
 
  private:
+  // Where flat elements [offset, offset + n) are in master_. REQUIRES: they lie in one run.
+  std::size_t master_index(std::int64_t offset, std::int64_t n) const {
+    auto it = std::upper_bound(owned_.begin(), owned_.end(), offset,
+                               [](std::int64_t x, const OwnedRun& r) { return x < r.flat; });
+    ZS_CHECK(it != owned_.begin());
+    --it;
+    ZS_CHECK(n >= 1 && offset + n <= it->flat + it->n);
+    return static_cast<std::size_t>(it->first_elem + offset - it->flat);
+  }
+
   std::int64_t ns_since_step() const {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0_).count();
   }
@@ -172,6 +189,9 @@ class CpuBackend final : public StepBackend {
   // This rank's partition in flat order; first_elem is where each run starts in master_.
   std::vector<OwnedRun> owned_;
   std::vector<float> master_, exp_avg_, exp_avg_sq_;  // (partition) fp32
+  static constexpr std::int64_t kMinElemsPerThread = 1 << 16;
+  std::int64_t hardware_threads_ =
+      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::thread::hardware_concurrency()));
   std::vector<double> losses_;
   std::vector<OpTiming> timeline_;
   bool record_ = false;

@@ -89,6 +89,7 @@ class Interpreter {
     param_offsets_ = ModelRunner::param_offsets(layout_.params(), &numel);
     owned_ = owned_runs(layout_, comm_.rank());
     if (plan_.world_size > 1) ZS_RETURN_IF_ERROR(init_ranks());
+    init_copies();
     if (layout_.precision == configs::Precision::kFp16) {
       ZS_ASSIGN_OR_RETURN(const LossScalerOptions so, loss_scaler_options(config_));
       scaler_.emplace(so);
@@ -129,6 +130,8 @@ class Interpreter {
     reduced_any_ = false;
     flag_ = std::nullopt;
     norm_ = std::nullopt;
+    offloaded_ = false;
+    if (!offload_grads_.empty()) std::fill(offload_grads_.begin(), offload_grads_.end(), 0.0f);
     if (!reduced_.empty()) std::fill(reduced_.begin(), reduced_.end(), 0.0f);
     const Clock::time_point t0 = Clock::now();
     // engine.py backward: loss / gradient_accumulation_steps (scale_wrt_gas), so the gradients
@@ -145,7 +148,9 @@ class Interpreter {
     }
     if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, &s));  // a plan with no optimizer op
     if (!normed_) ZS_RETURN_IF_ERROR(apply_norm(&s));
-    StepEnd end = backend_.end_step(!skip_);
+    // The step's update reaches the working weights by the Plan's parameter copies when it has
+    // them (offload), else here.
+    StepEnd end = backend_.end_step(!skip_ && !param_copies_);
     published_ = true;
     if (!skip_) ++applied_steps_;
     if (!skip_ && !hold_lr_) ++lr_steps_;
@@ -190,7 +195,7 @@ class Interpreter {
                           [&](const plan::OptimizerWork& o) -> Status {
                             if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
                             if (!normed_) ZS_RETURN_IF_ERROR(apply_norm(s));
-                            if (!skip_) adam(o.first_elem, o.numel, s->lr);
+                            if (!skip_) adam(o.first_elem, o.numel, s->lr, o.on_cpu);
                             return Status::ok();
                           },
                           [&](const plan::CollectiveWork& w) -> Status {
@@ -198,7 +203,10 @@ class Interpreter {
                             return collective(i, w);
                           },
                           [&](const plan::MemoryWork& w) { return nothing(w); },
-                          [&](const plan::CopyWork& w) { return nothing(w); },
+                          [&](const plan::CopyWork& w) -> Status {
+                            copy(w);
+                            return Status::ok();
+                          },
                           [&](const plan::NvmeWork& w) { return nothing(w); },
                           [&](const plan::SyncWork& w) { return nothing(w); },
                       },
@@ -264,14 +272,14 @@ class Interpreter {
   // AdamW over elements [first, first + numel) of this rank's partition (a ZeRO sub-group or
   // the whole partition), each run of it where it lies in the flat arrays; a padded
   // partition's tail has no weights.
-  void adam(std::int64_t first, std::int64_t numel, double lr) {
+  void adam(std::int64_t first, std::int64_t numel, double lr, bool on_cpu) {
     kernels::cpu::AdamConfig a = adam_;
     a.lr = static_cast<float>(lr);
     published_ = false;
     for (const OwnedRun& r : owned_) {
       const std::int64_t b = std::max(first, r.first_elem);
       const std::int64_t e = std::min(first + numel, r.first_elem + r.n);
-      if (b < e) backend_.adam(r.flat + b - r.first_elem, e - b, a, applied_steps_ + 1);
+      if (b < e) backend_.adam(r.flat + b - r.first_elem, e - b, a, applied_steps_ + 1, on_cpu);
     }
   }
 
@@ -352,7 +360,9 @@ class Interpreter {
         buffer_.resize(static_cast<std::size_t>(m.elems * e));
         const std::int64_t lo = comm_.rank() * m.block_elems;
         const std::int64_t hi = lo + m.block_elems;
-        if (!published_) backend_.publish_partition();
+        if (!published_ && !param_copies_) {
+          for (const OwnedRun& r : owned_) backend_.publish(r.flat, r.n);
+        }
         published_ = true;
         pack(m, host_.weights, 1.0f, w.dtype, lo, hi, buffer_.data());
         ZS_RETURN_IF_ERROR(comm_.all_gather(buffer_.data(), m.block_elems, w.dtype));
@@ -400,15 +410,67 @@ class Interpreter {
   }
 
   // After the step's last gradient reduction: the model's gradients become the reduced ones of
-  // this rank's partition, zero elsewhere, so the optimizer step reads its partition only.
+  // this rank's partition (from the host when the Plan copied them there: CPU offload), zero
+  // elsewhere, so the optimizer step reads its partition only.
   void finish_reductions() {
     if (grads_final_) return;
     grads_final_ = true;
-    if (!reduced_any_) return;
+    if (!reduced_any_ && !offloaded_) return;
+    const std::vector<float>& from = offloaded_ ? offload_grads_ : reduced_;
     std::fill(host_.grads.begin(), host_.grads.end(), 0.0f);
     for (const OwnedRun& r : owned_) {
-      std::copy_n(reduced_.begin() + r.flat, r.n, host_.grads.begin() + r.flat);
+      std::copy_n(from.begin() + r.flat, r.n, host_.grads.begin() + r.flat);
     }
+  }
+
+  // --- CPU offload's copies (plan.h CopyRole), on a backend with host tensors. ---
+
+  void init_copies() {
+    const std::optional<HostTensors> h = backend_.host_tensors();
+    if (!h) return;  // the copies stay timed brackets (the CUDA backend does not offload yet)
+    host_ = *h;
+    for (const plan::Op& op : plan_.ops) {
+      const auto* c = std::get_if<plan::CopyWork>(&op.work);
+      if (c == nullptr || c->role == plan::CopyRole::kOther) continue;
+      copies_ = true;
+      param_copies_ = param_copies_ || c->role == plan::CopyRole::kParams;
+    }
+    if (!copies_) return;
+    offload_grads_.assign(host_.grads.size(), 0.0f);
+    owned_mask_.assign(host_.grads.size(), 0);
+    for (const OwnedRun& r : owned_) std::fill_n(owned_mask_.begin() + r.flat, r.n, 1);
+  }
+
+  // The device's reduced gradients: over several ranks what the reductions left, on one the
+  // model's own.
+  std::span<float> device_grads() {
+    return plan_.world_size > 1 ? std::span<float>(reduced_) : host_.grads;
+  }
+
+  void copy(const plan::CopyWork& c) {
+    if (!copies_ || c.role == plan::CopyRole::kOther) return;
+    if (c.role == plan::CopyRole::kParams) {
+      // The elements the optimizer op just updated, as they lie in this rank's partition.
+      const auto& o = std::get<plan::OptimizerWork>(plan_.ops[c.source_op].work);
+      for (const OwnedRun& r : owned_) {
+        const std::int64_t b = std::max(o.first_elem, r.first_elem);
+        const std::int64_t e = std::min(o.first_elem + o.numel, r.first_elem + r.n);
+        if (b < e) backend_.publish(r.flat + b - r.first_elem, e - b);
+      }
+      return;
+    }
+    // Gradients: this rank's partition's elements among the slices move between the pools.
+    const std::span<float> dev = device_grads();
+    for (const BufferRun& r : concatenated_runs(plan_.slices(c), param_offsets_)) {
+      for (std::int64_t k = r.flat; k < r.flat + r.n; ++k) {
+        if (owned_mask_[static_cast<std::size_t>(k)] == 0) continue;
+        float& from = c.host_to_device ? offload_grads_[k] : dev[k];
+        float& to = c.host_to_device ? dev[k] : offload_grads_[k];
+        to += from;
+        from = 0.0f;
+      }
+    }
+    offloaded_ = offloaded_ || !c.host_to_device;
   }
 
   const plan::Plan& plan_;
@@ -440,10 +502,16 @@ class Interpreter {
   bool reduced_any_ = false;                    // a gradient reduction ran this step
   bool grads_final_ = false;                    // finish_reductions has run this step
   // The working weights of this rank's partition are its master weights rounded (no AdamW
-  // since the last publish_partition or end_step).
+  // since the last publish or end_step).
   bool published_ = true;
-  std::optional<bool> flag_;    // the group's overflow flag, when all-reduced
-  std::optional<double> norm_;  // the group's gradient norm, when all-reduced
+  // CPU offload: the Plan moves gradients and parameters between the pools (init_copies).
+  bool copies_ = false;
+  bool param_copies_ = false;             // a CopyWork carries the updated parameters up
+  bool offloaded_ = false;                // gradients went to the host this step
+  std::vector<float> offload_grads_;      // the host's gradients, flat (this rank's partition)
+  std::vector<std::uint8_t> owned_mask_;  // per flat element: in this rank's partition
+  std::optional<bool> flag_;              // the group's overflow flag, when all-reduced
+  std::optional<double> norm_;            // the group's gradient norm, when all-reduced
 };
 
 }  // namespace

@@ -26,8 +26,13 @@
 //     elements a rank does not own);
 //   - overflow flag: MAX of each rank's inf/NaN check; norm: the sum of the ranks' squares
 //     (or of their norms / N).
-//   Copies, casts, syncs and NVMe work move no values: they are bracketed (and so timed) but do
-//   nothing here.
+//   Casts, syncs and NVMe work move no values: they are bracketed (and so timed) but do nothing
+//   here. CPU offload's copies (plan.h CopyRole), on a backend with host tensors: gradients
+//   down add this rank's partition's elements of their slices into the host's gradients and
+//   take them out of the device's (the reduced gradients; on one rank the model's), gradients
+//   up do the reverse, and the optimizer's gradients are then the host's; parameters up
+//   publish what their optimizer op updated into the working weights, which the step's end
+//   then leaves alone. Other copies are timed brackets.
 // - Micro-batches are split across ranks as DeepSpeed's DistributedSampler splits them
 //   (exec/batches.h), so N ranks of G micro-steps train on what one rank of G*N does.
 // - The optimizer step as DeepSpeed's ZeRO optimizers do it: at the first op of the step that

@@ -77,18 +77,22 @@ class StepBackend {
   virtual double grads_sum_squares() = 0;
   virtual void scale_grads(double divisor) = 0;
   // AdamW (kernels/cpu/adamw.h adam_step) over master weights, gradients and Adam states of
-  // flat elements [offset, offset + n); `step` is the 1-based count of applied steps.
+  // flat elements [offset, offset + n); `step` is the 1-based count of applied steps. `on_cpu`:
+  // DeepSpeed's CPU Adam (offload), which may use several threads (same values).
   // REQUIRES: n >= 1 and [offset, offset + n) lies in one run of the partition.
   virtual void adam(std::int64_t offset, std::int64_t n, const kernels::cpu::AdamConfig& config,
-                    std::int64_t step) = 0;
-  // The working weights of the partition's elements become its master weights rounded to the
-  // training dtype (DeepSpeed's fp32 -> 16-bit partition copy), before they are gathered.
-  virtual void publish_partition() = 0;
+                    std::int64_t step, bool on_cpu) = 0;
+  // The working weights of flat elements [offset, offset + n) become their master weights
+  // rounded to the training dtype (DeepSpeed's fp32 -> 16-bit partition copy, or offload's
+  // copy of the updated parameters to the device), before they are gathered.
+  // REQUIRES: as adam().
+  virtual void publish(std::int64_t offset, std::int64_t n) = 0;
 
-  // Ends the step: when `applied`, publish_partition(); then every gradient is zeroed. The
+  // Ends the step: when `publish` (a step that applied its update and whose Plan does not copy
+  // the parameters itself), publishes the whole partition; then every gradient is zeroed. The
   // other elements' working weights are the ranks' gathers'. Returns when the step's work is
   // done.
-  virtual StepEnd end_step(bool applied) = 0;
+  virtual StepEnd end_step(bool publish) = 0;
 
   // The tensors in host memory, or nullopt where they are not (CUDA: its multi-rank collectives
   // would be NCCL's on the device, not built yet). Valid until the backend is destroyed.

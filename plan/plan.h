@@ -222,12 +222,31 @@ struct MemoryWork {
   Bytes bytes_written = 0;
 };
 
+// What a copy between host and GPU carries, for an executor that moves it (CPU offload).
+enum class CopyRole : std::uint8_t {
+  kOther,  // values no executor moves yet (offloaded parameters, NVMe staging)
+  // This rank's partition's elements among `slices` (plan/partition.h): device to host, they
+  // are added into the host's gradients and leave the device's reduced gradients (DeepSpeed
+  // copies or accumulates them into the fp32 partition's .grad on the host); host to device,
+  // the host's go back to be added to the device's (stage 3 and stage 2's accumulation
+  // steps bring the host partition up before the next reduction adds to it).
+  kGradients,
+  // The parameters OptimizerWork op `source_op` just updated on the host, rounded to the model
+  // dtype, into the device's 16-bit partition (stage_1_and_2.py step; stage3.py
+  // _reassign_or_swap_out_partitioned_parameters).
+  kParams,
+};
+
 // A copy between host and GPU over PCIe.
 struct CopyWork {
   Bytes bytes = 0;
   bool host_to_device = true;
   bool pinned = true;
+  CopyRole role = CopyRole::kOther;
+  int source_op = -1;  // kParams: the OptimizerWork op whose update it carries
+  IdRange slices{};    // kGradients: the gradients (Plan::param_slices), when names are kept
 };
+static_assert(sizeof(CopyWork) <= 32);
 
 // The optimizer step over `numel` parameters, on the GPU (fused Adam) or the CPU (DeepSpeed's
 // CPU Adam). `bytes_touched` is the memory traffic it makes.
@@ -341,9 +360,11 @@ struct Plan {
   int add_op(Op op, std::span<const int> deps);  // returns its id; op.deps is set here
   // Appends `s` to param_slices; returns its range (a CollectiveWork::slices).
   IdRange add_slices(std::span<const ParamSlice> s);
-  std::span<const ParamSlice> slices(const CollectiveWork& w) const {
-    return {param_slices.data() + w.slices.begin, w.slices.end - w.slices.begin};
+  std::span<const ParamSlice> slices(IdRange r) const {
+    return {param_slices.data() + r.begin, r.end - r.begin};
   }
+  std::span<const ParamSlice> slices(const CollectiveWork& w) const { return slices(w.slices); }
+  std::span<const ParamSlice> slices(const CopyWork& w) const { return slices(w.slices); }
   // Appends a default Op with these deps and returns it, for the caller to fill in place.
   Op& append_op(std::span<const int> deps);
   // The id of the op named `name`, or -1. Linear: for tests and tools.

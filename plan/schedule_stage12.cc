@@ -116,12 +116,21 @@ class Reducer {
       }
       b_.alloc(op, partition_);
     }
-    if (owned && l_.offload_optimizer) {
+    if (l_.offload_optimizer) {
       // Owned gradients go to the host: fp32 slices at the boundary, full 16-bit gradients to
-      // accumulate before it (async_accumulate_grad_in_cpu_via_gpu).
+      // accumulate before it (async_accumulate_grad_in_cpu_via_gpu). A bucket this rank owns
+      // nothing of gets an empty copy: other ranks copy their part of it, and the Plan, one
+      // rank's, names what every rank moves (the simulator prices an empty copy at nothing).
       const Bytes bytes = boundary_ ? owned_elems * 4 : owned_full * l_.param_bytes;
+      CopyWork copy{bytes, false, true, CopyRole::kGradients};
+      if (b_.keeps_slices()) {
+        std::vector<ParamSlice> all;
+        for (const Piece& piece : pieces())
+          all.insert(all.end(), piece.parts.begin(), piece.parts.end());
+        copy.slices = b_.slices(all);
+      }
       const int d2h = b_.op(b_.name(label_, ".grads_to_host.", flushes_.size()), b_.d2h_stream(),
-                            Phase::kReduce, CopyWork{bytes, false, true}, {op});
+                            Phase::kReduce, copy, {op});
       if (boundary_) b_.at(d2h).transient_bytes = owned_elems * 4;
     }
     bucket_.reduced(op);
@@ -378,8 +387,9 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
       if (l.overlap_comm) b.device_sync({label, ".epilogue_sync"}, Phase::kReduce);
       if (first || l.stage == 1) partition0 = reducer.partition_buffer();
       if (offload && l.stage == 2 && !first && !run.boundary) {
-        b.op(b.name(label, ".grads_from_host"), b.h2d_stream(), Phase::kReduce,
-             CopyWork{l.owned_full * e, true, true}, {b.last_op()});
+        CopyWork up{l.owned_full * e, true, true, CopyRole::kGradients};
+        up.slices = b.flat_group();
+        b.op(b.name(label, ".grads_from_host"), b.h2d_stream(), Phase::kReduce, up, {b.last_op()});
       }
     }
     end_micro_steps(b, run, false);
@@ -403,7 +413,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     const int adam = b.host_op({"step.optimizer.cpu"}, Phase::kStep,
                                OptimizerWork{true, part, part * (28 + 4 + e)}, {synced});
     const int up = b.op({"step.params_to_gpu"}, b.h2d_stream(), Phase::kStep,
-                        CopyWork{part * e, true, l.pin_optimizer}, {adam});
+                        CopyWork{part * e, true, l.pin_optimizer, CopyRole::kParams, adam}, {adam});
     b.op({"step.allgather_params"}, compute, Phase::kPostStep, gather_flat_group(b, l), {up});
   } else {
     // scaled_global_norm over the owned gradients; mask_nan_or_inf_with_val_inplace builds a

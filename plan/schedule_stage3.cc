@@ -80,11 +80,15 @@ class Scatterer {
       const Bytes bytes = shard * l_.accum_bytes;
       std::vector<int> deps{op};
       if (index_ > 0) {
+        CopyWork up{bytes, true, true, CopyRole::kGradients};
+        up.slices = w.slices;
         deps = {b_.op({label_, ".grads_from_host.", flushes_.size()}, b_.h2d_stream(),
-                      Phase::kReduce, CopyWork{bytes, true, true}, {op})};
+                      Phase::kReduce, up, {op})};
       }
-      b_.op({label_, ".grads_to_host.", flushes_.size()}, b_.d2h_stream(), Phase::kReduce,
-            CopyWork{bytes, false, true}, deps);
+      CopyWork down{bytes, false, true, CopyRole::kGradients};
+      down.slices = w.slices;
+      b_.op({label_, ".grads_to_host.", flushes_.size()}, b_.d2h_stream(), Phase::kReduce, down,
+            deps);
     }
     bucket_.reduced(op);
     flushes_.push_back(op);
@@ -280,6 +284,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
       const Bytes cast_bytes = l.offload_param ? 0 : s * (4 + e);
       last = b.host_op({name, ".optimizer.cpu"}, Phase::kStep,
                        OptimizerWork{true, s, s * 28 + cast_bytes, first_elem}, {ready});
+      const int adam = last;
       if (l.optimizer_on_nvme) {
         last = b.op({name, ".swap_out"}, b.nvme_stream(), Phase::kStep,
                     NvmeWork{s * (4 + state), false}, {last});
@@ -288,7 +293,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
         // _reassign_or_swap_out_partitioned_parameters: fp16_partitioned_groups_flat.copy_(
         // fp32 flat) with non_blocking=False from unpinned memory: the host waits.
         last = b.op({name, ".params_to_gpu"}, b.h2d_stream(), Phase::kStep,
-                    CopyWork{s * e, true, false}, {last});
+                    CopyWork{s * e, true, false, CopyRole::kParams, adam}, {last});
         b.at(last).host_waits = true;
       }
     }

@@ -84,8 +84,8 @@ CollectiveEstimate estimate_collective(Collective kind, Bytes bytes, const Group
     const int steps = kernels::ring_steps(kind, t.ranks);
     const int per_boundary = kind == Collective::kAllReduce ? 2 : 1;
     const int inter = std::min(steps, per_boundary * (t.nodes - 1));
-    double lat_us = kBaseLatRingUs[pi] + (steps - inter) * kNvlinkLatRingUs[pi] +
-                    inter * kNetLatRingUs[pi];
+    double lat_us =
+        kBaseLatRingUs[pi] + (steps - inter) * kNvlinkLatRingUs[pi] + inter * kNetLatRingUs[pi];
     if (kind == Collective::kAllReduce && t.nodes > 1 && proto == NcclProtocol::kSimple) {
       lat_us *= prof.ampere_or_newer ? 1.4 : 1.9;
     }

@@ -248,6 +248,11 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
               c.fixed_s = memory_s(static_cast<double>(mw.bytes_read + mw.bytes_written), hbm, p);
             },
             [&](const plan::CopyWork& pw) {
+              // An empty copy (a bucket whose gradients the rank owns none of) launches nothing.
+              if (pw.bytes == 0) {
+                c.host_s = 0;
+                return;
+              }
               c.fixed_s = p.pcie_latency_s;
               c.link = kPcieLink;
               c.link_amount = static_cast<double>(pw.bytes);

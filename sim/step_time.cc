@@ -116,8 +116,9 @@ HostTime host_time(const plan::Plan& plan, const ModelOpTimes& m, const PricedPl
           const auto& pk =
               w->pass == plan::Pass::kBackward ? m.bwd_prefix_kernels : m.fwd_prefix_kernels;
           h.kernels += seg.repeat * (pk[w->last_model_op + 1] - pk[w->first_model_op]);
-        } else {
-          h.kernels += seg.repeat;
+        } else if (const auto* cw = std::get_if<plan::CopyWork>(&op.work);
+                   cw == nullptr || cw->bytes > 0) {
+          h.kernels += seg.repeat;  // an empty copy launches nothing
         }
       }
       h.sync_s += r * c.host_wait_s;

@@ -133,8 +133,9 @@ class CudaBackend final : public StepBackend {
     schedule_->join_into(stream_);
     cuda::scale_by_inverse<float>(runner_->flat_grads(), num_params(), divisor, stream_);
   }
+  // On the device whatever the Plan says (CPU offload is not built on this backend).
   void adam(std::int64_t offset, std::int64_t n, const kernels::cpu::AdamConfig& config,
-            std::int64_t step) override {
+            std::int64_t step, bool /*on_cpu*/) override {
     ZS_CHECK(offset >= 0 && n >= 1 && offset + n <= num_params());
     schedule_->join_into(stream_);  // after the unscale-and-clip, wherever it ran
     // The updated weights also go, rounded to T, to the runner's working weights (the copy
@@ -145,7 +146,7 @@ class CudaBackend final : public StepBackend {
   }
 
   // adam() writes the working weights itself (one rank: the partition is the model).
-  void publish_partition() override {}
+  void publish(std::int64_t /*offset*/, std::int64_t /*n*/) override {}
 
   StepEnd end_step(bool /*applied*/) override {
     // The working weights already follow the master weights: adam() wrote them.

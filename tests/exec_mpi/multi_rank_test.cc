@@ -122,6 +122,9 @@ struct Case {
   std::string zero_extra;  // more zero_optimization keys
   // An inf in one gradient of the last rank at step 1: fp16 skips that step on every rank.
   bool overflow = false;
+  // The single-rank reference's zero_optimization keys, when not zero_extra's: offload must
+  // train as the same config without it does (it moves the optimizer, not what it computes).
+  std::string reference_extra;
 };
 
 std::vector<Case> cases() {
@@ -134,28 +137,34 @@ std::vector<Case> cases() {
   // Small buckets, so that a step reduces in many collectives.
   const std::string buckets = R"(, "reduce_bucket_size": 20000, "allgather_bucket_size": 20000)";
   std::vector<Case> out;
+  // (name, model, stage, precision, zero keys[, overflow[, reference keys]])
+  const auto add = [&out](std::string name, const models::ModelSpec& spec, int stage,
+                          const std::string& precision, const std::string& extra,
+                          bool overflow = false, const std::string& reference = "") {
+    out.push_back({std::move(name), spec, stage, precision, extra, overflow, reference});
+  };
   for (int stage : {0, 1, 2, 3}) {
-    out.push_back({"gpt fp32", gpt, stage, fp32, buckets});
-    out.push_back({"gpt bf16", gpt, stage, bf16, buckets});
-    out.push_back({"llama fp16", llama, stage, fp16, buckets, true});
+    add("gpt fp32", gpt, stage, fp32, buckets);
+    add("gpt bf16", gpt, stage, bf16, buckets);
+    add("llama fp16", llama, stage, fp16, buckets, true);
   }
   // Stage 3 with every parameter gathered at its module (no persistence) and with sub-groups;
   // stage 1/2 without overlap or with reduce (not all-reduce) to the partition owners.
-  out.push_back({"gpt fp32 gathered", gpt, 3, fp32,
-                 buckets + R"(, "stage3_param_persistence_threshold": 0, "sub_group_size": 5000)"});
-  out.push_back(
-      {"llama bf16 gathered", llama, 3, bf16,
-       R"(, "stage3_param_persistence_threshold": 0, "stage3_prefetch_bucket_size": 3000)"});
-  out.push_back({"gpt fp32 reduce to owners", gpt, 2, fp32,
-                 buckets + R"(, "use_multi_rank_bucket_allreduce": false, "overlap_comm": true)"});
-  out.push_back({"gpt fp32 no reduce_scatter", gpt, 1, fp32,
-                 buckets + R"(, "reduce_scatter": false, "contiguous_gradients": false)"});
-  // CPU offload of the optimizer (its Plan's collectives, and CPU Adam on the partition; the
-  // host copies are timed but move nothing yet).
+  add("gpt fp32 gathered", gpt, 3, fp32,
+      buckets + R"(, "stage3_param_persistence_threshold": 0, "sub_group_size": 5000)");
+  add("llama bf16 gathered", llama, 3, bf16,
+      R"(, "stage3_param_persistence_threshold": 0, "stage3_prefetch_bucket_size": 3000)");
+  add("gpt fp32 reduce to owners", gpt, 2, fp32,
+      buckets + R"(, "use_multi_rank_bucket_allreduce": false, "overlap_comm": true)");
+  add("gpt fp32 no reduce_scatter", gpt, 1, fp32,
+      buckets + R"(, "reduce_scatter": false, "contiguous_gradients": false)");
+  // CPU offload of the optimizer: gradients down to the host, CPU Adam on the partition, the
+  // updated parameters back up, all as the Plan's copies; checked against one rank without
+  // offload.
   const std::string offload = R"(, "offload_optimizer": {"device": "cpu", "pin_memory": true})";
   for (int stage : {1, 2, 3}) {
-    out.push_back({"gpt bf16 offload", gpt, stage, bf16, buckets + offload});
-    out.push_back({"llama fp16 offload", llama, stage, fp16, buckets + offload, true});
+    add("gpt bf16 offload", gpt, stage, bf16, buckets + offload, false, buckets);
+    add("llama fp16 offload", llama, stage, fp16, buckets + offload, true, buckets);
   }
   return out;
 }
@@ -176,8 +185,10 @@ TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
                  " ranks");
     const sim::SimulationResult many =
         simulation(config(c.stage, c.precision, kMicroSteps, c.zero_extra), c.spec, n);
+    const std::string& reference_extra =
+        c.reference_extra.empty() ? c.zero_extra : c.reference_extra;
     const sim::SimulationResult one =
-        simulation(config(c.stage, c.precision, kMicroSteps * n, c.zero_extra), c.spec, 1);
+        simulation(config(c.stage, c.precision, kMicroSteps * n, reference_extra), c.spec, 1);
     ASSERT_EQ(many.built.plan.world_size, n);
     CountingCommunicator counting(comm());
     ExecOptions o;
