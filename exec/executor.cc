@@ -142,10 +142,7 @@ class CpuBackend final : public StepBackend {
     round_weights(w);
   }
 
-  StepEnd end_step(bool publish_partition) override {
-    if (publish_partition) {
-      for (const OwnedRun& r : owned_) publish(r.flat, r.n);
-    }
+  StepEnd end_step() override {
     runner_.zero_grads();
     return StepEnd{std::move(losses_), std::move(timeline_)};
   }

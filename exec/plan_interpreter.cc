@@ -88,6 +88,11 @@ class Interpreter {
     std::int64_t numel = 0;
     param_offsets_ = ModelRunner::param_offsets(layout_.params(), &numel);
     owned_ = owned_runs(layout_, comm_.rank());
+    if (const std::optional<HostTensors> h = backend_.host_tensors()) {
+      host_ = *h;
+      has_host_ = true;
+    }
+    maps_.resize(plan_.ops.size());
     if (plan_.world_size > 1) ZS_RETURN_IF_ERROR(init_ranks());
     init_copies();
     if (layout_.precision == configs::Precision::kFp16) {
@@ -107,10 +112,8 @@ class Interpreter {
       out.steps.push_back(s);
     }
     out.final_loss_scale = scaler_ ? scaler_->scale() : 1.0;
-    if (options_.keep_weights) {
-      if (const std::optional<HostTensors> h = backend_.host_tensors()) {
-        out.final_weights.assign(h->weights.begin(), h->weights.end());
-      }
+    if (options_.keep_weights && has_host_) {
+      out.final_weights.assign(host_.weights.begin(), host_.weights.end());
     }
     return out;
   }
@@ -149,9 +152,9 @@ class Interpreter {
     if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, &s));  // a plan with no optimizer op
     if (!normed_) ZS_RETURN_IF_ERROR(apply_norm(&s));
     // The step's update reaches the working weights by the Plan's parameter copies when it has
-    // them (offload), else here.
-    StepEnd end = backend_.end_step(!skip_ && !param_copies_);
-    published_ = true;
+    // them (offload), else here, unless a gather already published it.
+    if (!param_copies_) publish_partition();
+    StepEnd end = backend_.end_step();
     if (!skip_) ++applied_steps_;
     if (!skip_ && !hold_lr_) ++lr_steps_;
     s.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -204,7 +207,7 @@ class Interpreter {
                           },
                           [&](const plan::MemoryWork& w) { return nothing(w); },
                           [&](const plan::CopyWork& w) -> Status {
-                            copy(w);
+                            copy(i, w);
                             return Status::ok();
                           },
                           [&](const plan::NvmeWork& w) { return nothing(w); },
@@ -286,22 +289,35 @@ class Interpreter {
   // --- The data-parallel group (world > 1). ---
 
   Status init_ranks() {
-    const std::optional<HostTensors> h = backend_.host_tensors();
-    if (!h) {
+    if (!has_host_) {
       return Status::invalid_argument(
           "this backend runs one rank only: its collectives (NCCL) are not built yet; use "
           "--backend cpu for several ranks");
     }
-    host_ = *h;
     reduced_.assign(host_.grads.size(), 0.0f);
-    maps_.resize(plan_.ops.size());
     return Status::ok();
   }
 
-  const BufferMap& map_of(int op, const plan::CollectiveWork& w) {
+  // Op `op`'s buffer map (a collective's, or a copy's slices back to back), made on first use.
+  const BufferMap& map_of(int op) {
     std::optional<BufferMap>& m = maps_[static_cast<std::size_t>(op)];
-    if (!m) m = buffer_map(plan_, w, param_offsets_);
+    if (m) return *m;
+    const plan::Work& work = plan_.ops[static_cast<std::size_t>(op)].work;
+    if (const auto* c = std::get_if<plan::CollectiveWork>(&work)) {
+      m = buffer_map(plan_, *c, param_offsets_);
+    } else {
+      m.emplace();
+      m->runs = concatenated_runs(plan_.slices(std::get<plan::CopyWork>(work)), param_offsets_);
+    }
     return *m;
+  }
+
+  // The working weights of this rank's partition become its master weights rounded, once per
+  // AdamW update.
+  void publish_partition() {
+    if (published_) return;
+    for (const OwnedRun& r : owned_) backend_.publish(r.flat, r.n);
+    published_ = true;
   }
 
   Status collective(int op, const plan::CollectiveWork& w) {
@@ -318,7 +334,7 @@ class Interpreter {
       case plan::CollectiveRole::kGradients: {
         // The gradient elements leave the model's gradients (DeepSpeed frees param.grad once
         // reduced) and their sum lands in the reduced gradients.
-        const BufferMap& m = map_of(op, w);
+        const BufferMap& m = map_of(op);
         buffer_.resize(static_cast<std::size_t>(m.elems * e));
         const float before = w.average == plan::Average::kDivideBefore ? inv_n : 1.0f;
         const float after = w.average == plan::Average::kMultiplyAfter ? inv_n : 1.0f;
@@ -356,14 +372,11 @@ class Interpreter {
         // rounded to the model dtype: DeepSpeed's fp32 -> 16-bit partition copy); the others'
         // blocks land in its working weights.
         if (w.kind != plan::CollectiveKind::kAllGather) break;
-        const BufferMap& m = map_of(op, w);
+        const BufferMap& m = map_of(op);
         buffer_.resize(static_cast<std::size_t>(m.elems * e));
         const std::int64_t lo = comm_.rank() * m.block_elems;
         const std::int64_t hi = lo + m.block_elems;
-        if (!published_ && !param_copies_) {
-          for (const OwnedRun& r : owned_) backend_.publish(r.flat, r.n);
-        }
-        published_ = true;
+        if (!param_copies_) publish_partition();
         pack(m, host_.weights, 1.0f, w.dtype, lo, hi, buffer_.data());
         ZS_RETURN_IF_ERROR(comm_.all_gather(buffer_.data(), m.block_elems, w.dtype));
         const auto place = [&](std::int64_t flat, std::span<const float> v) {
@@ -426,9 +439,7 @@ class Interpreter {
   // --- CPU offload's copies (plan.h CopyRole), on a backend with host tensors. ---
 
   void init_copies() {
-    const std::optional<HostTensors> h = backend_.host_tensors();
-    if (!h) return;  // the copies stay timed brackets (the CUDA backend does not offload yet)
-    host_ = *h;
+    if (!has_host_) return;  // the copies stay timed brackets (the CUDA backend does not offload)
     for (const plan::Op& op : plan_.ops) {
       const auto* c = std::get_if<plan::CopyWork>(&op.work);
       if (c == nullptr || c->role == plan::CopyRole::kOther) continue;
@@ -447,7 +458,7 @@ class Interpreter {
     return plan_.world_size > 1 ? std::span<float>(reduced_) : host_.grads;
   }
 
-  void copy(const plan::CopyWork& c) {
+  void copy(int op, const plan::CopyWork& c) {
     if (!copies_ || c.role == plan::CopyRole::kOther) return;
     if (c.role == plan::CopyRole::kParams) {
       // The elements the optimizer op just updated, as they lie in this rank's partition.
@@ -461,7 +472,7 @@ class Interpreter {
     }
     // Gradients: this rank's partition's elements among the slices move between the pools.
     const std::span<float> dev = device_grads();
-    for (const BufferRun& r : concatenated_runs(plan_.slices(c), param_offsets_)) {
+    for (const BufferRun& r : map_of(op).runs) {
       for (std::int64_t k = r.flat; k < r.flat + r.n; ++k) {
         if (owned_mask_[static_cast<std::size_t>(k)] == 0) continue;
         float& from = c.host_to_device ? offload_grads_[k] : dev[k];
@@ -494,15 +505,16 @@ class Interpreter {
 
   std::vector<OwnedRun> owned_;              // this rank's partition in the flat arrays
   std::vector<std::int64_t> param_offsets_;  // per parameter id (ModelRunner::param_offset)
-  // World > 1 only:
-  HostTensors host_;
-  std::vector<float> reduced_;  // the reduced gradients, flat; this rank keeps its partition
+  HostTensors host_;                         // the backend's, when it has them (has_host_)
+  bool has_host_ = false;
   std::vector<std::optional<BufferMap>> maps_;  // per op, built on first use
-  std::vector<std::byte> buffer_;               // a collective's buffer
-  bool reduced_any_ = false;                    // a gradient reduction ran this step
-  bool grads_final_ = false;                    // finish_reductions has run this step
+  // World > 1 only:
+  std::vector<float> reduced_;     // the reduced gradients, flat; this rank keeps its partition
+  std::vector<std::byte> buffer_;  // a collective's buffer
+  bool reduced_any_ = false;       // a gradient reduction ran this step
+  bool grads_final_ = false;       // finish_reductions has run this step
   // The working weights of this rank's partition are its master weights rounded (no AdamW
-  // since the last publish or end_step).
+  // since the last publish_partition).
   bool published_ = true;
   // CPU offload: the Plan moves gradients and parameters between the pools (init_copies).
   bool copies_ = false;

@@ -88,11 +88,9 @@ class StepBackend {
   // REQUIRES: as adam().
   virtual void publish(std::int64_t offset, std::int64_t n) = 0;
 
-  // Ends the step: when `publish` (a step that applied its update and whose Plan does not copy
-  // the parameters itself), publishes the whole partition; then every gradient is zeroed. The
-  // other elements' working weights are the ranks' gathers'. Returns when the step's work is
-  // done.
-  virtual StepEnd end_step(bool publish) = 0;
+  // Ends the step: every gradient is zeroed (the interpreter has published what the step
+  // updated). Returns when the step's work is done.
+  virtual StepEnd end_step() = 0;
 
   // The tensors in host memory, or nullopt where they are not (CUDA: its multi-rank collectives
   // would be NCCL's on the device, not built yet). Valid until the backend is destroyed.

@@ -148,7 +148,7 @@ class CudaBackend final : public StepBackend {
   // adam() writes the working weights itself (one rank: the partition is the model).
   void publish(std::int64_t /*offset*/, std::int64_t /*n*/) override {}
 
-  StepEnd end_step(bool /*applied*/) override {
+  StepEnd end_step() override {
     // The working weights already follow the master weights: adam() wrote them.
     cudaStream_t compute = schedule_->compute();
     schedule_->join_into(compute);
