@@ -44,6 +44,9 @@ struct ExecOptions {
   // This process's rank of the Plan's data-parallel group; null: a group of one. Its size must
   // be the Plan's world size. Not owned.
   Communicator* communicator = nullptr;
+  // How long a collective of the CUDA backend's NCCL communicator may take before the rank ends
+  // itself (exec/cuda/nccl_communicator.h); the MPI communicator has its own.
+  double collective_timeout_s = 600;
   // Keep the model's weights after the last step in ExecResult::final_weights.
   bool keep_weights = false;
   Backend backend = Backend::kCpu;

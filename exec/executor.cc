@@ -12,6 +12,7 @@
 #include "common/units.h"
 #include "exec/communicator.h"
 #include "exec/device.h"
+#include "exec/host_rank_tensors.h"
 #include "exec/model_runner.h"
 #include "exec/owned_runs.h"
 #include "exec/plan_buffers.h"
@@ -37,17 +38,14 @@ class CpuBackend final : public StepBackend {
  public:
   CpuBackend(ModelRunner runner, configs::Precision precision, const plan::Plan& plan,
              std::vector<OwnedRun> owned)
-      : runner_(std::move(runner)), precision_(precision), ledger_(plan), owned_(std::move(owned)) {
-    // The partition's elements back to back, in flat order, for adam() to find by offset.
-    std::sort(owned_.begin(), owned_.end(),
-              [](const OwnedRun& a, const OwnedRun& b) { return a.flat < b.flat; });
-    std::int64_t at = 0;
-    for (OwnedRun& r : owned_) {
-      r.first_elem = at;  // from here on: the run's place in master_
-      at += r.n;
-    }
-    master_.resize(static_cast<std::size_t>(at));
-    for (const OwnedRun& r : owned_) {
+      : runner_(std::move(runner)),
+        precision_(precision),
+        ledger_(plan),
+        store_(std::move(owned)),
+        tensors_(runner_.flat_grads(), runner_.flat_params(), plan.world_size > 1,
+                 moves_gradients(plan)) {
+    master_.resize(static_cast<std::size_t>(store_.size()));
+    for (const OwnedRun& r : store_.runs()) {
       std::copy_n(runner_.flat_params().begin() + r.flat, r.n, master_.begin() + r.first_elem);
     }
     exp_avg_.assign(master_.size(), 0.0f);
@@ -147,19 +145,12 @@ class CpuBackend final : public StepBackend {
     return StepEnd{std::move(losses_), std::move(timeline_)};
   }
 
-  std::optional<HostTensors> host_tensors() override {
-    return HostTensors{runner_.flat_grads(), runner_.flat_params()};
-  }
+  RankTensors& rank_tensors() override { return tensors_; }
 
  private:
   // Where flat elements [offset, offset + n) are in master_. REQUIRES: they lie in one run.
   std::size_t master_index(std::int64_t offset, std::int64_t n) const {
-    auto it = std::upper_bound(owned_.begin(), owned_.end(), offset,
-                               [](std::int64_t x, const OwnedRun& r) { return x < r.flat; });
-    ZS_CHECK(it != owned_.begin());
-    --it;
-    ZS_CHECK(n >= 1 && offset + n <= it->flat + it->n);
-    return static_cast<std::size_t>(it->first_elem + offset - it->flat);
+    return static_cast<std::size_t>(store_.index(offset, n));
   }
 
   std::int64_t ns_since_step() const {
@@ -183,8 +174,8 @@ class CpuBackend final : public StepBackend {
   ModelRunner runner_;
   configs::Precision precision_;
   PlanBufferLedger ledger_;
-  // This rank's partition in flat order; first_elem is where each run starts in master_.
-  std::vector<OwnedRun> owned_;
+  PartitionStore store_;  // this rank's partition: where each element is in master_
+  HostRankTensors tensors_;
   std::vector<float> master_, exp_avg_, exp_avg_sq_;  // (partition) fp32
   static constexpr std::int64_t kMinElemsPerThread = 1 << 16;
   std::int64_t hardware_threads_ =
@@ -249,12 +240,6 @@ Result<ExecResult> execute(const plan::BuiltPlan& built, const configs::DsConfig
         (ranks == 1 ? " process runs it: start one process per rank (mpirun -np " +
                           std::to_string(built.plan.world_size) + " zerosim run ...)"
                     : " processes run it: the cluster's GPUs must equal the processes"));
-  }
-  if (cuda && ranks > 1) {
-    return Status::invalid_argument(
-        "the CUDA backend runs one rank only (its collectives, NCCL, are not built yet); use "
-        "--backend cpu for " +
-        std::to_string(ranks) + " ranks");
   }
   if (!cuda) return execute_cpu(built, config, options);
   ZS_RETURN_IF_ERROR(cuda_backend_status());

@@ -1,7 +1,7 @@
 // The executor: trains with a Plan as one rank of its data-parallel group, running its ops for
 // real, on the CPU (kernels/cpu) or on a CUDA device (kernels/cuda). Several ranks are several
 // processes (mpirun), each running the same Plan with its own ExecOptions::communicator: the
-// Plan's collectives move real data between them (CPU backend; the CUDA backend runs one rank).
+// Plan's collectives move real data between them (MPI on the CPU backend, NCCL on CUDA's).
 //
 // It is a plain interpreter of the Plan, like the simulator (sim/engine.h), and shares its op
 // ids, so a measured op lines up with its prediction. What runs when (micro-batches, the fp16
@@ -29,8 +29,8 @@
 namespace zs::exec {
 
 // Trains `built.plan` for options.steps steps on options.backend. kInvalidArgument when the
-// plan's world size is not the communicator's (none: 1), several ranks are asked of the CUDA
-// backend, a collective is not one the executor runs (ZeRO++ subgroups), the model cannot run on
+// plan's world size is not the communicator's (none: 1), a CUDA rank of a node has no GPU of
+// its own, a collective is not one the executor runs (ZeRO++ subgroups), the model cannot run on
 // the backend's kernels (exec/model_runner.h check_runnable; exec/cuda/cuda_model_runner.h
 // check_cuda_runnable), the optimizer or scheduler is not one this executor implements, the
 // text is shorter than one micro-batch plus one token or holds bytes beyond the vocabulary,

@@ -18,16 +18,29 @@ namespace zs::exec {
 class MpiSession {};  // never made without MPI
 #endif
 
-int launched_world_size() {
-  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}) {
+namespace {
+
+// The first of `names` set to an integer >= `least`, or `fallback`.
+int launcher_int(std::initializer_list<const char*> names, int least, int fallback) {
+  for (const char* name : names) {
     const char* v = std::getenv(name);
     if (v == nullptr) continue;
     int n = 0;
     const char* end = v + std::strlen(v);
     const auto [ptr, ec] = std::from_chars(v, end, n);
-    if (ec == std::errc() && ptr == end && n > 0) return n;
+    if (ec == std::errc() && ptr == end && n >= least) return n;
   }
-  return 1;
+  return fallback;
+}
+
+}  // namespace
+
+int launched_world_size() {
+  return launcher_int({"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS"}, 1, 1);
+}
+
+int launched_local_rank() {
+  return launcher_int({"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID"}, 0, 0);
 }
 
 Result<std::unique_ptr<RankGroup>> RankGroup::start(double collective_timeout_s) {

@@ -18,6 +18,11 @@ class MpiSession;  // exec/mpi/mpi_communicator.h
 // is set or none holds a positive integer.
 int launched_world_size();
 
+// This process's rank among those the launcher started on its node (OpenMPI:
+// OMPI_COMM_WORLD_LOCAL_RANK; srun: SLURM_LOCALID; MPICH's Hydra: MPI_LOCALRANKID), or 0 when
+// none is set or holds a non-negative integer.
+int launched_local_rank();
+
 // This process's place in its job: the only rank, or one of the N a launcher started, with MPI
 // initialized for as long as the group lives (MPI_Finalize when it is destroyed).
 class RankGroup {

@@ -20,6 +20,7 @@
 #include "exec/lr_schedule.h"
 #include "exec/model_runner.h"
 #include "exec/owned_runs.h"
+#include "exec/rank_tensors.h"
 #include "kernels/cpu/grad_norm.h"
 
 namespace zs::exec {
@@ -88,12 +89,12 @@ class Interpreter {
     std::int64_t numel = 0;
     param_offsets_ = ModelRunner::param_offsets(layout_.params(), &numel);
     owned_ = owned_runs(layout_, comm_.rank());
-    if (const std::optional<HostTensors> h = backend_.host_tensors()) {
-      host_ = *h;
-      has_host_ = true;
-    }
+    owned_by_flat_ = owned_;
+    std::sort(owned_by_flat_.begin(), owned_by_flat_.end(),
+              [](const OwnedRun& a, const OwnedRun& b) { return a.flat < b.flat; });
+    tensors_ = &backend_.rank_tensors();
     maps_.resize(plan_.ops.size());
-    if (plan_.world_size > 1) ZS_RETURN_IF_ERROR(init_ranks());
+    moves_.resize(plan_.ops.size());
     init_copies();
     if (layout_.precision == configs::Precision::kFp16) {
       ZS_ASSIGN_OR_RETURN(const LossScalerOptions so, loss_scaler_options(config_));
@@ -112,9 +113,7 @@ class Interpreter {
       out.steps.push_back(s);
     }
     out.final_loss_scale = scaler_ ? scaler_->scale() : 1.0;
-    if (options_.keep_weights && has_host_) {
-      out.final_weights.assign(host_.weights.begin(), host_.weights.end());
-    }
+    if (options_.keep_weights) out.final_weights = tensors_->working_weights();
     return out;
   }
 
@@ -134,12 +133,11 @@ class Interpreter {
     flag_ = std::nullopt;
     norm_ = std::nullopt;
     offloaded_ = false;
-    if (!offload_grads_.empty()) std::fill(offload_grads_.begin(), offload_grads_.end(), 0.0f);
-    if (!reduced_.empty()) std::fill(reduced_.begin(), reduced_.end(), 0.0f);
     const Clock::time_point t0 = Clock::now();
     // engine.py backward: loss / gradient_accumulation_steps (scale_wrt_gas), so the gradients
     // are the mean over the micro-steps, times the fp16 loss scale.
     backend_.begin_step(s.loss_scale / plan_.micro_steps, record);
+    tensors_->begin_step();
     for (const plan::Segment& seg : plan_.segments) {
       for (int rep = 0; rep < seg.repeat; ++rep) {
         for (int i = seg.first_op; i < seg.end_op; ++i) {
@@ -288,16 +286,6 @@ class Interpreter {
 
   // --- The data-parallel group (world > 1). ---
 
-  Status init_ranks() {
-    if (!has_host_) {
-      return Status::invalid_argument(
-          "this backend runs one rank only: its collectives (NCCL) are not built yet; use "
-          "--backend cpu for several ranks");
-    }
-    reduced_.assign(host_.grads.size(), 0.0f);
-    return Status::ok();
-  }
-
   // Op `op`'s buffer map (a collective's, or a copy's slices back to back), made on first use.
   const BufferMap& map_of(int op) {
     std::optional<BufferMap>& m = maps_[static_cast<std::size_t>(op)];
@@ -335,23 +323,20 @@ class Interpreter {
         // The gradient elements leave the model's gradients (DeepSpeed frees param.grad once
         // reduced) and their sum lands in the reduced gradients.
         const BufferMap& m = map_of(op);
-        buffer_.resize(static_cast<std::size_t>(m.elems * e));
+        std::byte* buffer = tensors_->buffer(m.elems * e);
         const float before = w.average == plan::Average::kDivideBefore ? inv_n : 1.0f;
         const float after = w.average == plan::Average::kMultiplyAfter ? inv_n : 1.0f;
-        pack(m, host_.grads, before, w.dtype, 0, m.elems, buffer_.data());
-        for (const BufferRun& r : m.runs) {
-          std::fill_n(host_.grads.begin() + r.flat, r.n, 0.0f);
-        }
+        tensors_->take_grads(op, m, before, w.dtype, buffer);
         std::int64_t lo = 0, hi = m.elems;
         switch (w.kind) {
           case plan::CollectiveKind::kAllReduce:
-            ZS_RETURN_IF_ERROR(comm_.all_reduce(buffer_.data(), m.elems, w.dtype));
+            ZS_RETURN_IF_ERROR(comm_.all_reduce(buffer, m.elems, w.dtype));
             break;
           case plan::CollectiveKind::kReduce:
-            ZS_RETURN_IF_ERROR(comm_.reduce(buffer_.data(), m.elems, w.dtype, w.root));
+            ZS_RETURN_IF_ERROR(comm_.reduce(buffer, m.elems, w.dtype, w.root));
             break;
           case plan::CollectiveKind::kReduceScatter:
-            ZS_RETURN_IF_ERROR(comm_.reduce_scatter(buffer_.data(), m.block_elems, w.dtype));
+            ZS_RETURN_IF_ERROR(comm_.reduce_scatter(buffer, m.block_elems, w.dtype));
             lo = comm_.rank() * m.block_elems;
             hi = lo + m.block_elems;
             break;
@@ -360,10 +345,7 @@ class Interpreter {
                                             std::string(collective_name(w.kind)) +
                                             " is not one this executor runs");
         }
-        unpack(m, buffer_.data(), after, w.dtype, lo, hi,
-               [&](std::int64_t flat, std::span<const float> v) {
-                 for (std::size_t i = 0; i < v.size(); ++i) reduced_[flat + i] += v[i];
-               });
+        tensors_->add_reduced(op, m, buffer, after, w.dtype, lo, hi);
         reduced_any_ = true;
         return Status::ok();
       }
@@ -373,23 +355,22 @@ class Interpreter {
         // blocks land in its working weights.
         if (w.kind != plan::CollectiveKind::kAllGather) break;
         const BufferMap& m = map_of(op);
-        buffer_.resize(static_cast<std::size_t>(m.elems * e));
+        std::byte* buffer = tensors_->buffer(m.elems * e);
         const std::int64_t lo = comm_.rank() * m.block_elems;
         const std::int64_t hi = lo + m.block_elems;
         if (!param_copies_) publish_partition();
-        pack(m, host_.weights, 1.0f, w.dtype, lo, hi, buffer_.data());
-        ZS_RETURN_IF_ERROR(comm_.all_gather(buffer_.data(), m.block_elems, w.dtype));
-        const auto place = [&](std::int64_t flat, std::span<const float> v) {
-          std::copy(v.begin(), v.end(), host_.weights.begin() + flat);
-        };
-        unpack(m, buffer_.data(), 1.0f, w.dtype, 0, lo, place);
-        unpack(m, buffer_.data(), 1.0f, w.dtype, hi, m.elems, place);
+        tensors_->pack_weights(op, m, w.dtype, lo, hi, buffer);
+        ZS_RETURN_IF_ERROR(comm_.all_gather(buffer, m.block_elems, w.dtype));
+        tensors_->place_weights(op, m, buffer, w.dtype, 0, lo);
+        tensors_->place_weights(op, m, buffer, w.dtype, hi, m.elems);
         return Status::ok();
       }
       case plan::CollectiveRole::kOverflowFlag: {
         finish_reductions();
         std::uint8_t flag = backend_.grads_have_inf_or_nan() ? 1 : 0;
-        ZS_RETURN_IF_ERROR(comm_.all_reduce(&flag, 1, plan::Dtype::kU8));
+        tensors_->write_scalar(&flag, 1);
+        ZS_RETURN_IF_ERROR(comm_.all_reduce(tensors_->scalar(), 1, plan::Dtype::kU8));
+        tensors_->read_scalar(&flag, 1);
         flag_ = flag != 0;
         return Status::ok();
       }
@@ -401,11 +382,14 @@ class Interpreter {
         const double local = mean ? std::sqrt(squares) / w.group_size : squares;
         double total = 0;
         if (w.dtype == plan::Dtype::kFp64) {
-          total = local;
-          ZS_RETURN_IF_ERROR(comm_.all_reduce(&total, 1, w.dtype));
+          tensors_->write_scalar(&local, sizeof local);
+          ZS_RETURN_IF_ERROR(comm_.all_reduce(tensors_->scalar(), 1, w.dtype));
+          tensors_->read_scalar(&total, sizeof total);
         } else if (w.dtype == plan::Dtype::kFp32) {
           float x = static_cast<float>(local);
-          ZS_RETURN_IF_ERROR(comm_.all_reduce(&x, 1, w.dtype));
+          tensors_->write_scalar(&x, sizeof x);
+          ZS_RETURN_IF_ERROR(comm_.all_reduce(tensors_->scalar(), 1, w.dtype));
+          tensors_->read_scalar(&x, sizeof x);
           total = x;
         } else {
           break;
@@ -429,33 +413,38 @@ class Interpreter {
     if (grads_final_) return;
     grads_final_ = true;
     if (!reduced_any_ && !offloaded_) return;
-    const std::vector<float>& from = offloaded_ ? offload_grads_ : reduced_;
-    std::fill(host_.grads.begin(), host_.grads.end(), 0.0f);
-    for (const OwnedRun& r : owned_) {
-      std::copy_n(from.begin() + r.flat, r.n, host_.grads.begin() + r.flat);
-    }
+    tensors_->take_partition(
+        offloaded_ ? RankTensors::GradSource::kHost : RankTensors::GradSource::kReduced, owned_);
   }
 
-  // --- CPU offload's copies (plan.h CopyRole), on a backend with host tensors. ---
+  // --- CPU offload's copies (plan.h CopyRole). ---
 
   void init_copies() {
-    if (!has_host_) return;  // the copies stay timed brackets (the CUDA backend does not offload)
     for (const plan::Op& op : plan_.ops) {
       const auto* c = std::get_if<plan::CopyWork>(&op.work);
       if (c == nullptr || c->role == plan::CopyRole::kOther) continue;
       copies_ = true;
       param_copies_ = param_copies_ || c->role == plan::CopyRole::kParams;
     }
-    if (!copies_) return;
-    offload_grads_.assign(host_.grads.size(), 0.0f);
-    owned_mask_.assign(host_.grads.size(), 0);
-    for (const OwnedRun& r : owned_) std::fill_n(owned_mask_.begin() + r.flat, r.n, 1);
   }
 
-  // The device's reduced gradients: over several ranks what the reductions left, on one the
-  // model's own.
-  std::span<float> device_grads() {
-    return plan_.world_size > 1 ? std::span<float>(reduced_) : host_.grads;
+  // Copy op `op`'s gradient elements that lie in this rank's partition, made on first use.
+  const std::vector<BufferRun>& moves_of(int op) {
+    std::optional<std::vector<BufferRun>>& m = moves_[static_cast<std::size_t>(op)];
+    if (m) return *m;
+    m.emplace();
+    for (const BufferRun& r : map_of(op).runs) {
+      // The owned runs (sorted by flat) that overlap [r.flat, r.flat + r.n).
+      auto it = std::upper_bound(owned_by_flat_.begin(), owned_by_flat_.end(), r.flat,
+                                 [](std::int64_t x, const OwnedRun& o) { return x < o.flat; });
+      if (it != owned_by_flat_.begin()) --it;
+      for (; it != owned_by_flat_.end() && it->flat < r.flat + r.n; ++it) {
+        const std::int64_t b = std::max(r.flat, it->flat);
+        const std::int64_t e = std::min(r.flat + r.n, it->flat + it->n);
+        if (b < e) m->push_back({r.pos + b - r.flat, b, e - b});
+      }
+    }
+    return *m;
   }
 
   void copy(int op, const plan::CopyWork& c) {
@@ -471,16 +460,7 @@ class Interpreter {
       return;
     }
     // Gradients: this rank's partition's elements among the slices move between the pools.
-    const std::span<float> dev = device_grads();
-    for (const BufferRun& r : map_of(op).runs) {
-      for (std::int64_t k = r.flat; k < r.flat + r.n; ++k) {
-        if (owned_mask_[static_cast<std::size_t>(k)] == 0) continue;
-        float& from = c.host_to_device ? offload_grads_[k] : dev[k];
-        float& to = c.host_to_device ? dev[k] : offload_grads_[k];
-        to += from;
-        from = 0.0f;
-      }
-    }
+    tensors_->move_grads(op, moves_of(op), c.host_to_device);
     offloaded_ = offloaded_ || !c.host_to_device;
   }
 
@@ -503,27 +483,23 @@ class Interpreter {
   bool normed_ = false;   // apply_norm has run this step
   int micro_steps_ = 0;
 
-  std::vector<OwnedRun> owned_;              // this rank's partition in the flat arrays
-  std::vector<std::int64_t> param_offsets_;  // per parameter id (ModelRunner::param_offset)
-  HostTensors host_;                         // the backend's, when it has them (has_host_)
-  bool has_host_ = false;
+  std::vector<OwnedRun> owned_;                 // this rank's partition in the flat arrays
+  std::vector<std::int64_t> param_offsets_;     // per parameter id (ModelRunner::param_offset)
+  std::vector<OwnedRun> owned_by_flat_;         // owned_ sorted by flat
+  RankTensors* tensors_ = nullptr;              // the backend's
   std::vector<std::optional<BufferMap>> maps_;  // per op, built on first use
-  // World > 1 only:
-  std::vector<float> reduced_;     // the reduced gradients, flat; this rank keeps its partition
-  std::vector<std::byte> buffer_;  // a collective's buffer
-  bool reduced_any_ = false;       // a gradient reduction ran this step
-  bool grads_final_ = false;       // finish_reductions has run this step
+  std::vector<std::optional<std::vector<BufferRun>>> moves_;  // per copy op, built on first use
+  bool reduced_any_ = false;                                  // a gradient reduction ran this step
+  bool grads_final_ = false;                                  // finish_reductions has run this step
   // The working weights of this rank's partition are its master weights rounded (no AdamW
   // since the last publish_partition).
   bool published_ = true;
   // CPU offload: the Plan moves gradients and parameters between the pools (init_copies).
   bool copies_ = false;
-  bool param_copies_ = false;             // a CopyWork carries the updated parameters up
-  bool offloaded_ = false;                // gradients went to the host this step
-  std::vector<float> offload_grads_;      // the host's gradients, flat (this rank's partition)
-  std::vector<std::uint8_t> owned_mask_;  // per flat element: in this rank's partition
-  std::optional<bool> flag_;              // the group's overflow flag, when all-reduced
-  std::optional<double> norm_;            // the group's gradient norm, when all-reduced
+  bool param_copies_ = false;   // a CopyWork carries the updated parameters up
+  bool offloaded_ = false;      // gradients went to the host this step
+  std::optional<bool> flag_;    // the group's overflow flag, when all-reduced
+  std::optional<double> norm_;  // the group's gradient norm, when all-reduced
 };
 
 }  // namespace

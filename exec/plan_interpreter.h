@@ -14,20 +14,21 @@
 //   the recompute before the layer's backward restores them. The CPU runner poisons what it
 //   drops, the CUDA runner frees it.
 // - A collective over a group of one leaves the data as it is. Over N ranks (the
-//   communicator's group) each runs what its CollectiveRole says (plan/plan.h):
+//   communicator's group) each runs what its CollectiveRole says (plan/plan.h), moving the data
+//   through the backend's RankTensors (exec/rank_tensors.h: host memory on the CPU backend, the
+//   device on CUDA's):
 //   - gradients: the named elements are packed from the model's gradients in the collective's
 //     dtype (divided by N first or multiplied by 1/N after, per `average`), zeroed there (as
 //     DeepSpeed frees a reduced param.grad), reduced, and added into the reduced gradients;
 //     once the step's reductions are done (at its overflow check, norm or optimizer), the
 //     model's gradients are the reduced ones of this rank's partition (plan/partition.h) and
 //     zero elsewhere, so norms, checks and AdamW read the partition only;
-//   - params: each rank's block of its master weights, rounded to the model dtype, is
-//     all-gathered into every rank's working weights (and into the master weights of the
-//     elements a rank does not own);
+//   - params: each rank's block of its working weights (its master weights rounded to the
+//     model dtype) is all-gathered into every rank's working weights;
 //   - overflow flag: MAX of each rank's inf/NaN check; norm: the sum of the ranks' squares
 //     (or of their norms / N).
 //   Casts, syncs and NVMe work move no values: they are bracketed (and so timed) but do nothing
-//   here. CPU offload's copies (plan.h CopyRole), on a backend with host tensors: gradients
+//   here. CPU offload's copies (plan.h CopyRole): gradients
 //   down add this rank's partition's elements of their slices into the host's gradients and
 //   take them out of the device's (the reduced gradients; on one rank the model's), gradients
 //   up do the reverse, and the optimizer's gradients are then the host's; parameters up
@@ -66,7 +67,7 @@ namespace zs::exec {
 // REQUIRES: `backend` holds a model of built.layout's graph.
 // kInvalidArgument when the optimizer or scheduler is not one this executor implements
 // (exec/adam_config.h, exec/lr_schedule.h), the communicator's size is not the plan's world
-// size, several ranks are asked of a backend without host tensors, the text is shorter than one
+// size, the text is shorter than one
 // micro-batch plus one token or holds bytes beyond the vocabulary, the fp16 loss scale reaches its
 // minimum (DeepSpeed raises there), or the backend reports a failure (a device out of memory).
 Result<ExecResult> interpret_plan(const plan::BuiltPlan& built, const configs::DsConfig& config,

@@ -15,24 +15,16 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <vector>
 
 #include "common/status.h"
 #include "exec/exec_types.h"
+#include "exec/rank_tensors.h"
 #include "kernels/cpu/adamw.h"
 #include "plan/plan.h"
 
 namespace zs::exec {
-
-// The flat fp32 arrays of a backend whose tensors are in host memory (ModelRunner order): the
-// model's gradients and working weights (in the training dtype's values). Multi-rank
-// collectives read and write them.
-struct HostTensors {
-  std::span<float> grads;
-  std::span<float> weights;
-};
 
 // What a step leaves behind.
 struct StepEnd {
@@ -92,9 +84,9 @@ class StepBackend {
   // updated). Returns when the step's work is done.
   virtual StepEnd end_step() = 0;
 
-  // The tensors in host memory, or nullopt where they are not (CUDA: its multi-rank collectives
-  // would be NCCL's on the device, not built yet). Valid until the backend is destroyed.
-  virtual std::optional<HostTensors> host_tensors() { return std::nullopt; }
+  // What the Plan's collectives and offload copies move (exec/rank_tensors.h), in the memory
+  // the run's Communicator reads. Valid until the backend is destroyed.
+  virtual RankTensors& rank_tensors() = 0;
 };
 
 }  // namespace zs::exec

@@ -2,15 +2,21 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <limits>
 #include <memory>
 #include <span>
+#include <type_traits>
 #include <vector>
 
 #include "exec/caching_allocator.h"
 #include "exec/cuda/cuda_memory.h"
 #include "exec/cuda/cuda_model_runner.h"
+#include "exec/cuda/cuda_rank_tensors.h"
 #include "exec/cuda/cuda_schedule.h"
+#include "exec/cuda/nccl_communicator.h"
+#include "exec/launch.h"
+#include "exec/owned_runs.h"
 #include "exec/plan_interpreter.h"
 #include "exec/step_backend.h"
 #include "kernels/cuda/adamw.h"
@@ -38,15 +44,24 @@ class CudaBackend final : public StepBackend {
   // The streams, the runner, and the optimizer's arrays: master weights from the runner's
   // initial fp32 weights (which it rounded to T), Adam states zero. Errors: CudaSchedule's and
   // CudaModelRunner's, or the allocator's "out of memory".
-  Status init(const plan::BuiltPlan& built, std::uint64_t seed) {
+  Status init(const plan::BuiltPlan& built, std::uint64_t seed, int rank) {
     ZS_ASSIGN_OR_RETURN(schedule_, CudaSchedule::create(built.plan));
     const plan::Layout& l = built.layout;
     ZS_ASSIGN_OR_RETURN(runner_, CudaModelRunner<T>::create(l.graph->spec, l.graph->workload, seed,
                                                             allocator_, schedule_->compute()));
-    const std::int64_t n = runner_->num_param_elements();
+    stream_ = schedule_->compute();
+    store_ = PartitionStore(owned_runs(l, rank));
+    const std::int64_t n = store_.size();
     ZS_ASSIGN_OR_RETURN(master_, DeviceArray<float>::allocate(allocator_, n));
     ZS_ASSIGN_OR_RETURN(exp_avg_, DeviceArray<float>::allocate(allocator_, n));
     ZS_ASSIGN_OR_RETURN(exp_avg_sq_, DeviceArray<float>::allocate(allocator_, n));
+    ZS_ASSIGN_OR_RETURN(tensors_,
+                        CudaRankTensors::create(built.plan,
+                                                {.grads = runner_->flat_grads(),
+                                                 .weights = runner_->flat_params(),
+                                                 .weights_type = weights_type(),
+                                                 .num_params = runner_->num_param_elements()},
+                                                allocator_, *schedule_, &stream_));
     ZS_ASSIGN_OR_RETURN(partials_,
                         DeviceArray<double>::allocate(allocator_, cuda::kSumSquaresPartials));
     ZS_ASSIGN_OR_RETURN(sum_squares_, DeviceArray<double>::allocate(allocator_, 1));
@@ -57,7 +72,12 @@ class CudaBackend final : public StepBackend {
     *inf_host_.get() = std::numeric_limits<float>::infinity();
 
     cudaStream_t s = schedule_->compute();
-    const std::vector<float> initial = runner_->initial_params();
+    // The master weights of this rank's partition, from the runner's initial fp32 weights.
+    const std::vector<float> all = runner_->initial_params();
+    std::vector<float> initial(static_cast<std::size_t>(n));
+    for (const OwnedRun& r : store_.runs()) {
+      std::copy_n(all.begin() + r.flat, r.n, initial.begin() + r.first_elem);
+    }
     if (n > 0) {
       const auto bytes = static_cast<std::size_t>(master_.bytes());
       ZS_CUDA_CHECK(
@@ -68,6 +88,9 @@ class CudaBackend final : public StepBackend {
     ZS_CUDA_CHECK(cudaStreamSynchronize(s));  // `initial` goes out of scope
     return Status::ok();
   }
+
+  // The stream of the op being issued, for the NCCL communicator.
+  const cudaStream_t* current_stream() const { return &stream_; }
 
   DeviceMemoryStats memory_stats() const {
     const Stats s = allocator_.stats();
@@ -133,20 +156,23 @@ class CudaBackend final : public StepBackend {
     schedule_->join_into(stream_);
     cuda::scale_by_inverse<float>(runner_->flat_grads(), num_params(), divisor, stream_);
   }
-  // On the device whatever the Plan says (CPU offload is not built on this backend).
+  // On the device whatever the Plan says (DeepSpeed's CPU Adam is not built on this backend).
   void adam(std::int64_t offset, std::int64_t n, const kernels::cpu::AdamConfig& config,
             std::int64_t step, bool /*on_cpu*/) override {
     ZS_CHECK(offset >= 0 && n >= 1 && offset + n <= num_params());
+    const std::int64_t at = store_.index(offset, n);
     schedule_->join_into(stream_);  // after the unscale-and-clip, wherever it ran
     // The updated weights also go, rounded to T, to the runner's working weights (the copy
     // into the 16-bit params of stage_1_and_2.py step()), in the same pass.
-    cuda::adam_step<T>(master_.get() + offset, runner_->flat_grads() + offset,
-                       exp_avg_.get() + offset, exp_avg_sq_.get() + offset, n, config, step,
-                       runner_->flat_params() + offset, stream_);
+    cuda::adam_step<T>(master_.get() + at, runner_->flat_grads() + offset, exp_avg_.get() + at,
+                       exp_avg_sq_.get() + at, n, config, step, runner_->flat_params() + offset,
+                       stream_);
   }
 
-  // adam() writes the working weights itself (one rank: the partition is the model).
+  // adam() writes the working weights of its partition itself, before any gather reads them.
   void publish(std::int64_t /*offset*/, std::int64_t /*n*/) override {}
+
+  RankTensors& rank_tensors() override { return *tensors_; }
 
   StepEnd end_step() override {
     // The working weights already follow the master weights: adam() wrote them.
@@ -165,7 +191,9 @@ class CudaBackend final : public StepBackend {
   CachingAllocator allocator_;
   std::unique_ptr<CudaSchedule> schedule_;
   std::unique_ptr<CudaModelRunner<T>> runner_;
-  DeviceArray<float> master_, exp_avg_, exp_avg_sq_;  // (P) fp32
+  PartitionStore store_{{}};  // this rank's partition
+  std::unique_ptr<CudaRankTensors> tensors_;
+  DeviceArray<float> master_, exp_avg_, exp_avg_sq_;  // (partition) fp32
   DeviceArray<double> partials_;                      // (kSumSquaresPartials)
   DeviceArray<double> sum_squares_;                   // (1)
   DeviceArray<std::int32_t> overflow_;                // (1)
@@ -173,14 +201,35 @@ class CudaBackend final : public StepBackend {
   PinnedArray<std::int32_t> overflow_host_;           // (1)
   PinnedArray<float> inf_host_;                       // (1) +inf, for inject_overflow
   cudaStream_t stream_ = nullptr;                     // where the current op's device work goes
+
+  static kernels::cuda::ElemType weights_type() {
+    if constexpr (std::is_same_v<T, float>) {
+      return kernels::cuda::ElemType::kF32;
+    } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+      return kernels::cuda::ElemType::kBf16;
+    } else {
+      return kernels::cuda::ElemType::kF16;
+    }
+  }
 };
 
 template <class T>
 Result<ExecResult> train(const plan::BuiltPlan& built, const configs::DsConfig& config,
                          const ExecOptions& options) {
+  Communicator* group = options.communicator;
+  const int rank = group != nullptr ? group->rank() : 0;
   CudaBackend<T> backend;
-  ZS_RETURN_IF_ERROR(backend.init(built, options.seed));
-  ZS_ASSIGN_OR_RETURN(ExecResult result, interpret_plan(built, config, options, backend));
+  ZS_RETURN_IF_ERROR(backend.init(built, options.seed, rank));
+  // Over several ranks the Plan's collectives are NCCL's, bootstrapped over the launcher's
+  // communicator, on the stream of the op being issued.
+  std::unique_ptr<Communicator> nccl;
+  ExecOptions o = options;
+  if (group != nullptr && group->size() > 1) {
+    ZS_ASSIGN_OR_RETURN(nccl, make_nccl_communicator(*group, backend.current_stream(),
+                                                     options.collective_timeout_s));
+    o.communicator = nccl.get();
+  }
+  ZS_ASSIGN_OR_RETURN(ExecResult result, interpret_plan(built, config, o, backend));
   result.device_memory = backend.memory_stats();
   return result;
 }
@@ -189,7 +238,17 @@ Result<ExecResult> train(const plan::BuiltPlan& built, const configs::DsConfig& 
 
 Result<ExecResult> execute_cuda(const plan::BuiltPlan& built, const configs::DsConfig& config,
                                 const ExecOptions& options) {
-  ZS_CHECK(built.plan.world_size == 1);
+  // One GPU per rank of a node: the launcher's local rank picks it (mpirun's
+  // OMPI_COMM_WORLD_LOCAL_RANK, srun's SLURM_LOCALID), as DeepSpeed's launcher sets LOCAL_RANK.
+  int devices = 0;
+  ZS_CUDA_CHECK(cudaGetDeviceCount(&devices));
+  const int local = launched_local_rank();
+  if (local >= devices) {
+    return Status::invalid_argument(
+        "rank " + std::to_string(local) + " of this node has no GPU of its own: the node has " +
+        std::to_string(devices) + "; start at most that many ranks per node");
+  }
+  ZS_CUDA_CHECK(cudaSetDevice(local));
   switch (built.layout.precision) {
     case configs::Precision::kFp32:
       return train<float>(built, config, options);

@@ -1,4 +1,4 @@
-// The executor's CUDA backend: trains a Plan on the current CUDA device (exec/executor.h
+// The executor's CUDA backend: trains a Plan on this rank's CUDA device (exec/executor.h
 // execute() with Backend::kCuda calls it). Built only with CUDA (ZS_HAVE_CUDA); this header
 // needs no CUDA headers.
 //
@@ -6,8 +6,10 @@
 // backend); this backend runs it:
 // - Tensors: a CudaModelRunner<T> (exec/cuda/cuda_model_runner.h) with T the training dtype (fp32,
 //   bf16 or fp16: working weights and activations in T, weight gradients accumulated in fp32);
-//   fp32 master weights and Adam states (exp_avg, exp_avg_sq) of the same flat layout on the
-//   device, as ZeRO keeps its fp32 partitions (stage_1_and_2.py single_partition_of_fp32_groups).
+//   fp32 master weights and Adam states (exp_avg, exp_avg_sq) of this rank's partition on the
+//   device (exec/owned_runs.h PartitionStore), as ZeRO keeps its fp32 partitions
+//   (stage_1_and_2.py single_partition_of_fp32_groups); the collectives' buffers, reduced and
+//   offloaded gradients of exec/cuda/cuda_rank_tensors.h.
 //   Every byte comes from one CachingAllocator over cudaMalloc (exec/cuda/cuda_memory.h), whose
 //   peaks ExecResult::device_memory reports.
 // - Streams: one CUDA stream per Plan stream of a device kind (compute, collective, H2D, D2H);
@@ -21,8 +23,12 @@
 //   for its device dependencies (cudaEventSynchronize), as does the host before an op with
 //   host_wait_for, and after an op marked host_waits. The gradient check, norm, unscale-and-clip
 //   and Adam first make their stream wait on every stream's last op (they read every gradient).
-// - On one rank, collectives and copies move nothing (as on the CPU backend): they are device
-//   ops with no work, ordered and timed like the others.
+// - Ranks: one process per GPU, launched by mpirun; the launcher's local rank picks the device.
+//   Over several ranks the collectives are NCCL's (exec/cuda/nccl_communicator.h, bootstrapped
+//   over ExecOptions::communicator), on the stream of their Plan op; on one rank they move
+//   nothing (as on the CPU backend): device ops with no work, ordered and timed like the others.
+//   Offload's gradient copies move the gradients to pinned host memory and back; Adam stays on
+//   the device (DeepSpeed's CPU Adam is not built on this backend).
 // - Gradient work: kernels/cuda/grad_norm.h has_inf_or_nan (the fp16 loss scaler's overflow
 //   check), sum_squares and scale_by_inverse over the fp32 gradients, each result read back with
 //   one synchronization; kernels/cuda/adamw.h adam_step over each OptimizerWork's range, which
@@ -41,8 +47,9 @@
 
 namespace zs::exec {
 
-// Trains `built.plan` for options.steps steps on the current CUDA device (executor.h's
-// contract). REQUIRES: built.plan.world_size == 1; cuda_backend_status() is OK.
+// Trains `built.plan` for options.steps steps on this rank's CUDA device (executor.h's
+// contract). REQUIRES: cuda_backend_status() is OK; the communicator's size is the plan's world
+// size (execute() checks both).
 // kInvalidArgument as execute(), and when the Plan's ComputeWork is on more than one stream,
 // or the device runs out of memory (the allocator's "out of memory: ..." message).
 Result<ExecResult> execute_cuda(const plan::BuiltPlan& built, const configs::DsConfig& config,

@@ -13,8 +13,20 @@
 // losses within 2e-4 (1.5e-5), norms within 2e-3 (2.3e-4), and 99.9% of the weights within
 // 2e-3 (at most 3 of 120,576 beyond it; the worst 3.9e-3: Adam steps of lr 1e-3 on a sign
 // flip).
+//
+// Built a second time with ZS_MULTI_RANK_CUDA (labelled gpu): the same cases on the CUDA backend,
+// one GPU per rank, its collectives NCCL's, against one rank on the CUDA backend; skipped when
+// the node has fewer GPUs than ranks (on one GPU only the 1-rank registration runs: every
+// stage, with and without offload, against the same config without it). There the collectives
+// are NCCL's, so they are not counted here (the CPU build shows the interpreter issues exactly
+// the Plan's), and the device memory is the allocator's real peak, not the ledger's. Its
+// tolerances are not measured yet (no GPU was lent since it was written): 10x the CPU's for
+// fp32 (cuBLAS and NCCL sum in their own order), the CPU's for 16 bits.
 #include <gtest/gtest.h>
 #include <mpi.h>
+#if defined(ZS_MULTI_RANK_CUDA)
+#include <cuda_runtime.h>
+#endif
 
 #include <cmath>
 #include <cstdio>
@@ -179,8 +191,38 @@ double group_mean(double x) {
   return sum / comm().size();
 }
 
+#if defined(ZS_MULTI_RANK_CUDA)
+constexpr bool kCuda = true;
+constexpr double kFp32Tolerance = 1e-5;  // losses and norms, relative
+constexpr float kFp32WeightTolerance = 1e-4f;
+#else
+constexpr bool kCuda = false;
+constexpr double kFp32Tolerance = 1e-6;
+constexpr float kFp32WeightTolerance = 1e-5f;
+#endif
+
+// Empty when this node has a GPU for each of `ranks` ranks (always on the CPU build), else why
+// the test skips.
+std::string no_gpus_reason(int ranks) {
+#if defined(ZS_MULTI_RANK_CUDA)
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess) {
+    (void)cudaGetLastError();
+    devices = 0;
+  }
+  if (devices < ranks) {
+    return std::to_string(ranks) + " ranks need as many GPUs; this node has " +
+           std::to_string(devices);
+  }
+#else
+  (void)ranks;
+#endif
+  return "";
+}
+
 TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
   const int n = comm().size();
+  if (const std::string why = no_gpus_reason(n); !why.empty()) GTEST_SKIP() << why;
   constexpr int kSteps = 3;
   constexpr int kMicroSteps = 2;
   for (const Case& c : cases()) {
@@ -200,6 +242,7 @@ TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
     o.text = training_text();
     o.keep_weights = true;
     o.communicator = &counting;
+    o.backend = kCuda ? Backend::kCuda : Backend::kCpu;
     if (c.overflow) {
       o.inject_overflow_step = 1;
       o.inject_overflow_rank = n - 1;
@@ -213,8 +256,10 @@ TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
 
     // The collectives are the Plan's, one for one.
     const std::vector<Call> expected = plan_calls(many.built.plan, kSteps, c.overflow ? 1 : -1);
-    ASSERT_EQ(counting.calls.size(), expected.size());
-    for (std::size_t i = 0; i < expected.size(); ++i) {
+    if (!kCuda) {
+      ASSERT_EQ(counting.calls.size(), expected.size());
+    }
+    for (std::size_t i = 0; i < (kCuda ? 0 : expected.size()); ++i) {
       EXPECT_EQ(counting.calls[i].kind, expected[i].kind) << "collective " << i;
       EXPECT_EQ(counting.calls[i].count, expected[i].count) << "collective " << i;
       EXPECT_EQ(counting.calls[i].dtype, expected[i].dtype) << "collective " << i;
@@ -226,14 +271,15 @@ TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
     for (std::size_t s = 0; s < single->steps.size(); ++s) {
       const double mean = group_mean(ranks->steps[s].loss);
       const double want = single->steps[s].loss;
-      EXPECT_NEAR(mean, want, (fp32 ? 1e-6 : 2e-4) * want) << "step " << s;
+      EXPECT_NEAR(mean, want, (fp32 ? kFp32Tolerance : 2e-4) * want) << "step " << s;
       EXPECT_EQ(ranks->steps[s].skipped, c.overflow && s == 1) << "step " << s;
       EXPECT_EQ(single->steps[s].skipped, c.overflow && s == 1) << "step " << s;
       EXPECT_EQ(ranks->steps[s].loss_scale, single->steps[s].loss_scale) << "step " << s;
       // AdamW hardly sees a gradient's scale; the norm does (an average left out doubles it).
       if (ranks->steps[s].skipped) continue;
       const double norm = single->steps[s].grad_norm;
-      EXPECT_NEAR(ranks->steps[s].grad_norm, norm, (fp32 ? 1e-6 : 2e-3) * norm) << "step " << s;
+      EXPECT_NEAR(ranks->steps[s].grad_norm, norm, (fp32 ? kFp32Tolerance : 2e-3) * norm)
+          << "step " << s;
     }
     // The Plan's device buffers as this rank's ledger placed them against simulate's replay of
     // the same Plan: the allocated and reserved peaks of its allocator replay exactly (two
@@ -242,12 +288,16 @@ TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
     // counts as allocated).
     ASSERT_TRUE(ranks->device_memory.has_value());
     const plan::MemoryReport& predicted = many.memory;
-    ASSERT_GT(predicted.gpu_allocator_allocated_peak_bytes, 0);
-    EXPECT_EQ(ranks->device_memory->peak_allocated_bytes,
-              predicted.gpu_allocator_allocated_peak_bytes);
-    EXPECT_EQ(ranks->device_memory->peak_reserved_bytes,
-              predicted.gpu_allocator_reserved_peak_bytes);
-    EXPECT_GE(ranks->device_memory->peak_allocated_bytes, predicted.gpu_allocated_peak_bytes);
+    if (kCuda) {
+      EXPECT_GT(ranks->device_memory->peak_allocated_bytes, 0);
+    } else {
+      ASSERT_GT(predicted.gpu_allocator_allocated_peak_bytes, 0);
+      EXPECT_EQ(ranks->device_memory->peak_allocated_bytes,
+                predicted.gpu_allocator_allocated_peak_bytes);
+      EXPECT_EQ(ranks->device_memory->peak_reserved_bytes,
+                predicted.gpu_allocator_reserved_peak_bytes);
+      EXPECT_GE(ranks->device_memory->peak_allocated_bytes, predicted.gpu_allocated_peak_bytes);
+    }
     // The group's weights: each element from the rank whose partition holds it (stage 3's
     // gathered parameters are only partitions between steps), summed over the ranks.
     const std::vector<float>& w = ranks->final_weights;
@@ -270,7 +320,7 @@ TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
     for (std::size_t i = 0; i < w.size(); ++i) {
       const float d = std::fabs(group[i] - ref[i]);
       worst = std::max(worst, d);
-      if (d > (fp32 ? 1e-5f : 2e-3f)) ++off;
+      if (d > (fp32 ? kFp32WeightTolerance : 2e-3f)) ++off;
     }
     if (fp32) {
       EXPECT_EQ(off, 0u) << "largest difference " << worst;
