@@ -165,10 +165,30 @@ class Interpreter {
     return s;
   }
 
+  // Op i's work, with the step decision the Plan puts at it (plan.h StepRole): the unscale and
+  // clip before its work, the overflow decision and the norm after it.
   Status run_op(int i, int step, StepStats* s) {
     const plan::Op& op = plan_.ops[static_cast<std::size_t>(i)];
-    if (op.skipped_on_overflow && !prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
+    ZS_CHECK_MSG(prepared_ || !op.skipped_on_overflow,
+                 "the plan skips an op on overflow before its overflow decision");
     if (op.skipped_on_overflow && skip_) return Status::ok();
+    if (op.step_role == plan::StepRole::kUnscaleClip) ZS_RETURN_IF_ERROR(apply_norm(s));
+    ZS_RETURN_IF_ERROR(run_work(op, step, s));
+    switch (op.step_role) {
+      case plan::StepRole::kOverflowDecision:
+        return prepare_step(step, s);
+      case plan::StepRole::kGradNorm:
+        take_norm();
+        return Status::ok();
+      case plan::StepRole::kNone:
+      case plan::StepRole::kUnscaleClip:
+        return Status::ok();
+    }
+    ZS_UNREACHABLE();
+  }
+
+  Status run_work(const plan::Op& op, int step, const StepStats* s) {
+    const int i = static_cast<int>(&op - plan_.ops.data());
     // Copies, casts, syncs and NVMe work move no values (bracketed, and so timed, by the
     // backend); a collective over a group of one leaves its data as it is.
     const auto nothing = [](const auto&) { return Status::ok(); };
@@ -194,8 +214,9 @@ class Interpreter {
                             return Status::ok();
                           },
                           [&](const plan::OptimizerWork& o) -> Status {
-                            if (!prepared_) ZS_RETURN_IF_ERROR(prepare_step(step, s));
-                            if (!normed_) ZS_RETURN_IF_ERROR(apply_norm(s));
+                            ZS_CHECK_MSG(normed_,
+                                         "the plan's optimizer runs before its "
+                                         "unscale-and-clip");
                             if (!skip_) adam(o.first_elem, o.numel, s->lr, o.on_cpu);
                             return Status::ok();
                           },
@@ -238,13 +259,21 @@ class Interpreter {
     return Status::ok();
   }
 
-  // The global gradient norm and the unscale-and-clip, before the first OptimizerWork (or at the
-  // end of a step without one): the norm from the Plan's norm collective when it ran one.
+  // The global gradient norm, once the step's reductions are done: the group's when the Plan
+  // all-reduced it, else this rank's gradients' (identical on every rank then).
+  void take_norm() {
+    finish_reductions();
+    if (!norm_) norm_ = std::sqrt(backend_.grads_sum_squares());
+  }
+
+  // The unscale-and-clip by the global norm, at the Plan's kUnscaleClip op (or at the end of a
+  // step without one).
   Status apply_norm(StepStats* s) {
     finish_reductions();
     normed_ = true;
     if (skip_) return Status::ok();
-    const double norm = norm_ ? *norm_ : std::sqrt(backend_.grads_sum_squares());
+    take_norm();
+    const double norm = *norm_;
     s->grad_norm = norm / s->loss_scale;
     const double clip = config_.gradient_clipping.value;
     if (std::isfinite(norm)) {

@@ -36,12 +36,13 @@
 //   then leaves alone. Other copies are timed brackets.
 // - Micro-batches are split across ranks as DeepSpeed's DistributedSampler splits them
 //   (exec/batches.h), so N ranks of G micro-steps train on what one rank of G*N does.
-// - The optimizer step as DeepSpeed's ZeRO optimizers do it: at the first op of the step that
-//   an overflow would skip (or the first OptimizerWork when nothing is marked, or the end of a
-//   step without either), fp16 checks the gradients for inf/NaN and updates the dynamic loss
-//   scaler (exec/loss_scaler.h); an overflow skips every op marked skipped_on_overflow and
-//   leaves weights, Adam state and the LR schedule as they were. Otherwise the global gradient
-//   norm gives DeepSpeed's combined unscale-and-clip divisor (kernels/cpu/grad_norm.h
+// - The optimizer step as DeepSpeed's ZeRO optimizers do it, each decision at the op the Plan
+//   names for it (plan.h StepRole; a step without such an op makes it at its end): at the
+//   overflow decision (after the op) fp16 checks the gradients for inf/NaN and updates the
+//   dynamic loss scaler (exec/loss_scaler.h); an overflow skips every op marked
+//   skipped_on_overflow and leaves weights, Adam state and the LR schedule as they were. The
+//   global gradient norm is taken at the norm op (after it); at the unscale-and-clip op (before
+//   its work) it gives DeepSpeed's combined unscale-and-clip divisor (kernels/cpu/grad_norm.h
 //   combined_scale; stage_1_and_2.py unscale_and_clip_grads), and each OptimizerWork runs AdamW
 //   over its slice [first_elem, first_elem + numel) of this rank's partition of the fp32
 //   master weights (ZeRO's sub-groups; plan/partition.h places it: a stage 1/2 partition's

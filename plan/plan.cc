@@ -1,5 +1,6 @@
 #include "plan/plan.h"
 
+#include <array>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -128,6 +129,20 @@ std::string_view host_task_name(HostTask t) {
       return "zero3.gather_launch";
     case HostTask::kCount:
       break;
+  }
+  return "?";
+}
+
+std::string_view step_role_name(StepRole r) {
+  switch (r) {
+    case StepRole::kNone:
+      return "none";
+    case StepRole::kOverflowDecision:
+      return "overflow_decision";
+    case StepRole::kGradNorm:
+      return "grad_norm";
+    case StepRole::kUnscaleClip:
+      return "unscale_clip";
   }
   return "?";
 }
@@ -301,8 +316,22 @@ Status validate(const Plan& plan) {
   std::vector<char> host_stream(static_cast<std::size_t>(n_streams));
   for (int s = 0; s < n_streams; ++s) host_stream[s] = plan.streams[s].kind == StreamKind::kCpu;
   const auto n_dep_ids = static_cast<std::uint32_t>(plan.dep_ids.size());
+  // Where each step role is (plan.h StepRole), the first op skipped on overflow and the first
+  // OptimizerWork; -1: none.
+  std::array<int, 4> role_op{-1, -1, -1, -1};
+  int first_skipped = -1, first_optimizer = -1;
   for (int i = 0; i < n_ops; ++i) {
     const Op& op = plan.ops[i];
+    if (op.step_role != StepRole::kNone) {
+      int& at = role_op[static_cast<std::size_t>(op.step_role)];
+      if (at >= 0) {
+        return bad(op_where(i) + " is a second " + std::string(step_role_name(op.step_role)) +
+                   " of the step, after " + op_where(at));
+      }
+      at = i;
+    }
+    if (op.skipped_on_overflow && first_skipped < 0) first_skipped = i;
+    if (std::holds_alternative<OptimizerWork>(op.work) && first_optimizer < 0) first_optimizer = i;
     if (op.stream < 0 || op.stream >= n_streams) {
       return bad(op_where(i) + " runs on unknown stream " + std::to_string(op.stream));
     }
@@ -369,6 +398,18 @@ Status validate(const Plan& plan) {
     if (buf.free_op < 0 || buf.free_op >= n_ops) return bad(where() + " is never freed");
     if (buf.free_op < buf.alloc_op) return bad(where() + " is freed before it is allocated");
   }
+  const int decision = role_op[static_cast<std::size_t>(StepRole::kOverflowDecision)];
+  const int norm = role_op[static_cast<std::size_t>(StepRole::kGradNorm)];
+  const int clip = role_op[static_cast<std::size_t>(StepRole::kUnscaleClip)];
+  if (first_skipped >= 0 && (decision < 0 || decision >= first_skipped)) {
+    return bad(op_where(first_skipped) + " is skipped on overflow before the overflow decision");
+  }
+  if (first_optimizer >= 0 && (clip < 0 || clip > first_optimizer)) {
+    return bad(op_where(first_optimizer) + " updates before the unscale-and-clip");
+  }
+  if (clip >= 0 && ((norm >= 0 && norm >= clip) || (decision >= 0 && decision >= clip))) {
+    return bad(op_where(clip) + " unscales and clips before the overflow decision or the norm");
+  }
   int next = 0;
   for (const Segment& s : plan.segments) {
     if (s.first_op != next || s.end_op < s.first_op || s.repeat < 1) {
@@ -413,6 +454,7 @@ std::string to_text(const Plan& plan) {
              std::to_string(op.host_calls.n[k]);
     }
     if (op.skipped_on_overflow) out += " skipped_on_overflow";
+    if (op.step_role != StepRole::kNone) out += " " + std::string(step_role_name(op.step_role));
     out += "\n";
   }
   for (int b = 0; b < static_cast<int>(plan.buffers.size()); ++b) {

@@ -282,6 +282,25 @@ using Work = std::variant<ComputeWork, CollectiveWork, MemoryWork, CopyWork, Opt
 enum class Phase { kForward, kBackward, kReduce, kStep, kPostStep };
 std::string_view phase_name(Phase p);
 
+// The step-level decisions DeepSpeed's optimizer step makes, each at the op where its code makes
+// it, so that an executor runs them there (exec/plan_interpreter.h) instead of guessing.
+enum class StepRole : std::uint8_t {
+  kNone,
+  // The overflow is known here (the flag's .item(), or FP16_Optimizer's per-parameter sums):
+  // fp16's loss scaler updates, and an overflow skips every later op marked
+  // skipped_on_overflow. At most one per step, before every op marked so.
+  kOverflowDecision,
+  // The global gradient norm is known here (its .item(), or the all-reduce of fp32 clipping
+  // without ZeRO). At most one per step, before the kUnscaleClip op.
+  kGradNorm,
+  // The gradients are unscaled and clipped by the norm here, before this op's own work
+  // (stage_1_and_2.py / stage3.py unscale_and_clip_grads before the inner optimizer;
+  // engine.py clip_fp32_gradients; FP16_Optimizer's step). Exactly one per step of a Plan
+  // with an OptimizerWork, before the first of them.
+  kUnscaleClip,
+};
+std::string_view step_role_name(StepRole r);
+
 // Framework (Python) work the host does before it can issue an op, besides launching the op's
 // kernels: DeepSpeed's engine entry points and hooks, in calls of each kind. The plan says how
 // many calls DeepSpeed's code makes where; the simulator prices a call of each kind
@@ -325,6 +344,7 @@ struct Op {
   HostCalls host_calls;       // framework calls the host makes before issuing it
   bool host_waits = false;    // the host blocks until it has finished
   bool skipped_on_overflow = false;  // not run when the fp16 loss scaler finds an overflow
+  StepRole step_role = StepRole::kNone;
 };
 
 struct Segment {
@@ -399,7 +419,10 @@ BufferEvents buffer_events(const Plan& plan);
 // host thread (kCpu) are host_waits and sync ops run there; every
 // non-persistent buffer is allocated by an op and freed by the same or a later one; a persistent
 // buffer is allocated and freed by no op, or has a gap (freed by an op, allocated again by a
-// later one); segments tile the op list in order; a repeated segment frees what it allocates.
+// later one); segments tile the op list in order; a repeated segment frees what it allocates;
+// each StepRole is on at most one op, the overflow decision before every op skipped on overflow,
+// and the unscale-and-clip after the decision and the norm, at or before the first
+// OptimizerWork (which needs one).
 // Otherwise kInvalidArgument naming the op or buffer (a plan/ bug, reported as a Status so tests
 // can show it).
 Status validate(const Plan& plan);

@@ -63,7 +63,9 @@ int overflow_check(PlanBuilder& b, int after) {
                                        .bytes = 1,
                                        .group_size = b.layout().world},
                         {after});
-  return b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
+  const int check = b.host_sync({"step.overflow_check"}, Phase::kStep, {flag});
+  b.at(check).step_role = StepRole::kOverflowDecision;
+  return check;
 }
 
 int grad_norm(PlanBuilder& b, Bytes bytes_read, Dtype dtype, int after, int rounds) {
@@ -76,7 +78,9 @@ int grad_norm(PlanBuilder& b, Bytes bytes_read, Dtype dtype, int after, int roun
                                       .bytes = dtype_size(dtype),
                                       .group_size = b.layout().world},
                        {norm});
-  return b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {sum}, rounds);
+  const int synced = b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {sum}, rounds);
+  b.at(synced).step_role = StepRole::kGradNorm;
+  return synced;
 }
 
 CollectiveWork gather_flat_group(PlanBuilder& b, const Layout& l) {

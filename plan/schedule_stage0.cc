@@ -94,10 +94,12 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
     // fp16 skips the rest of the step on overflow (fp16/fused_optimizer.py step).
     const int sums =
         b.op({"step.overflow_sums"}, compute, Phase::kStep, MemoryWork{psi * e, 0}, {b.last_op()});
-    b.host_sync({"step.overflow_check"}, Phase::kStep, {sums},
-                static_cast<int>(l.real_params().size()) + 1);
+    const int check = b.host_sync({"step.overflow_check"}, Phase::kStep, {sums},
+                                  static_cast<int>(l.real_params().size()) + 1);
+    b.at(check).step_role = StepRole::kOverflowDecision;
     const int norm = b.op({"step.grad_norm"}, compute, Phase::kStep, MemoryWork{psi * e, 0});
-    b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {norm}, 3);
+    const int synced = b.host_sync({"step.grad_norm_sync"}, Phase::kStep, {norm}, 3);
+    b.at(synced).step_role = StepRole::kGradNorm;
   }
   const int first_skipped = static_cast<int>(b.plan().ops.size());
   if (mixed) {
@@ -112,21 +114,26 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
       for (int g : grads) b.free(cast, g);
     }
   }
+  int clip = -1;
   if (!mixed && c.gradient_clipping.value > 0 && l.world > 1) {
     // fp32 without ZeRO clips in the engine: clip_fp32_gradients -> runtime/utils.py
     // clip_grad_norm_, a norm over every gradient, its all_reduce over the data-parallel group
     // and a scaling of every gradient, with no host sync (engine.py _take_model_step).
     b.op({"step.grad_norm"}, compute, Phase::kStep, MemoryWork{psi * 4, 0}, {b.last_op()});
-    b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
-         CollectiveWork{.kind = CollectiveKind::kAllReduce,
-                        .dtype = Dtype::kFp32,
-                        .role = CollectiveRole::kNormMean,
-                        .bytes = 4,
-                        .group_size = l.world});
-    b.op({"step.clip_grads"}, compute, Phase::kStep, MemoryWork{psi * 4, psi * 4});
+    const int sum = b.op({"step.grad_norm_allreduce"}, compute, Phase::kStep,
+                         CollectiveWork{.kind = CollectiveKind::kAllReduce,
+                                        .dtype = Dtype::kFp32,
+                                        .role = CollectiveRole::kNormMean,
+                                        .bytes = 4,
+                                        .group_size = l.world});
+    b.at(sum).step_role = StepRole::kGradNorm;
+    clip = b.op({"step.clip_grads"}, compute, Phase::kStep, MemoryWork{psi * 4, psi * 4});
   }
   const int step =
       b.op({"step.optimizer"}, compute, Phase::kStep, OptimizerWork{false, psi, psi * 28});
+  // FP16_Optimizer unscales and clips inside its step; fp32 on one rank clips in
+  // _take_model_step before the optimizer.
+  b.at(clip >= 0 ? clip : step).step_role = StepRole::kUnscaleClip;
   if (fp32_grads >= 0) b.free(step, fp32_grads);
   if (mixed) {
     const int copy =

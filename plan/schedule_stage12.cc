@@ -412,6 +412,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     // copied up without blocking the host (stage_1_and_2.py step, cpu_offload branch).
     const int adam = b.host_op({"step.optimizer.cpu"}, Phase::kStep,
                                OptimizerWork{true, part, part * (28 + 4 + e)}, {synced});
+    b.at(adam).step_role = StepRole::kUnscaleClip;  // unscale_and_clip_grads, on the host
     const int up = b.op({"step.params_to_gpu"}, b.h2d_stream(), Phase::kStep,
                         CopyWork{part * e, true, l.pin_optimizer, CopyRole::kParams, adam}, {adam});
     b.op({"step.allgather_params"}, compute, Phase::kPostStep, gather_flat_group(b, l), {up});
@@ -431,6 +432,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     if (partition0 >= 0) b.free(cast, partition0);
     const int adam =
         b.op({"step.optimizer"}, compute, Phase::kStep, OptimizerWork{false, part, part * 28});
+    b.at(adam).step_role = StepRole::kUnscaleClip;  // unscale_and_clip_grads before step()
     b.free(adam, grads32);
     b.op({"step.copy_params"}, compute, Phase::kStep, MemoryWork{part * 4, part * e});
     b.op({"step.allgather_params"}, compute, Phase::kPostStep, gather_flat_group(b, l));

@@ -268,6 +268,9 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
       b.at(cast).transient_bytes = s * l.accum_bytes;
       const int adam = b.op({name, ".optimizer"}, compute, Phase::kStep,
                             OptimizerWork{false, s, s * 28, first_elem});
+      // stage3.py step: unscale_and_clip_grads per sub-group before its optimizer step; the
+      // divisor is the same for all, so the Plan names the first.
+      if (j == 0) b.at(adam).step_role = StepRole::kUnscaleClip;
       b.free(adam, grads32);
       b.op({name, ".copy_params"}, compute, Phase::kStep, MemoryWork{s * 4, s * e});
     } else {
@@ -285,6 +288,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
       last = b.host_op({name, ".optimizer.cpu"}, Phase::kStep,
                        OptimizerWork{true, s, s * 28 + cast_bytes, first_elem}, {ready});
       const int adam = last;
+      if (j == 0) b.at(adam).step_role = StepRole::kUnscaleClip;
       if (l.optimizer_on_nvme) {
         last = b.op({name, ".swap_out"}, b.nvme_stream(), Phase::kStep,
                     NvmeWork{s * (4 + state), false}, {last});

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
+#include <string>
+
 #include "tests/plan/sim_test_util.h"
 
 namespace zs::plan {
@@ -97,6 +100,67 @@ TEST(Plan, RejectsMalformedPlans) {
   p.segments[0].end_op = 1;
   p.segments.push_back(Segment{"rest", 1, 2, 1});
   EXPECT_NE(validate(p).message().find("does not free"), std::string::npos);
+}
+
+// The step's decisions (plan.h StepRole): one op each, in DeepSpeed's order.
+TEST(Plan, RejectsStepRolesOutOfPlace) {
+  Plan p = tiny();
+  p.ops[0].step_role = StepRole::kGradNorm;
+  p.ops[1].step_role = StepRole::kGradNorm;
+  EXPECT_NE(validate(p).message().find("second grad_norm"), std::string::npos);
+  p = tiny();
+  p.ops[1].skipped_on_overflow = true;
+  EXPECT_NE(validate(p).message().find("before the overflow decision"), std::string::npos);
+  p.ops[1].step_role = StepRole::kOverflowDecision;  // after its own op: still too late
+  EXPECT_NE(validate(p).message().find("before the overflow decision"), std::string::npos);
+  p.ops[0].step_role = StepRole::kOverflowDecision;
+  p.ops[1].step_role = StepRole::kNone;
+  EXPECT_TRUE(validate(p).is_ok()) << validate(p).message();
+  p = tiny();
+  p.ops[1].work = OptimizerWork{false, 10, 280};
+  EXPECT_NE(validate(p).message().find("before the unscale-and-clip"), std::string::npos);
+  p.ops[1].step_role = StepRole::kUnscaleClip;
+  EXPECT_TRUE(validate(p).is_ok()) << validate(p).message();
+  p.ops[0].step_role = StepRole::kUnscaleClip;
+  p.ops[1].step_role = StepRole::kGradNorm;
+  EXPECT_NE(validate(p).message().find("before the overflow decision or the norm"),
+            std::string::npos);
+}
+
+// Every built step names its unscale-and-clip; fp16 names its overflow decision; a step that
+// all-reduces or syncs the norm names where the norm is known.
+TEST(Plan, EveryStepNamesItsDecisions) {
+  for (int stage = 0; stage <= 3; ++stage) {
+    for (const char* precision : {R"("fp16": {"enabled": true})", R"("bf16": {"enabled": true})",
+                                  R"("fp16": {"enabled": false})"}) {
+      for (const char* extra : {"", R"(, "offload_optimizer": {"device": "cpu"})"}) {
+        if (stage == 0 && !std::string(extra).empty()) continue;  // offload needs ZeRO
+        const std::string cfg = R"({"train_micro_batch_size_per_gpu": 2, )" +
+                                std::string(precision) +
+                                R"(, "gradient_clipping": 1.0, "zero_optimization": {"stage": )" +
+                                std::to_string(stage) + extra + "}}";
+        SimSetup s;
+        s.model = "tiny-gpt";
+        s.seq_len = 64;
+        s.gpus_per_node = 2;
+        const auto sim = simulate_text(cfg, s);
+        const Plan& p = sim.built.plan;
+        std::array<int, 4> count{};
+        for (const Op& op : p.ops) ++count[static_cast<std::size_t>(op.step_role)];
+        SCOPED_TRACE(cfg);
+        EXPECT_EQ(count[static_cast<std::size_t>(StepRole::kUnscaleClip)], 1);
+        EXPECT_EQ(count[static_cast<std::size_t>(StepRole::kGradNorm)], 1);
+        // fp16 always; bf16 in FP16_Optimizer (stage 0) and with ZeRO 1/2's
+        // bf16.check_grad_overflow (on by default); stage 3 checks fp16 only.
+        const std::string prec = precision;
+        const bool fp16 =
+            prec.find("fp16") != std::string::npos && prec.find("true") != std::string::npos;
+        const bool bf16 = prec.find("bf16") != std::string::npos;
+        EXPECT_EQ(count[static_cast<std::size_t>(StepRole::kOverflowDecision)],
+                  fp16 || (bf16 && stage < 3) ? 1 : 0);
+      }
+    }
+  }
 }
 
 // Every stage and option combination builds a valid plan, and identical inputs give identical
