@@ -155,38 +155,20 @@ json::Json measured_json(const sim::SimulationResult& sim, const sim::Simulation
 // The most bytes of training text --data reads (byte-level tokens are held as 4-byte ids).
 constexpr std::int64_t kMaxTextBytes = std::int64_t{1} << 30;
 
-// What `run` does not do that the config asks for, said before it starts.
-std::vector<std::string> run_notes(const configs::DsConfig& c, const std::string& backend) {
+// What `run` does not do that the config asks for, said before it starts. Both backends move
+// the optimizer's gradients and parameters as the Plan copies them and run DeepSpeed's CPU Adam
+// over host-resident states (exec/plan_interpreter.h); what they do not move:
+std::vector<std::string> run_notes(const configs::DsConfig& c) {
   std::vector<std::string> notes;
-  const bool optimizer = configs::offload_optimizer_enabled(c);
-  const bool params = configs::offload_param_enabled(c);
-  if (backend == "cuda") {
-    std::string what;
-    if (optimizer) what = "optimizer states to " + c.zero.offload_optimizer.device.value;
-    if (params) {
-      what += (what.empty() ? "" : " and ") + std::string("parameters to ") +
-              c.zero.offload_param.device.value;
-    }
-    if (!what.empty()) {
-      notes.push_back("the config offloads " + what +
-                      "; the CUDA backend copies the gradients to pinned host memory and back "
-                      "as the Plan orders, but runs Adam on the device with the optimizer "
-                      "states there, so the measured time and memory are not yet offload's "
-                      "(the prediction beside them is)");
-    }
-    return notes;
-  }
-  // The CPU backend moves the optimizer's gradients and parameters as the Plan copies them
-  // (exec/plan_interpreter.h); what it does not move:
-  if (optimizer && c.zero.offload_optimizer.device.value == "nvme") {
+  if (configs::offload_optimizer_enabled(c) && c.zero.offload_optimizer.device.value == "nvme") {
     notes.push_back(
-        "the config offloads optimizer states to nvme; the CPU backend keeps them in host "
-        "memory and runs the Plan's NVMe swaps empty (timed)");
+        "the config offloads optimizer states to nvme; the executor keeps them in host memory "
+        "and runs the Plan's NVMe swaps empty (timed)");
   }
-  if (params) {
+  if (configs::offload_param_enabled(c)) {
     notes.push_back("the config offloads parameters to " + c.zero.offload_param.device.value +
-                    "; the CPU backend runs the Plan's parameter copies empty (timed): every "
-                    "rank keeps the model's working weights");
+                    "; the executor runs the Plan's parameter copies empty (timed): every rank "
+                    "keeps the model's working weights on its device");
   }
   return notes;
 }
@@ -301,7 +283,7 @@ int run_run(const RunFlags& f) {
         " bytes; one sequence of byte tokens needs seq_len + 1 = " +
         std::to_string(sim->seq_len + 1)));
   }
-  const std::vector<std::string> notes = run_notes(sim->config.config, f.backend);
+  const std::vector<std::string> notes = run_notes(sim->config.config);
   // The group's tokens: every rank trains on its own micro-batches.
   const std::int64_t tokens_per_step = sim->built.layout.tokens_per_step() * world;
   const bool speaks = ranks.rank() == 0;  // rank 0 alone prints results

@@ -5,12 +5,12 @@
 #include <limits>
 #include <span>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/process.h"
 #include "common/units.h"
 #include "exec/communicator.h"
+#include "exec/cpu_adam.h"
 #include "exec/device.h"
 #include "exec/host_rank_tensors.h"
 #include "exec/model_runner.h"
@@ -116,20 +116,9 @@ class CpuBackend final : public StepBackend {
   void adam(std::int64_t offset, std::int64_t n, const kernels::cpu::AdamConfig& config,
             std::int64_t step, bool on_cpu) override {
     const std::size_t at = master_index(offset, n);
-    float* grads = runner_.flat_grads().data() + offset;
-    // DeepSpeed's CPU Adam runs on every core (OpenMP in csrc/adam/cpu_adam_impl.cpp); AdamW
-    // is elementwise, so the split changes no value.
-    const std::int64_t threads =
-        on_cpu ? std::clamp<std::int64_t>(n / kMinElemsPerThread, 1, hardware_threads_) : 1;
-    const auto part = [&](std::int64_t t) {
-      const std::int64_t b = n * t / threads, e = n * (t + 1) / threads;
-      kernels::cpu::adam_step(master_.data() + at + b, grads + b, exp_avg_.data() + at + b,
-                              exp_avg_sq_.data() + at + b, e - b, config, step);
-    };
-    std::vector<std::thread> pool;
-    for (std::int64_t t = 1; t < threads; ++t) pool.emplace_back(part, t);
-    part(0);
-    for (std::thread& th : pool) th.join();
+    // DeepSpeed's CPU Adam runs on every core; the fused GPU Adam's stand-in here, on one.
+    cpu_adam(master_.data() + at, runner_.flat_grads().data() + offset, exp_avg_.data() + at,
+             exp_avg_sq_.data() + at, n, config, step, on_cpu ? 0 : 1);
   }
 
   void publish(std::int64_t offset, std::int64_t n) override {
@@ -177,9 +166,6 @@ class CpuBackend final : public StepBackend {
   PartitionStore store_;  // this rank's partition: where each element is in master_
   HostRankTensors tensors_;
   std::vector<float> master_, exp_avg_, exp_avg_sq_;  // (partition) fp32
-  static constexpr std::int64_t kMinElemsPerThread = 1 << 16;
-  std::int64_t hardware_threads_ =
-      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::thread::hardware_concurrency()));
   std::vector<double> losses_;
   std::vector<OpTiming> timeline_;
   bool record_ = false;

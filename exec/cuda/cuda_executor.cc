@@ -3,13 +3,16 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <span>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
 #include "exec/caching_allocator.h"
+#include "exec/cpu_adam.h"
 #include "exec/cuda/cuda_memory.h"
 #include "exec/cuda/cuda_model_runner.h"
 #include "exec/cuda/cuda_rank_tensors.h"
@@ -19,6 +22,8 @@
 #include "exec/owned_runs.h"
 #include "exec/plan_interpreter.h"
 #include "exec/step_backend.h"
+#include "kernels/cpu/dtype.h"
+#include "kernels/cpu/grad_norm.h"
 #include "kernels/cuda/adamw.h"
 #include "kernels/cuda/check.h"
 #include "kernels/cuda/grad_norm.h"
@@ -52,9 +57,19 @@ class CudaBackend final : public StepBackend {
     stream_ = schedule_->compute();
     store_ = PartitionStore(owned_runs(l, rank));
     const std::int64_t n = store_.size();
-    ZS_ASSIGN_OR_RETURN(master_, DeviceArray<float>::allocate(allocator_, n));
-    ZS_ASSIGN_OR_RETURN(exp_avg_, DeviceArray<float>::allocate(allocator_, n));
-    ZS_ASSIGN_OR_RETURN(exp_avg_sq_, DeviceArray<float>::allocate(allocator_, n));
+    ZS_ASSIGN_OR_RETURN(offload_, optimizer_on_cpu(built.plan));
+    if (offload_) {
+      // DeepSpeed's offloaded optimizer: the fp32 partition and Adam states in host memory
+      // (pinned: the 16-bit copy up is asynchronous), CPU Adam over them.
+      host_master_ = PinnedArray<float>(n);
+      host_exp_avg_ = PinnedArray<float>(n);
+      host_exp_avg_sq_ = PinnedArray<float>(n);
+      host_weights_ = PinnedArray<T>(n);
+    } else {
+      ZS_ASSIGN_OR_RETURN(master_, DeviceArray<float>::allocate(allocator_, n));
+      ZS_ASSIGN_OR_RETURN(exp_avg_, DeviceArray<float>::allocate(allocator_, n));
+      ZS_ASSIGN_OR_RETURN(exp_avg_sq_, DeviceArray<float>::allocate(allocator_, n));
+    }
     ZS_ASSIGN_OR_RETURN(tensors_,
                         CudaRankTensors::create(built.plan,
                                                 {.grads = runner_->flat_grads(),
@@ -78,7 +93,11 @@ class CudaBackend final : public StepBackend {
     for (const OwnedRun& r : store_.runs()) {
       std::copy_n(all.begin() + r.flat, r.n, initial.begin() + r.first_elem);
     }
-    if (n > 0) {
+    if (offload_ && n > 0) {
+      std::copy(initial.begin(), initial.end(), host_master_.get());
+      std::fill_n(host_exp_avg_.get(), n, 0.0f);
+      std::fill_n(host_exp_avg_sq_.get(), n, 0.0f);
+    } else if (n > 0) {
       const auto bytes = static_cast<std::size_t>(master_.bytes());
       ZS_CUDA_CHECK(
           cudaMemcpyAsync(master_.get(), initial.data(), bytes, cudaMemcpyHostToDevice, s));
@@ -136,6 +155,14 @@ class CudaBackend final : public StepBackend {
                                   cudaMemcpyHostToDevice, stream_));
   }
   bool grads_have_inf_or_nan() override {
+    if (tensors_->grads_on_host()) {
+      wait_host_grads();
+      bool bad = false;
+      for (const OwnedRun& r : store_.runs()) {
+        bad = bad || kernels::cpu::has_inf_or_nan(tensors_->host_grads() + r.flat, r.n);
+      }
+      return bad;
+    }
     schedule_->join_into(stream_);
     cuda::has_inf_or_nan<float>(runner_->flat_grads(), num_params(), overflow_.get(), stream_);
     ZS_CUDA_CHECK(cudaMemcpyAsync(overflow_host_.get(), overflow_.get(), sizeof(std::int32_t),
@@ -144,6 +171,14 @@ class CudaBackend final : public StepBackend {
     return *overflow_host_.get() != 0;
   }
   double grads_sum_squares() override {
+    if (tensors_->grads_on_host()) {
+      wait_host_grads();
+      double sum = 0;
+      for (const OwnedRun& r : store_.runs()) {
+        sum += kernels::cpu::sum_squares(tensors_->host_grads() + r.flat, r.n);
+      }
+      return sum;
+    }
     schedule_->join_into(stream_);
     cuda::sum_squares<float>(runner_->flat_grads(), num_params(), partials_.get(),
                              sum_squares_.get(), stream_);
@@ -153,14 +188,30 @@ class CudaBackend final : public StepBackend {
     return *sum_squares_host_.get();
   }
   void scale_grads(double divisor) override {
+    if (tensors_->grads_on_host()) {
+      wait_host_grads();
+      for (const OwnedRun& r : store_.runs()) {
+        kernels::cpu::scale_by_inverse(tensors_->host_grads() + r.flat, r.n, divisor);
+      }
+      return;
+    }
     schedule_->join_into(stream_);
     cuda::scale_by_inverse<float>(runner_->flat_grads(), num_params(), divisor, stream_);
   }
-  // On the device whatever the Plan says (DeepSpeed's CPU Adam is not built on this backend).
+  // Where the Plan says: on the device (fused Adam), or DeepSpeed's CPU Adam on every core over
+  // the host's partition and gradients (offload).
   void adam(std::int64_t offset, std::int64_t n, const kernels::cpu::AdamConfig& config,
-            std::int64_t step, bool /*on_cpu*/) override {
+            std::int64_t step, bool on_cpu) override {
     ZS_CHECK(offset >= 0 && n >= 1 && offset + n <= num_params());
+    ZS_CHECK(on_cpu == offload_);
     const std::int64_t at = store_.index(offset, n);
+    if (on_cpu) {
+      ZS_CHECK(tensors_->grads_on_host());
+      wait_host_grads();
+      cpu_adam(host_master_.get() + at, tensors_->host_grads() + offset, host_exp_avg_.get() + at,
+               host_exp_avg_sq_.get() + at, n, config, step);
+      return;
+    }
     schedule_->join_into(stream_);  // after the unscale-and-clip, wherever it ran
     // The updated weights also go, rounded to T, to the runner's working weights (the copy
     // into the 16-bit params of stage_1_and_2.py step()), in the same pass.
@@ -169,8 +220,31 @@ class CudaBackend final : public StepBackend {
                        stream_);
   }
 
-  // adam() writes the working weights of its partition itself, before any gather reads them.
-  void publish(std::int64_t /*offset*/, std::int64_t /*n*/) override {}
+  // On the device adam() writes the working weights of its partition itself, before any
+  // gather reads them. With offload: the updated fp32 partition rounded to T on the host, then
+  // copied up on the op's stream (stage_1_and_2.py step's cpu_offload branch;
+  // stage3.py _reassign_or_swap_out_partitioned_parameters).
+  void publish(std::int64_t offset, std::int64_t n) override {
+    if (!offload_) return;
+    const std::int64_t at = store_.index(offset, n);
+    T* staged = host_weights_.get() + at;
+    const float* master = host_master_.get() + at;
+    if constexpr (std::is_same_v<T, float>) {
+      std::copy_n(master, n, staged);
+    } else {
+      std::vector<std::uint16_t> bits(static_cast<std::size_t>(n));
+      if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+        kernels::cpu::float_to_bf16(master, reinterpret_cast<kernels::cpu::Bf16*>(bits.data()), n);
+      } else {
+        kernels::cpu::float_to_fp16(master, reinterpret_cast<kernels::cpu::Fp16*>(bits.data()), n);
+      }
+      std::memcpy(static_cast<void*>(staged), bits.data(), bits.size() * sizeof(std::uint16_t));
+    }
+    // The staged range is written again only next step, after the step's device sync.
+    ZS_CUDA_CHECK(cudaMemcpyAsync(runner_->flat_params() + offset, staged,
+                                  static_cast<std::size_t>(n) * sizeof(T), cudaMemcpyHostToDevice,
+                                  stream_));
+  }
 
   RankTensors& rank_tensors() override { return *tensors_; }
 
@@ -193,14 +267,41 @@ class CudaBackend final : public StepBackend {
   std::unique_ptr<CudaModelRunner<T>> runner_;
   PartitionStore store_{{}};  // this rank's partition
   std::unique_ptr<CudaRankTensors> tensors_;
-  DeviceArray<float> master_, exp_avg_, exp_avg_sq_;  // (partition) fp32
-  DeviceArray<double> partials_;                      // (kSumSquaresPartials)
-  DeviceArray<double> sum_squares_;                   // (1)
-  DeviceArray<std::int32_t> overflow_;                // (1)
-  PinnedArray<double> sum_squares_host_;              // (1)
-  PinnedArray<std::int32_t> overflow_host_;           // (1)
-  PinnedArray<float> inf_host_;                       // (1) +inf, for inject_overflow
-  cudaStream_t stream_ = nullptr;                     // where the current op's device work goes
+  DeviceArray<float> master_, exp_avg_, exp_avg_sq_;  // (partition) fp32, without offload
+  bool offload_ = false;                              // every OptimizerWork on the CPU
+  PinnedArray<float> host_master_, host_exp_avg_, host_exp_avg_sq_;  // (partition), offload
+  PinnedArray<T> host_weights_;   // (partition) offload: the update rounded to T, for the copy up
+  DeviceArray<double> partials_;  // (kSumSquaresPartials)
+  DeviceArray<double> sum_squares_;          // (1)
+  DeviceArray<std::int32_t> overflow_;       // (1)
+  PinnedArray<double> sum_squares_host_;     // (1)
+  PinnedArray<std::int32_t> overflow_host_;  // (1)
+  PinnedArray<float> inf_host_;              // (1) +inf, for inject_overflow
+  cudaStream_t stream_ = nullptr;            // where the current op's device work goes
+
+  // The host waits for every stream's work so far: offload's host functions have written the
+  // host's gradients.
+  void wait_host_grads() {
+    schedule_->join_into(stream_);
+    ZS_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
+
+  // Whether the Plan's optimizer runs on the CPU: all of it or none (a partial offload ratio
+  // is refused).
+  static Result<bool> optimizer_on_cpu(const plan::Plan& plan) {
+    bool cpu = false, gpu = false;
+    for (const plan::Op& op : plan.ops) {
+      if (const auto* o = std::get_if<plan::OptimizerWork>(&op.work)) {
+        (o->on_cpu ? cpu : gpu) = true;
+      }
+    }
+    if (cpu && gpu) {
+      return Status::invalid_argument(
+          "the plan runs part of the optimizer on the GPU and part on the CPU "
+          "(offload_optimizer.ratio below 1); the CUDA backend runs it all in one place");
+    }
+    return cpu;
+  }
 
   static kernels::cuda::ElemType weights_type() {
     if constexpr (std::is_same_v<T, float>) {

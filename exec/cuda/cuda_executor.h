@@ -7,11 +7,12 @@
 // - Tensors: a CudaModelRunner<T> (exec/cuda/cuda_model_runner.h) with T the training dtype (fp32,
 //   bf16 or fp16: working weights and activations in T, weight gradients accumulated in fp32);
 //   fp32 master weights and Adam states (exp_avg, exp_avg_sq) of this rank's partition on the
-//   device (exec/owned_runs.h PartitionStore), as ZeRO keeps its fp32 partitions
+//   device, or in pinned host memory with offload (exec/owned_runs.h PartitionStore), as ZeRO
+//   keeps its fp32 partitions
 //   (stage_1_and_2.py single_partition_of_fp32_groups); the collectives' buffers, reduced and
 //   offloaded gradients of exec/cuda/cuda_rank_tensors.h.
-//   Every byte comes from one CachingAllocator over cudaMalloc (exec/cuda/cuda_memory.h), whose
-//   peaks ExecResult::device_memory reports.
+//   Every byte of device memory comes from one CachingAllocator over cudaMalloc
+//   (exec/cuda/cuda_memory.h), whose peaks ExecResult::device_memory reports.
 // - Streams: one CUDA stream per Plan stream of a device kind (compute, collective, H2D, D2H);
 //   ComputeWork runs on its stream (the Plan has one compute stream; the runner's). Ops on the
 //   host thread or NVMe stream are host ops, except OptimizerWork, whose Adam runs on the
@@ -27,8 +28,11 @@
 //   Over several ranks the collectives are NCCL's (exec/cuda/nccl_communicator.h, bootstrapped
 //   over ExecOptions::communicator), on the stream of their Plan op; on one rank they move
 //   nothing (as on the CPU backend): device ops with no work, ordered and timed like the others.
-//   Offload's gradient copies move the gradients to pinned host memory and back; Adam stays on
-//   the device (DeepSpeed's CPU Adam is not built on this backend).
+//   Optimizer offload as DeepSpeed's: the gradient copies move this rank's partition to pinned
+//   host memory (exec/cuda/cuda_rank_tensors.h), where the overflow check, the norm, the
+//   unscale-and-clip and CPU Adam (exec/cpu_adam.h, every core) run over host-resident fp32
+//   master weights and Adam states; the parameter copy rounds the update to T on the host and
+//   copies it up on its stream. A plan with part of the optimizer on each side is refused.
 // - Gradient work: kernels/cuda/grad_norm.h has_inf_or_nan (the fp16 loss scaler's overflow
 //   check), sum_squares and scale_by_inverse over the fp32 gradients, each result read back with
 //   one synchronization; kernels/cuda/adamw.h adam_step over each OptimizerWork's range, which

@@ -81,6 +81,7 @@ Result<std::unique_ptr<CudaRankTensors>> CudaRankTensors::create(const plan::Pla
 }
 
 void CudaRankTensors::begin_step() {
+  grads_on_host_ = false;
   const cudaStream_t s = *current_;
   if (reduced_.allocated() && reduced_.size() > 0) {
     ZS_CUDA_CHECK(
@@ -192,17 +193,22 @@ void CudaRankTensors::place_weights(int op, const BufferMap& m, const std::byte*
 void CudaRankTensors::take_partition(GradSource from, std::span<const OwnedRun> owned) {
   const cudaStream_t s = *current_;
   schedule_.join_into(s);
-  const bool host = from == GradSource::kHost;
-  ZS_CHECK(host ? host_.size() == t_.num_params : reduced_.allocated());
   if (t_.num_params > 0) {
     ZS_CUDA_CHECK(
         cudaMemsetAsync(t_.grads, 0, static_cast<std::size_t>(t_.num_params) * sizeof(float), s));
   }
+  if (from == GradSource::kHost) {
+    // The host's gradients stay where they are: the backend's gradient work and CPU Adam read
+    // them there.
+    ZS_CHECK(host_.size() == t_.num_params);
+    grads_on_host_ = true;
+    return;
+  }
+  ZS_CHECK(reduced_.allocated());
   for (const OwnedRun& r : owned) {
-    const float* src = (host ? host_.get() : reduced_.get()) + r.flat;
-    ZS_CUDA_CHECK(cudaMemcpyAsync(t_.grads + r.flat, src,
+    ZS_CUDA_CHECK(cudaMemcpyAsync(t_.grads + r.flat, reduced_.get() + r.flat,
                                   static_cast<std::size_t>(r.n) * sizeof(float),
-                                  host ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToDevice, s));
+                                  cudaMemcpyDeviceToDevice, s));
   }
 }
 

@@ -69,6 +69,13 @@ class CudaRankTensors final : public RankTensors {
   void move_grads(int op, std::span<const BufferRun> runs, bool host_to_device) override;
   std::vector<float> working_weights() override;
 
+  // Whether take_partition(kHost) ran this step: the step's gradients are then the host's
+  // (host_grads(), this rank's partition; pinned memory written by host functions on the copy
+  // streams, final once every stream's work so far has run), as DeepSpeed's offloaded
+  // optimizer keeps them on the host; the device's are zero.
+  bool grads_on_host() const { return grads_on_host_; }
+  float* host_grads() const { return host_.get(); }
+
   CudaRankTensors(const CudaRankTensors&) = delete;
   CudaRankTensors& operator=(const CudaRankTensors&) = delete;
 
@@ -97,6 +104,7 @@ class CudaRankTensors final : public RankTensors {
   DeviceArray<float> staging_dev_;
   CudaEvent queued_, packed_;  // take_grads' hand-overs between the op's and compute stream
   cudaStream_t last_shared_ = nullptr;
+  bool grads_on_host_ = false;
   std::vector<std::optional<DeviceArray<kernels::cuda::PackRun>>> runs_;  // per op
 };
 

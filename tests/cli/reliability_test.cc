@@ -401,7 +401,7 @@ TEST_F(ReliabilityCli, RunSaysWhatItDoesAndRefusesWhatItCannot) {
   r = run_zerosim("run " + offload + " --model tiny-gpt --steps 1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_TRUE(has(r.output,
-                  "note: the config offloads parameters to cpu; the CPU backend runs the Plan's "
+                  "note: the config offloads parameters to cpu; the executor runs the Plan's "
                   "parameter copies empty (timed)"))
       << r.output;
 }
