@@ -28,30 +28,6 @@ cuda::ElemType elem_type(plan::Dtype d) {
   ZS_UNREACHABLE();
 }
 
-// The host side of an offload copy, run by a host function once the copies queued before it
-// have landed: the host's elements were sent up (zero them), or came down into the staging
-// array (add them into the host's).
-struct HostRuns {
-  float* host = nullptr;
-  const float* staging = nullptr;
-  bool sent_up = false;
-  std::vector<BufferRun> runs;
-};
-
-void CUDART_CB host_runs(void* data) {
-  auto* h = static_cast<HostRuns*>(data);
-  for (const BufferRun& r : h->runs) {
-    float* to = h->host + r.flat;
-    if (h->sent_up) {
-      std::memset(to, 0, static_cast<std::size_t>(r.n) * sizeof(float));
-    } else {
-      const float* from = h->staging + r.flat;
-      for (std::int64_t i = 0; i < r.n; ++i) to[i] += from[i];
-    }
-  }
-  delete h;
-}
-
 }  // namespace
 
 Result<std::unique_ptr<CudaRankTensors>> CudaRankTensors::create(const plan::Plan& plan, Tensors t,
@@ -71,11 +47,7 @@ Result<std::unique_ptr<CudaRankTensors>> CudaRankTensors::create(const plan::Pla
   }
   ZS_ASSIGN_OR_RETURN(r->scalar_, DeviceArray<std::byte>::allocate(allocator, 8));
   r->scalar_host_ = PinnedArray<std::byte>(8);
-  if (moves_gradients(plan)) {
-    r->host_ = PinnedArray<float>(t.num_params);
-    r->staging_host_ = PinnedArray<float>(t.num_params);
-    ZS_ASSIGN_OR_RETURN(r->staging_dev_, DeviceArray<float>::allocate(allocator, t.num_params));
-  }
+  if (moves_gradients(plan)) r->host_ = PinnedArray<float>(t.num_params);
   r->runs_.resize(plan.ops.size());
   return r;
 }
@@ -128,12 +100,12 @@ void CudaRankTensors::read_scalar(void* value, std::int64_t bytes) {
   std::memcpy(value, scalar_host_.get(), static_cast<std::size_t>(bytes));
 }
 
-const cuda::PackRun* CudaRankTensors::runs_of(int op, const BufferMap& m) {
+const cuda::PackRun* CudaRankTensors::runs_of(int op, std::span<const BufferRun> runs) {
   std::optional<DeviceArray<cuda::PackRun>>& d = runs_[static_cast<std::size_t>(op)];
   if (d) return d->get();
   std::vector<cuda::PackRun> host;
-  host.reserve(m.runs.size());
-  for (const BufferRun& r : m.runs) host.push_back({r.pos, r.flat, r.n});
+  host.reserve(runs.size());
+  for (const BufferRun& r : runs) host.push_back({r.pos, r.flat, r.n});
   Result<DeviceArray<cuda::PackRun>> a =
       DeviceArray<cuda::PackRun>::allocate(allocator_, static_cast<std::int64_t>(host.size()));
   ZS_CHECK_MSG(a.ok(), "no device memory for a collective's run table");
@@ -159,7 +131,7 @@ void CudaRankTensors::take_grads(int op, const BufferMap& m, float scale, plan::
     ZS_CUDA_CHECK(cudaEventRecord(queued_.get(), s));
     ZS_CUDA_CHECK(cudaStreamWaitEvent(compute, queued_.get(), 0));
   }
-  cuda::pack_runs(runs_of(op, m), static_cast<std::int64_t>(m.runs.size()), t_.grads,
+  cuda::pack_runs(runs_of(op, m.runs), static_cast<std::int64_t>(m.runs.size()), t_.grads,
                   cuda::ElemType::kF32, scale, /*take=*/true, 0, m.elems, buffer, elem_type(dtype),
                   compute);
   if (s != compute) {
@@ -171,21 +143,21 @@ void CudaRankTensors::take_grads(int op, const BufferMap& m, float scale, plan::
 void CudaRankTensors::add_reduced(int op, const BufferMap& m, const std::byte* buffer, float scale,
                                   plan::Dtype dtype, std::int64_t lo, std::int64_t hi) {
   ZS_CHECK(reduced_.allocated());
-  cuda::unpack_runs(runs_of(op, m), static_cast<std::int64_t>(m.runs.size()), buffer,
+  cuda::unpack_runs(runs_of(op, m.runs), static_cast<std::int64_t>(m.runs.size()), buffer,
                     elem_type(dtype), scale, lo, hi, reduced_.get(), cuda::ElemType::kF32,
                     /*add=*/true, *current_);
 }
 
 void CudaRankTensors::pack_weights(int op, const BufferMap& m, plan::Dtype dtype, std::int64_t lo,
                                    std::int64_t hi, std::byte* buffer) {
-  cuda::pack_runs(runs_of(op, m), static_cast<std::int64_t>(m.runs.size()), t_.weights,
+  cuda::pack_runs(runs_of(op, m.runs), static_cast<std::int64_t>(m.runs.size()), t_.weights,
                   t_.weights_type, 1.0f, /*take=*/false, lo, hi, buffer, elem_type(dtype),
                   *current_);
 }
 
 void CudaRankTensors::place_weights(int op, const BufferMap& m, const std::byte* buffer,
                                     plan::Dtype dtype, std::int64_t lo, std::int64_t hi) {
-  cuda::unpack_runs(runs_of(op, m), static_cast<std::int64_t>(m.runs.size()), buffer,
+  cuda::unpack_runs(runs_of(op, m.runs), static_cast<std::int64_t>(m.runs.size()), buffer,
                     elem_type(dtype), 1.0f, lo, hi, t_.weights, t_.weights_type,
                     /*add=*/false, *current_);
 }
@@ -215,32 +187,13 @@ void CudaRankTensors::take_partition(GradSource from, std::span<const OwnedRun> 
 void CudaRankTensors::move_grads(int op, std::span<const BufferRun> runs, bool host_to_device) {
   ZS_CHECK(host_.size() == t_.num_params);
   if (runs.empty()) return;
-  const cudaStream_t s = *current_;
+  // One kernel on the copy's stream reads and writes the pinned host array through its mapping
+  // (unified addressing maps cudaHostAlloc's memory into the device's address space), so both
+  // directions add as the contract says without a staging copy.
   float* dev = reduced();
-  // Both ways through a staging copy at the same flat offsets, then an add where the
-  // destination lives: on the device by kernel, on the host by a host function that runs once
-  // the copies before it on the stream have landed.
-  for (const BufferRun& r : runs) {
-    const auto bytes = static_cast<std::size_t>(r.n) * sizeof(float);
-    if (host_to_device) {
-      ZS_CUDA_CHECK(cudaMemcpyAsync(staging_dev_.get() + r.flat, host_.get() + r.flat, bytes,
-                                    cudaMemcpyHostToDevice, s));
-    } else {
-      ZS_CUDA_CHECK(cudaMemcpyAsync(staging_host_.get() + r.flat, dev + r.flat, bytes,
-                                    cudaMemcpyDeviceToHost, s));
-      ZS_CUDA_CHECK(cudaMemsetAsync(dev + r.flat, 0, bytes, s));
-    }
-  }
-  auto* h = new HostRuns{host_.get(), staging_host_.get(), host_to_device,
-                         std::vector<BufferRun>(runs.begin(), runs.end())};
-  if (host_to_device) {
-    BufferMap m;  // positions are flat offsets into the staging array
-    for (const BufferRun& r : runs) m.runs.push_back({r.flat, r.flat, r.n});
-    cuda::unpack_runs(runs_of(op, m), static_cast<std::int64_t>(m.runs.size()), staging_dev_.get(),
-                      cuda::ElemType::kF32, 1.0f, 0, t_.num_params, dev, cuda::ElemType::kF32,
-                      /*add=*/true, s);
-  }
-  ZS_CUDA_CHECK(cudaLaunchHostFunc(s, host_runs, h));
+  float* host = host_.get();
+  cuda::move_runs(runs_of(op, runs), static_cast<std::int64_t>(runs.size()),
+                  host_to_device ? host : dev, host_to_device ? dev : host, *current_);
 }
 
 std::vector<float> CudaRankTensors::working_weights() {

@@ -1,9 +1,8 @@
 // The CUDA backend's RankTensors (exec/rank_tensors.h): the model's gradients (fp32) and
 // working weights (the training dtype) are the CudaModelRunner's flat device arrays; the reduced
 // gradients and the collectives' buffers are device arrays from the run's caching allocator;
-// CPU offload's host gradients are pinned host memory, with a staging copy on each side for
-// the adds of move_grads (a device array and a pinned one of the model's size: memory the
-// Plan does not hold). The collectives' buffers are what the NCCL communicator
+// CPU offload's host gradients are pinned host memory, which move_grads' kernel reads and
+// writes through its device mapping. The collectives' buffers are what the NCCL communicator
 // (exec/cuda/nccl_communicator.h) reads.
 //
 // Streams: every call enqueues on the stream of the Plan op being issued (`*current`, which the
@@ -85,7 +84,7 @@ class CudaRankTensors final : public RankTensors {
       : t_(t), allocator_(allocator), schedule_(schedule), current_(current) {}
 
   // The device copy of op `op`'s runs, uploaded on first use.
-  const kernels::cuda::PackRun* runs_of(int op, const BufferMap& m);
+  const kernels::cuda::PackRun* runs_of(int op, std::span<const BufferRun> runs);
   // The current stream, after the last user of the shared buffer and scalar if it was another.
   cudaStream_t shared_stream();
   float* reduced() const { return reduced_.allocated() ? reduced_.get() : t_.grads; }
@@ -99,9 +98,6 @@ class CudaRankTensors final : public RankTensors {
   DeviceArray<std::byte> scalar_;       // (8)
   PinnedArray<std::byte> scalar_host_;  // (8)
   PinnedArray<float> host_;             // (num_params), offload only
-  // Offload's copies land here before they are added (num_params each, offload only).
-  PinnedArray<float> staging_host_;
-  DeviceArray<float> staging_dev_;
   CudaEvent queued_, packed_;  // take_grads' hand-overs between the op's and compute stream
   cudaStream_t last_shared_ = nullptr;
   bool grads_on_host_ = false;

@@ -42,6 +42,16 @@ __global__ void unpack_kernel(const PackRun* runs, std::int64_t num_runs, const 
   }
 }
 
+__global__ void move_kernel(const PackRun* runs, std::int64_t num_runs, float* from, float* to) {
+  for (std::int64_t r = blockIdx.x; r < num_runs; r += gridDim.x) {
+    const PackRun run = runs[r];
+    for (std::int64_t i = run.flat + threadIdx.x; i < run.flat + run.n; i += blockDim.x) {
+      to[i] += from[i];
+      from[i] = 0.0f;
+    }
+  }
+}
+
 unsigned blocks_for(std::int64_t num_runs) {
   return static_cast<unsigned>(std::clamp<std::int64_t>(num_runs, 1, kMaxBlocks));
 }
@@ -105,6 +115,15 @@ void unpack_runs(const PackRun* runs, std::int64_t num_runs, const void* buffer,
       ZS_CUDA_CHECK_LAUNCH();
     });
   });
+}
+
+void move_runs(const PackRun* runs, std::int64_t num_runs, float* from, float* to,
+               cudaStream_t stream) {
+  ZS_CHECK(num_runs >= 0);
+  if (num_runs == 0) return;
+  ZS_CHECK(runs != nullptr && from != nullptr && to != nullptr);
+  move_kernel<<<blocks_for(num_runs), kThreads, 0, stream>>>(runs, num_runs, from, to);
+  ZS_CUDA_CHECK_LAUNCH();
 }
 
 }  // namespace zs::kernels::cuda

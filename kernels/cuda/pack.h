@@ -1,6 +1,7 @@
 // Packing a collective's buffer from flat tensors and unpacking it, on the device: the CUDA
 // twins of exec/collective_buffer.h pack and unpack (their CPU reference), for the executor's
-// ZeRO collectives over NCCL.
+// ZeRO collectives over NCCL; and moving offload's gradients between the device and pinned
+// host memory (the CPU twin: exec/host_rank_tensors.h move_grads).
 //
 // A buffer of raw `buffer_type` elements maps onto a flat tensor of `flat_type` elements through
 // runs: buffer positions [pos, pos + n) are flat elements [flat, flat + n). Runs do not
@@ -41,5 +42,12 @@ void pack_runs(const PackRun* runs, std::int64_t num_runs, void* flat, ElemType 
 void unpack_runs(const PackRun* runs, std::int64_t num_runs, const void* buffer,
                  ElemType buffer_type, float scale, std::int64_t lo, std::int64_t hi, void* flat,
                  ElemType flat_type, bool add, cudaStream_t stream);
+
+// For every run, flat elements [r.flat, r.flat + r.n) (r.pos is not read): to[i] += from[i],
+// then from[i] = 0, in fp32. Either array may be pinned host memory (mapped into the device's
+// address space, as cudaHostAlloc's is under unified addressing): offload's gradient copies.
+// REQUIRES: num_runs >= 0; pointers non-null when num_runs > 0; from and to do not overlap.
+void move_runs(const PackRun* runs, std::int64_t num_runs, float* from, float* to,
+               cudaStream_t stream);
 
 }  // namespace zs::kernels::cuda

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -150,6 +151,38 @@ TEST_F(PackTest, GathersSixteenBitWeightsThroughTheBufferAsTheCpuDoes) {
               /*add=*/false, stream_);
   sync();
   EXPECT_EQ(test_util::to_floats(d_weights.download()), want_weights);
+}
+
+// Offload's gradient copies: added into the destination, the source zeroed, in both directions,
+// with the host side in pinned memory that the kernel reaches through its mapping.
+TEST_F(PackTest, MovesGradientsBetweenDeviceAndPinnedHostMemory) {
+  const std::vector<PackRun> runs = pack_runs_of(test_map());
+  DeviceBuffer<PackRun> d_runs(runs);
+  const std::vector<float> dev0 = test_util::random_normal(kFlat, 23);
+  const std::vector<float> host0 = test_util::random_normal(kFlat, 29);
+  float* host = nullptr;
+  ZS_CUDA_CHECK(
+      cudaHostAlloc(reinterpret_cast<void**>(&host), kFlat * sizeof(float), cudaHostAllocDefault));
+  for (bool down : {true, false}) {
+    SCOPED_TRACE(down ? "down" : "up");
+    std::copy(host0.begin(), host0.end(), host);
+    DeviceBuffer<float> dev(dev0);
+    std::vector<float> want_dev = dev0, want_host = host0;
+    for (const PackRun& r : runs) {
+      for (std::int64_t i = r.flat; i < r.flat + r.n; ++i) {
+        float& from = down ? want_dev[i] : want_host[i];
+        float& to = down ? want_host[i] : want_dev[i];
+        to += from;
+        from = 0.0f;
+      }
+    }
+    move_runs(d_runs.get(), static_cast<std::int64_t>(runs.size()), down ? dev.get() : host,
+              down ? host : dev.get(), stream_);
+    sync();
+    EXPECT_EQ(dev.download(), want_dev);
+    EXPECT_EQ(std::vector<float>(host, host + kFlat), want_host);
+  }
+  ZS_CUDA_CHECK(cudaFreeHost(host));
 }
 
 }  // namespace
