@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# What a lent GPU machine (one H100 or H200) owes the project, in one command: the gpu-labelled
+# tests (every CUDA kernel against its CPU reference; the CUDA executor against the CPU one, every
+# ZeRO stage and optimizer offload on one GPU), and zerosim's own training of GPT-2 124M and
+# 350M in bf16 beside bench/pytorch_gpt2_baseline.py on the same GPU, with zerosim's prediction
+# for the same run. Every figure lands in one folder with the device, the date and the commit.
+#
+# The GPU machine has the CUDA toolkit, PyTorch and NCCL (a Python wheel) but not the C++
+# packages zerosim builds against, and no network; so the binaries are built here and carried:
+#
+#   scripts/gpu_evidence.sh pack       here: a Release build for sm_90 without MPI in build-gpu/,
+#                                      its GPU binaries stripped into build-gpu/evidence/
+#   scripts/gpu_evidence.sh run        on the GPU machine, from the repository root, with
+#                                      build-gpu/evidence carried: its files in /tmp/gpu_evidence,
+#                                      then summary.md and gpu_evidence.tar.gz (all of them) in
+#                                      $OUT (the device tool brings back at most 8 files)
+#   scripts/gpu_evidence.sh dry-run    here: what `run` would run, command by command
+#   scripts/gpu_evidence.sh record DIR here: DIR (the files `run` wrote) into reports/gpu/
+#
+# `run` is sized for the device time a session has (15 minutes, the machine's start included):
+# each part has a timeout, and the whole run takes about 5 minutes. Not in it yet (issue 17):
+# `zerosim calibrate --backend cuda` and `zerosim validate`, which are not built, and real
+# DeepSpeed beside zerosim.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+EVIDENCE=build-gpu/evidence
+GPU_TESTS=(kernels_cuda_activation_test kernels_cuda_cross_entropy_test kernels_cuda_embedding_test
+  kernels_cuda_linear_test kernels_cuda_norm_test kernels_cuda_rotary_test kernels_cuda_adamw_test
+  kernels_cuda_attention_test kernels_cuda_dtype_test kernels_cuda_grad_norm_test
+  kernels_cuda_pack_test exec_cuda_model_runner_test exec_cuda_executor_test)
+# (model, zerosim --model, micro-batch): GPT-2 124M and 350M at sequence 1024.
+RUNS=("gpt2 gpt2 8" "gpt2-medium gpt2-medium 8")
+STEPS=12
+WARMUP=2
+
+usage() {
+  sed -n '/^#   scripts\/gpu_evidence.sh pack/,/^#   scripts\/gpu_evidence.sh record/p' "$0" |
+    sed 's/^# \{0,1\}//'
+  exit 1
+}
+
+# The commands `run` executes, one per line (dry-run prints them).
+run_commands() {
+  local out=$1 bin=$EVIDENCE/bin
+  for t in "${GPU_TESTS[@]}"; do
+    echo "timeout 300 $bin/$t --gtest_output=json:$out/tests/$t.json > $out/tests/$t.log 2>&1"
+  done
+  for r in "${RUNS[@]}"; do
+    read -r name model mb <<<"$r"
+    echo "timeout 300 $bin/zerosim run bench/configs/gpt2_bf16.json --model $model --backend cuda" \
+      "--micro-batch $mb --seq-len 1024 --steps $STEPS --json > $out/zerosim_$name.json" \
+      "2> $out/zerosim_$name.log"
+    echo "timeout 300 python3 bench/pytorch_gpt2_baseline.py --model $name --micro-batch $mb" \
+      "--seq-len 1024 --steps $STEPS --warmup $WARMUP > $out/pytorch_$name.json" \
+      "2> $out/pytorch_$name.log"
+  done
+}
+
+cmd_pack() {
+  scripts/ensure_deps.sh
+  # No MPI: the GPU machine has no libmpi; one GPU needs none.
+  cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=ON -DZS_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DCMAKE_DISABLE_FIND_PACKAGE_MPI=TRUE >/dev/null
+  cmake --build build-gpu -j"$(nproc)" --target zerosim "${GPU_TESTS[@]}"
+  rm -rf "$EVIDENCE"
+  mkdir -p "$EVIDENCE/bin"
+  cp build-gpu/zerosim "$EVIDENCE/bin/"
+  for t in "${GPU_TESTS[@]}"; do
+    cp "$(find build-gpu/tests -name "$t" -type f -perm -u+x | head -1)" "$EVIDENCE/bin/"
+  done
+  strip "$EVIDENCE"/bin/*
+  git rev-parse HEAD >"$EVIDENCE/COMMIT"
+  git status --porcelain --untracked-files=no | grep -q . && echo dirty >>"$EVIDENCE/COMMIT"
+  du -sh "$EVIDENCE"
+  echo "carry build-gpu/evidence and run: scripts/gpu_evidence.sh run"
+}
+
+cmd_run() {
+  local out=/tmp/gpu_evidence dest=${OUT:-out/gpu_evidence}
+  [[ -x $EVIDENCE/bin/zerosim ]] || {
+    echo "no $EVIDENCE: run 'scripts/gpu_evidence.sh pack' first, here" >&2
+    exit 1
+  }
+  rm -rf "$out"
+  mkdir -p "$out/tests" "$dest"
+  # The runtime libraries: the toolkit's, and NCCL from PyTorch's wheel.
+  local nccl
+  nccl=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null || true)
+  export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/lib:${nccl}:${LD_LIBRARY_PATH:-}"
+  {
+    echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "commit: $(tr '\n' ' ' <"$EVIDENCE/COMMIT")"
+    nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader ||
+      echo "no GPU: nvidia-smi failed"
+    python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)' 2>&1 || true
+  } | tee "$out/device.txt"
+  local failed=0
+  while IFS= read -r c; do
+    echo "+ $c"
+    bash -c "$c" || { echo "  exit $?"; failed=1; }
+  done < <(run_commands "$out")
+  python3 - "$out" "${RUNS[@]}" <<'EOF' | tee "$out/summary.md"
+import glob, json, os, sys
+out, runs = sys.argv[1], sys.argv[2:]
+print("## GPU tests\n\n| test | passed | failed | skipped |\n|---|---|---|---|")
+for path in sorted(glob.glob(os.path.join(out, "tests", "*.json"))):
+    t = json.load(open(path))
+    cases = [c for s in t.get("testsuites", []) for c in s.get("testsuite", [])]
+    skipped = sum(1 for c in cases if c.get("result") == "SKIPPED")
+    failed = sum(1 for c in cases if c.get("failures"))
+    print(f"| {os.path.basename(path)[:-5]} | {len(cases) - skipped - failed} | {failed} | {skipped} |")
+print("\n## Training GPT-2 in bf16, sequence 1024 (zerosim's CUDA backend against PyTorch, same GPU)\n")
+print("| model | micro-batch | zerosim tokens/s | PyTorch tokens/s | ratio | zerosim MFU | PyTorch MFU | zerosim peak allocated | PyTorch peak allocated | predicted step | measured step |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+for r in runs:
+    name, _, mb = r.split()
+    try:
+        z = json.load(open(os.path.join(out, f"zerosim_{name}.json")))
+        p = json.load(open(os.path.join(out, f"pytorch_{name}.json")))
+    except Exception:  # a failed run says why in its log: its last line here
+        for what in ("zerosim", "pytorch"):
+            log = os.path.join(out, f"{what}_{name}.log")
+            last = open(log).read().strip().splitlines()[-1:] if os.path.exists(log) else []
+            print(f"| {name} | {mb} | {what} failed: {' '.join(last)[:200]} |")
+        continue
+    zt, pt = z["throughput"]["tokens_per_s"], p["throughput"]["tokens_per_s"]
+    gib = lambda b: f"{b / 2**30:.2f} GiB" if b else "?"
+    print(f"| {name} | {mb} | {zt:,.0f} | {pt:,.0f} | {zt / pt:.2f} | {z['throughput'].get('mfu') or 0:.3f} "
+          f"| {p['throughput']['mfu']:.3f} | {gib(z['memory']['gpu']['peak_bytes'])} | {gib(p['memory']['gpu']['peak_bytes'])} "
+          f"| {z['prediction']['time']['step_s']:.4f} s | {z['time']['step_s']:.4f} s |")
+EOF
+  cp "$out/summary.md" "$out/device.txt" "$dest/"
+  tar czf "$dest/gpu_evidence.tar.gz" -C "$out" .
+  return $failed
+}
+
+cmd_record() {
+  local from=${1:?record needs the folder run wrote}
+  local device
+  [[ -f $from/gpu_evidence.tar.gz ]] || { echo "$from has no gpu_evidence.tar.gz" >&2; exit 1; }
+  device=$(head -3 "$from/device.txt" | tail -1 | cut -d, -f1 | tr ' ' '-' | tr -cd 'A-Za-z0-9-')
+  local to="reports/gpu/$(date -u +%Y-%m-%d)-${device:-gpu}"
+  mkdir -p "$to"
+  tar xzf "$from/gpu_evidence.tar.gz" -C "$to"
+  echo "recorded in $to: read summary.md, then commit it"
+}
+
+case "${1:-}" in
+  pack) cmd_pack ;;
+  run) shift; cmd_run "$@" ;;
+  dry-run)
+    echo "# scripts/gpu_evidence.sh run would run, on the GPU machine (LD_LIBRARY_PATH set to the"
+    echo "# toolkit's libraries and PyTorch's NCCL), after printing nvidia-smi's name, memory, driver:"
+    run_commands '$OUT'
+    ;;
+  record) shift; cmd_record "$@" ;;
+  *) usage ;;
+esac

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# scripts/gpu_evidence.sh on a machine without a GPU: `dry-run` names every GPU test binary this
+# build registers (labelled gpu; the MPI one aside, which the GPU machine cannot start), so a new
+# GPU test cannot be left out of what a lent GPU runs; and `run`, given binaries, goes through
+# every step, fails where a device is needed, and still writes its summary and tarball.
+# Usage: gpu_evidence_test.sh BUILD_DIR
+set -euo pipefail
+build=$1
+cd "$(dirname "$0")/../.."
+dry=$(scripts/gpu_evidence.sh dry-run)
+missing=0
+for t in $(ctest --test-dir "$build" -N -L gpu | sed -n 's/^ *Test *#[0-9]*: \([a-z_0-9]*\)\..*/\1/p' | sort -u); do
+  [[ $t == exec_mpi_* ]] && continue
+  if ! grep -q "bin/$t " <<<"$dry"; then
+    echo "FAIL: scripts/gpu_evidence.sh does not run $t"
+    missing=1
+  fi
+done
+[[ $missing == 0 ]] || exit 1
+for model in gpt2 gpt2-medium; do
+  grep -q "zerosim run .* --model $model --backend cuda" <<<"$dry" || { echo "FAIL: no zerosim run of $model"; exit 1; }
+  grep -q "pytorch_gpt2_baseline.py --model $model" <<<"$dry" || { echo "FAIL: no baseline of $model"; exit 1; }
+done
+echo "dry-run names every GPU test and both GPT-2 runs"
