@@ -247,7 +247,9 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     fail("", "a calibration profile is a JSON object");
     return Status::invalid_argument(errors);
   }
-  std::string allowed = "gemm_efficiency, cpu_cores_per_rank, kernels, host_call_s";
+  std::string allowed =
+      "backend, machine, date, commit, command, gemm_efficiency, cpu_cores_per_rank, kernels, "
+      "host_call_s";
   for (const NumberField& f : kNumberFields) allowed += ", " + std::string(f.key);
   for (auto it = doc.root.begin(); it != doc.root.end(); ++it) {
     const std::string& key = it.key();
@@ -298,6 +300,25 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
         } else {
           base.host_call_s[task] = t.value().get<double>();
         }
+      }
+      continue;
+    }
+    if (key == "backend") {
+      if (!v.is_string() || (v.get<std::string>() != "cuda" && v.get<std::string>() != "cpu")) {
+        fail(kp, "found " + v.dump() + "; allowed: \"cuda\" or \"cpu\"");
+      } else if (v.get<std::string>() != base.backend) {
+        fail(kp, "found " + v.dump() +
+                     ": the profile was measured by `zerosim calibrate --backend " +
+                     v.get<std::string>() + "`, and this cluster's devices (" + base.source +
+                     ") take a profile measured with --backend " + base.backend);
+      }
+      continue;
+    }
+    if (key == "machine" || key == "date" || key == "commit" || key == "command") {
+      if (!v.is_string() || v.get<std::string>().size() > 1000) {
+        fail(kp, "found " + v.dump() + "; allowed: a string of at most 1000 characters");
+      } else {
+        base.stamp += (base.stamp.empty() ? "" : ", ") + key + " " + v.get<std::string>();
       }
       continue;
     }

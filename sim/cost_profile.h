@@ -35,6 +35,12 @@ struct CurvePoint {
 
 struct CostProfile {
   std::string source;  // "preset h100-80gb-sxm" or the calibration file
+  // The execution backend whose devices these rates describe: "cuda" for every GPU preset. A
+  // profile that `zerosim calibrate` measured says which backend it measured ("backend"), and
+  // where and when ("machine", "date", "commit", "command": kept in `stamp`); a profile for
+  // another backend than the cluster's devices is refused.
+  std::string backend = "cuda";
+  std::string stamp;
 
   // How the framework runs the model's non-GEMM ops (sim/eager_kernels.h): HF modules in eager
   // PyTorch by default; "kernels": "fused" in a profile (or --kernels fused) for llm.c-like
@@ -94,7 +100,7 @@ CostProfile default_cost_profile(const configs::Cluster& cluster);
 
 // `base` with the fields a calibration file sets replaced. kNotFound / kParseError for an
 // unreadable file; kInvalidArgument naming FILE:LINE:COL, the key, the value and what is allowed
-// for unknown keys and bad values.
+// for unknown keys and bad values, and for a "backend" other than base's.
 Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base);
 // The same for a parsed document (its `source` names it in messages).
 Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostProfile base);

@@ -83,6 +83,17 @@ TEST(CostProfile, CalibrationFileReplacesFields) {
   EXPECT_EQ(defaults("h100").kernel_style, KernelStyle::kEager);
   EXPECT_EQ(p->source, path);
   EXPECT_DOUBLE_EQ(p->nvlink_ring_busbw_bytes_per_s, 370e9);  // untouched
+  // A measured profile's stamp: the backend it measured, where and when.
+  const std::string stamped = write(R"({"backend": "cuda", "machine": "H100 SXM, driver 580",
+      "date": "2026-11-26", "commit": "abc123", "command": "zerosim calibrate --backend cuda",
+      "hbm_efficiency": 0.7})");
+  p = load_cost_profile(stamped, defaults("h100"));
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  EXPECT_EQ(p->backend, "cuda");
+  EXPECT_EQ(p->stamp,
+            "machine H100 SXM, driver 580, date 2026-11-26, commit abc123, command zerosim "
+            "calibrate --backend cuda");
+  EXPECT_DOUBLE_EQ(p->hbm_efficiency, 0.7);
 }
 
 TEST(CostProfile, BadCalibrationFilesNameTheKeyAndWhatIsAllowed) {
@@ -103,6 +114,13 @@ TEST(CostProfile, BadCalibrationFilesNameTheKeyAndWhatIsAllowed) {
       {R"({"kernels": "compiled"})",
        "kernels: found \"compiled\"; allowed: \"eager\" or \"fused\""},
       {R"([1, 2])", "a JSON object"},
+      // A profile of zerosim's CPU backend describes no GPU.
+      {R"({"backend": "cpu", "hbm_efficiency": 0.5})",
+       "backend: found \"cpu\": the profile was measured by `zerosim calibrate --backend cpu`, "
+       "and this cluster's devices (defaults for h100-80gb-sxm) take a profile measured with "
+       "--backend cuda"},
+      {R"({"backend": "rocm"})", "backend: found \"rocm\"; allowed: \"cuda\" or \"cpu\""},
+      {R"({"date": 20261126})", "date: found 20261126; allowed: a string"},
   };
   for (const Case& c : cases) {
     const std::string path = write(c.text);
