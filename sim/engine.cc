@@ -153,7 +153,7 @@ class Engine {
       h.fixed_ns = h.skipped ? 0 : to_ns(c.fixed_s);
       h.stream = op.stream;
       h.link = !h.skipped && c.link >= 0 && c.link_amount > 0 ? c.link : -1;
-      h.waits = op.host_waits || on_host[op.stream] != 0;
+      h.waits = options.serial || op.host_waits || on_host[op.stream] != 0;
       h.compute = std::holds_alternative<plan::ComputeWork>(op.work);
       h.dep_cursor = op.deps.begin;
       h.deps_end = op.deps.end;
@@ -326,7 +326,7 @@ class Engine {
       host_t_ = t + h.host_ns;
       if (past_horizon(host_t_)) return;
       if (h.waits) host_blocked_on_ = i;
-      try_start(h.stream, t);
+      try_start(h.stream, options_.serial ? host_t_ : t);
       if (h.waits || next_ >= end_issue_) return;
       if (!events_.empty() && events_.at(events_.earliest()).t <= host_t_) {
         push(host_t_, EventKind::kHostIssue, 0);

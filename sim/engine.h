@@ -55,6 +55,11 @@ struct Link {
 
 struct EngineOptions {
   bool overflow = false;
+  // The host runs every op itself, one at a time in issue order, as zerosim's CPU execution
+  // backend does (no device whose streams overlap the host or each other): an op starts once
+  // the host has issued it (its host_s spent) and the host waits for it to end, so a step is
+  // the sum of the ops' host_s, fixed_s and flow times.
+  bool serial = false;
   bool record = false;              // keep per-op times and flows (traces), and transitions
   bool record_transitions = false;  // keep the transition log (breakdowns) without op times
 };

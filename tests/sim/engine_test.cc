@@ -70,6 +70,46 @@ TEST(Engine, TwoStreamsOverlapAndAJoinWaitsForBoth) {
   EXPECT_EQ(r.step_ns, 6'000'000);  // max(3, 5) + 1 ms, not 3 + 5 + 1
 }
 
+// The CPU backend's execution: the host runs each op after issuing it and waits for it, so
+// nothing overlaps, not even two streams or two flows on one link.
+TEST(Engine, SerialRunsEveryOpAfterItsIssueOneAtATime) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  const int b = m.stream("comm", plan::StreamKind::kCollective);
+  const int up = m.stream("h2d", plan::StreamKind::kCopyH2D);
+  const int down = m.stream("d2h", plan::StreamKind::kCopyD2H);
+  m.add("x", a, plan::ComputeWork{});
+  m.add("y", b, plan::MemoryWork{});
+  m.add("up", up, plan::CopyWork{1'000'000'000, true, true});
+  m.add("down", down, plan::CopyWork{500'000'000, false, true});
+  std::vector<OpCost> c(4, OpCost{.host_s = 1e-3});
+  c[0].fixed_s = 3e-3;
+  c[1].fixed_s = 5e-3;
+  for (int i : {2, 3}) {
+    c[i].fixed_s = 1e-3;
+    c[i].link = 0;
+    c[i].rate_cap = 25e9;
+  }
+  c[2].link_amount = 1e9;
+  c[3].link_amount = 0.5e9;
+  const std::vector<Link> links{{"pcie", 36e9}};
+  const EngineResult r =
+      run_engine(m.p, c, links, EngineOptions{.serial = true, .record = true}).value();
+  // x: issued 0-1 ms, runs 1-4; y: 4-5, 5-10; up: 10-11, 11-12 fixed, then 1 GB at 25 GB/s
+  // (40 ms) alone on the link; down: 52-53, 53-54, then 20 ms.
+  EXPECT_EQ(r.ops[0].start_ns, 1'000'000);
+  EXPECT_EQ(r.ops[0].end_ns, 4'000'000);
+  EXPECT_EQ(r.ops[1].start_ns, 5'000'000);
+  EXPECT_EQ(r.ops[1].end_ns, 10'000'000);
+  EXPECT_EQ(r.ops[2].start_ns, 11'000'000);
+  EXPECT_NEAR(r.ops[2].end_ns * kNs, 52e-3, 2e-9);
+  EXPECT_NEAR(r.ops[3].start_ns * kNs, 53e-3, 2e-9);
+  EXPECT_NEAR(r.step_ns * kNs, 74e-3, 4e-9);
+  // The same plan on a device overlaps them: far shorter.
+  const EngineResult d = run_engine(m.p, c, links, EngineOptions{}).value();
+  EXPECT_LT(d.step_ns * kNs, 60e-3);
+}
+
 TEST(Engine, HostWaitsStopIssuing) {
   PlanMaker m;
   const int a = m.stream("compute", plan::StreamKind::kCompute);
