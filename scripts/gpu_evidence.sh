@@ -18,7 +18,8 @@
 #   scripts/gpu_evidence.sh record DIR here: DIR (the files `run` wrote) into reports/gpu/
 #
 # `run` is sized for the device time a session has (15 minutes, the machine's start included):
-# each part has a timeout, and the whole run takes about 5 minutes. Not in it yet (issue 17):
+# each part has a timeout, and past 450 s the rest is skipped (GPU_EVIDENCE_BUDGET_S); call it
+# with the device tool's timeout_s 540 and carry ["build-gpu/evidence"]. Not in it yet (issue 17):
 # `zerosim calibrate --backend cuda` and `zerosim validate`, which are not built, and real
 # DeepSpeed beside zerosim.
 set -euo pipefail
@@ -44,14 +45,14 @@ usage() {
 run_commands() {
   local out=$1 bin=$EVIDENCE/bin
   for t in "${GPU_TESTS[@]}"; do
-    echo "timeout 300 $bin/$t --gtest_output=json:$out/tests/$t.json > $out/tests/$t.log 2>&1"
+    echo "timeout 120 $bin/$t --gtest_output=json:$out/tests/$t.json > $out/tests/$t.log 2>&1"
   done
   for r in "${RUNS[@]}"; do
     read -r name model mb <<<"$r"
-    echo "timeout 300 $bin/zerosim run bench/configs/gpt2_bf16.json --model $model --backend cuda" \
+    echo "timeout 180 $bin/zerosim run bench/configs/gpt2_bf16.json --model $model --backend cuda" \
       "--micro-batch $mb --seq-len 1024 --steps $STEPS --json > $out/zerosim_$name.json" \
       "2> $out/zerosim_$name.log"
-    echo "timeout 300 python3 bench/pytorch_gpt2_baseline.py --model $name --micro-batch $mb" \
+    echo "timeout 180 python3 bench/pytorch_gpt2_baseline.py --model $name --micro-batch $mb" \
       "--seq-len 1024 --steps $STEPS --warmup $WARMUP > $out/pytorch_$name.json" \
       "2> $out/pytorch_$name.log"
   done
@@ -84,10 +85,16 @@ cmd_run() {
   }
   rm -rf "$out"
   mkdir -p "$out/tests" "$dest"
-  # The runtime libraries: the toolkit's, and NCCL from PyTorch's wheel.
-  local nccl
-  nccl=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib"))' 2>/dev/null || true)
-  export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/lib:${nccl}:${LD_LIBRARY_PATH:-}"
+  # The runtime libraries: the toolkit's, then every library folder of PyTorch's nvidia wheels
+  # (NCCL is only there; cuBLASLt and the runtime too, should the toolkit lack them).
+  local wheels
+  wheels=$(python3 -c 'import glob, os, nvidia
+base = list(nvidia.__path__)[0]
+print(":".join(sorted({os.path.dirname(p) for p in glob.glob(base + "/**/lib*.so*", recursive=True)})))' \
+    2>/dev/null || true)
+  export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/lib:${wheels}:${LD_LIBRARY_PATH:-}"
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$out/env.txt"
+  ldd "$EVIDENCE/bin/zerosim" >>"$out/env.txt" 2>&1 || true
   {
     echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo "commit: $(tr '\n' ' ' <"$EVIDENCE/COMMIT")"
@@ -95,8 +102,16 @@ cmd_run() {
       echo "no GPU: nvidia-smi failed"
     python3 -c 'import torch; print("torch", torch.__version__, torch.version.cuda)' 2>&1 || true
   } | tee "$out/device.txt"
-  local failed=0
+  # Past the budget (seconds from the start; GPU_EVIDENCE_BUDGET_S, default 450, under a
+  # device call of 540 s) the remaining commands are skipped and listed in skipped.txt, so that
+  # the files written so far still come back.
+  local failed=0 budget=${GPU_EVIDENCE_BUDGET_S:-450}
   while IFS= read -r c; do
+    if ((SECONDS > budget)); then
+      echo "skipped (the ${budget} s budget is spent): $c" | tee -a "$out/skipped.txt"
+      failed=1
+      continue
+    fi
     echo "+ $c"
     bash -c "$c" || { echo "  exit $?"; failed=1; }
   done < <(run_commands "$out")
