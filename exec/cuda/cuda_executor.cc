@@ -279,7 +279,7 @@ class CudaBackend final : public StepBackend {
   PinnedArray<float> inf_host_;              // (1) +inf, for inject_overflow
   cudaStream_t stream_ = nullptr;            // where the current op's device work goes
 
-  // The host waits for every stream's work so far: offload's host functions have written the
+  // The host waits for every stream's work so far: offload's copy kernels have written the
   // host's gradients.
   void wait_host_grads() {
     schedule_->join_into(stream_);

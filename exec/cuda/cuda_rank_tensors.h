@@ -69,8 +69,8 @@ class CudaRankTensors final : public RankTensors {
   std::vector<float> working_weights() override;
 
   // Whether take_partition(kHost) ran this step: the step's gradients are then the host's
-  // (host_grads(), this rank's partition; pinned memory written by host functions on the copy
-  // streams, final once every stream's work so far has run), as DeepSpeed's offloaded
+  // (host_grads(), this rank's partition; pinned memory written by move_grads' kernels on the
+  // copy streams, final once every stream's work so far has run), as DeepSpeed's offloaded
   // optimizer keeps them on the host; the device's are zero.
   bool grads_on_host() const { return grads_on_host_; }
   float* host_grads() const { return host_.get(); }
