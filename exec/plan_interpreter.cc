@@ -89,9 +89,7 @@ class Interpreter {
     std::int64_t numel = 0;
     param_offsets_ = ModelRunner::param_offsets(layout_.params(), &numel);
     owned_ = owned_runs(layout_, comm_.rank());
-    owned_by_flat_ = owned_;
-    std::sort(owned_by_flat_.begin(), owned_by_flat_.end(),
-              [](const OwnedRun& a, const OwnedRun& b) { return a.flat < b.flat; });
+    by_flat_ = PartitionStore(owned_);
     tensors_ = &backend_.rank_tensors();
     maps_.resize(plan_.ops.size());
     moves_.resize(plan_.ops.size());
@@ -173,7 +171,7 @@ class Interpreter {
                  "the plan skips an op on overflow before its overflow decision");
     if (op.skipped_on_overflow && skip_) return Status::ok();
     if (op.step_role == plan::StepRole::kUnscaleClip) ZS_RETURN_IF_ERROR(apply_norm(s));
-    ZS_RETURN_IF_ERROR(run_work(op, step, s));
+    ZS_RETURN_IF_ERROR(run_work(i, step, s));
     switch (op.step_role) {
       case plan::StepRole::kOverflowDecision:
         return prepare_step(step, s);
@@ -187,8 +185,8 @@ class Interpreter {
     ZS_UNREACHABLE();
   }
 
-  Status run_work(const plan::Op& op, int step, const StepStats* s) {
-    const int i = static_cast<int>(&op - plan_.ops.data());
+  Status run_work(int i, int step, const StepStats* s) {
+    const plan::Op& op = plan_.ops[static_cast<std::size_t>(i)];
     // Copies, casts, syncs and NVMe work move no values (bracketed, and so timed, by the
     // backend); a collective over a group of one leaves its data as it is.
     const auto nothing = [](const auto&) { return Status::ok(); };
@@ -397,9 +395,7 @@ class Interpreter {
       case plan::CollectiveRole::kOverflowFlag: {
         finish_reductions();
         std::uint8_t flag = backend_.grads_have_inf_or_nan() ? 1 : 0;
-        tensors_->write_scalar(&flag, 1);
-        ZS_RETURN_IF_ERROR(comm_.all_reduce(tensors_->scalar(), 1, plan::Dtype::kU8));
-        tensors_->read_scalar(&flag, 1);
+        ZS_RETURN_IF_ERROR(all_reduce_scalar(&flag, plan::Dtype::kU8));
         flag_ = flag != 0;
         return Status::ok();
       }
@@ -411,14 +407,11 @@ class Interpreter {
         const double local = mean ? std::sqrt(squares) / w.group_size : squares;
         double total = 0;
         if (w.dtype == plan::Dtype::kFp64) {
-          tensors_->write_scalar(&local, sizeof local);
-          ZS_RETURN_IF_ERROR(comm_.all_reduce(tensors_->scalar(), 1, w.dtype));
-          tensors_->read_scalar(&total, sizeof total);
+          total = local;
+          ZS_RETURN_IF_ERROR(all_reduce_scalar(&total, w.dtype));
         } else if (w.dtype == plan::Dtype::kFp32) {
           float x = static_cast<float>(local);
-          tensors_->write_scalar(&x, sizeof x);
-          ZS_RETURN_IF_ERROR(comm_.all_reduce(tensors_->scalar(), 1, w.dtype));
-          tensors_->read_scalar(&x, sizeof x);
+          ZS_RETURN_IF_ERROR(all_reduce_scalar(&x, w.dtype));
           total = x;
         } else {
           break;
@@ -433,6 +426,16 @@ class Interpreter {
                                     std::string(plan::collective_role_name(w.role)) + " in " +
                                     std::string(plan::dtype_name(w.dtype)) +
                                     " is not a collective this executor runs");
+  }
+
+  // One element of `dtype` at `value`, all-reduced through the backend's scalar (where the
+  // communicator reads).
+  Status all_reduce_scalar(void* value, plan::Dtype dtype) {
+    const Bytes bytes = plan::dtype_size(dtype);
+    tensors_->write_scalar(value, bytes);
+    ZS_RETURN_IF_ERROR(comm_.all_reduce(tensors_->scalar(), 1, dtype));
+    tensors_->read_scalar(value, bytes);
+    return Status::ok();
   }
 
   // After the step's last gradient reduction: the model's gradients become the reduced ones of
@@ -464,10 +467,11 @@ class Interpreter {
     m.emplace();
     for (const BufferRun& r : map_of(op).runs) {
       // The owned runs (sorted by flat) that overlap [r.flat, r.flat + r.n).
-      auto it = std::upper_bound(owned_by_flat_.begin(), owned_by_flat_.end(), r.flat,
+      const std::vector<OwnedRun>& owned = by_flat_.runs();
+      auto it = std::upper_bound(owned.begin(), owned.end(), r.flat,
                                  [](std::int64_t x, const OwnedRun& o) { return x < o.flat; });
-      if (it != owned_by_flat_.begin()) --it;
-      for (; it != owned_by_flat_.end() && it->flat < r.flat + r.n; ++it) {
+      if (it != owned.begin()) --it;
+      for (; it != owned.end() && it->flat < r.flat + r.n; ++it) {
         const std::int64_t b = std::max(r.flat, it->flat);
         const std::int64_t e = std::min(r.flat + r.n, it->flat + it->n);
         if (b < e) m->push_back({r.pos + b - r.flat, b, e - b});
@@ -514,7 +518,7 @@ class Interpreter {
 
   std::vector<OwnedRun> owned_;                 // this rank's partition in the flat arrays
   std::vector<std::int64_t> param_offsets_;     // per parameter id (ModelRunner::param_offset)
-  std::vector<OwnedRun> owned_by_flat_;         // owned_ sorted by flat
+  PartitionStore by_flat_{{}};                  // owned_ in flat order (moves_of reads it)
   RankTensors* tensors_ = nullptr;              // the backend's
   std::vector<std::optional<BufferMap>> maps_;  // per op, built on first use
   std::vector<std::optional<std::vector<BufferRun>>> moves_;  // per copy op, built on first use

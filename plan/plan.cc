@@ -318,7 +318,8 @@ Status validate(const Plan& plan) {
   const auto n_dep_ids = static_cast<std::uint32_t>(plan.dep_ids.size());
   // Where each step role is (plan.h StepRole), the first op skipped on overflow and the first
   // OptimizerWork; -1: none.
-  std::array<int, 4> role_op{-1, -1, -1, -1};
+  std::array<int, kStepRoleCount> role_op;
+  role_op.fill(-1);
   int first_skipped = -1, first_optimizer = -1;
   for (int i = 0; i < n_ops; ++i) {
     const Op& op = plan.ops[i];

@@ -299,6 +299,7 @@ enum class StepRole : std::uint8_t {
   // with an OptimizerWork, before the first of them.
   kUnscaleClip,
 };
+inline constexpr int kStepRoleCount = static_cast<int>(StepRole::kUnscaleClip) + 1;
 std::string_view step_role_name(StepRole r);
 
 // Framework (Python) work the host does before it can issue an op, besides launching the op's

@@ -145,7 +145,7 @@ TEST(Plan, EveryStepNamesItsDecisions) {
         s.gpus_per_node = 2;
         const auto sim = simulate_text(cfg, s);
         const Plan& p = sim.built.plan;
-        std::array<int, 4> count{};
+        std::array<int, kStepRoleCount> count{};
         for (const Op& op : p.ops) ++count[static_cast<std::size_t>(op.step_role)];
         SCOPED_TRACE(cfg);
         EXPECT_EQ(count[static_cast<std::size_t>(StepRole::kUnscaleClip)], 1);
