@@ -8,6 +8,7 @@
 #include <functional>
 #include <string_view>
 
+#include "cli/calibrate_command.h"
 #include "cli/check_command.h"
 #include "cli/options.h"
 #include "cli/report_command.h"
@@ -45,6 +46,8 @@ int main(int argc, char** argv) {
   std::function<int()> report = zs::cli::add_report_command(app);
   std::function<int()> sweep = zs::cli::add_sweep_command(app);
   std::function<int()> tune = zs::cli::add_tune_command(app);
+  std::function<int()> calibrate = zs::cli::add_calibrate_command(app);
+  std::function<int()> validate = zs::cli::add_validate_command(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -67,5 +70,7 @@ int main(int argc, char** argv) {
   if (app.got_subcommand("report")) code = report();
   if (app.got_subcommand("sweep")) code = sweep();
   if (app.got_subcommand("tune")) code = tune();
+  if (app.got_subcommand("calibrate")) code = calibrate();
+  if (app.got_subcommand("validate")) code = validate();
   return finish(code);
 }

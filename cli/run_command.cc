@@ -5,11 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <memory>
 #include <new>
 
 #include "cli/options.h"
+#include "cli/validation.h"
 #include "common/file.h"
+#include "common/output_file.h"
 #include "exec/device.h"
 #include "exec/executor.h"
 #include "exec/launch.h"
@@ -31,6 +35,13 @@ struct RunFlags {
   std::string inject_overflow;
   std::string collective_timeout = "600";
   bool checkpointing = false;
+  std::string profile;  // a calibration profile for the prediction
+  // `zerosim validate`: the run's figures against the prediction, written to a file.
+  bool validate = false;
+  std::string warmup = "2";
+  std::string output_dir = "validation";
+  std::string name;
+  std::string tolerance = "0.25";
 };
 
 // The process's peak resident memory (getrusage: KiB on Linux).
@@ -264,6 +275,12 @@ int run_run(const RunFlags& f) {
                     : " processes run: give as many GPUs as processes (--gpus-per-node " +
                           std::to_string(world) + ")")));
   }
+  if (request.cluster.gpu.backend == "cpu" && f.backend != "cpu") {
+    return failed_rank(
+        Status::invalid_argument("--backend " + f.backend +
+                                 ": the cluster's devices are CPU ranks (gpu.backend \"cpu\"); "
+                                 "run them with --backend cpu, or give a GPU cluster"));
+  }
   options.communicator = ranks.communicator();
   options.collective_timeout_s = static_cast<double>(*timeout);
   if (!f.seq_len.empty()) {
@@ -272,6 +289,47 @@ int run_run(const RunFlags& f) {
     request.seq_len = *s;
   }
   request.activation_checkpointing = f.checkpointing;
+  if (!f.profile.empty()) {
+    auto profile = read_profile_flags(f.profile, "", request.cluster);
+    if (!profile.ok()) return failed_rank(profile.status());
+    request.profile = *profile;
+  }
+  std::int64_t warmup = 0;
+  double tolerance = 0.25;
+  std::string validation_path;
+  if (f.validate) {
+    auto w = parse_int_flag("--warmup", f.warmup, 0, *steps - 1);
+    if (!w.ok()) {
+      return failed_rank(Status::invalid_argument(w.status().message() + " (the run has " +
+                                                  std::to_string(*steps) +
+                                                  " step(s); at least one must be timed)"));
+    }
+    warmup = *w;
+    // The file, before the run: a name without '/', in a folder that exists or can be made.
+    std::string name = f.name;
+    if (name.empty()) {
+      name = std::filesystem::path(f.common.config).stem().string() + "." + request.model.name +
+             "." + std::to_string(world) + "ranks";
+      std::replace(name.begin(), name.end(), '/', '_');  // an HF repo id as the model's name
+    } else if (name.find('/') != std::string::npos || name == "." || name == "..") {
+      return failed_rank(Status::invalid_argument(
+          "--name: \"" + name + "\" is not allowed; expected a file name without '/'"));
+    }
+    std::error_code ec;
+    std::filesystem::create_directories(f.output_dir, ec);
+    if (ec) {
+      return failed_rank(Status::io_error(
+          f.output_dir + ": error[file]: cannot create the directory: " + ec.message()));
+    }
+    validation_path = (std::filesystem::path(f.output_dir) / (name + ".json")).string();
+    char* end = nullptr;
+    tolerance = std::strtod(f.tolerance.c_str(), &end);
+    if (f.tolerance.empty() || *end != '\0' || !(tolerance > 0 && tolerance <= 10)) {
+      return failed_rank(Status::invalid_argument("--tolerance: \"" + f.tolerance +
+                                                  "\" is not allowed; expected a fraction "
+                                                  "above 0 and up to 10 (0.25: within 25%)"));
+    }
+  }
   // The Plan the executor runs (plan/plan_step.h), priced as simulate prices it.
   auto planned = plan::plan_step(request);
   if (!planned.ok()) return failed_rank(planned.status());
@@ -319,6 +377,36 @@ int run_run(const RunFlags& f) {
   const std::vector<double> rank_step_s = group_values(ranks, steady_step_s(*result));
   const std::vector<double> rank_host_bytes =
       group_values(ranks, static_cast<double>(peak_rss_bytes()));
+  if (f.validate) {
+    // Each step's slowest rank (every rank takes part in these all-reduces).
+    std::vector<double> slowest;
+    std::vector<double> losses;
+    for (const exec::StepStats& s : result->steps) {
+      const std::vector<double> v = group_values(ranks, s.seconds);
+      slowest.push_back(*std::max_element(v.begin(), v.end()));
+      losses.push_back(group_mean(ranks, s.loss));
+    }
+    if (!speaks) return 0;
+    const Validation v = validate_run(*sim, *result, slowest, static_cast<int>(warmup));
+    json::Json j =
+        measured_json(*sim, request, *result, f.backend, rank_step_s, rank_host_bytes, losses);
+    j["notes"] = notes;
+    // The figure `zerosim report` sets beside the prediction: the median, as the verdict.
+    j["time"]["step_s"] = v.measured_step_s;
+    j["time"]["statistic"] = "median over the steps after the warm-up of each step's slowest rank";
+    j["validation"] = validation_json(v);
+    if (Status s = write_output_file(
+            validation_path, j.dump(2, ' ', false, json::Json::error_handler_t::replace) + "\n");
+        !s.is_ok()) {
+      return failed(s);
+    }
+    if (f.common.json) {
+      print(j.dump(2, ' ', false, json::Json::error_handler_t::replace));
+    } else {
+      print(validation_text(v, tolerance) + "wrote " + validation_path + "\n");
+    }
+    return 0;
+  }
   if (f.common.json) {
     std::vector<double> losses;
     for (const exec::StepStats& s : result->steps) {
@@ -374,10 +462,14 @@ int run_run(const RunFlags& f) {
       out += line;
     }
   }
-  std::snprintf(line, sizeof line, "predicted on %s: step %.4f s, GPU peak %.1f MiB%s\n",
-                request.cluster.gpu.name.c_str(), sim->time.step_s,
+  const bool cpu_device = request.cluster.gpu.backend == "cpu";
+  std::snprintf(line, sizeof line, "predicted on %s: step %.4f s, %s peak %.1f MiB%s\n",
+                request.cluster.gpu.name.c_str(), sim->time.step_s, cpu_device ? "device" : "GPU",
                 static_cast<double>(sim->memory.gpu_peak_bytes) / (1 << 20),
-                f.backend == "cuda" ? "" : " (the CPU backend checks values, not GPU speed)");
+                f.backend == "cuda" || cpu_device
+                    ? ""
+                    : " (the CPU backend checks values, not GPU speed: zerosim validate with "
+                      "zerosim calibrate's cluster and profile predicts this machine)");
   out += line;
   print(out);
   return 0;
@@ -385,13 +477,9 @@ int run_run(const RunFlags& f) {
 
 }  // namespace
 
-std::function<int()> add_run_command(CLI::App& app) {
-  auto flags = std::make_shared<RunFlags>();
-  CLI::App* cmd = app.add_subcommand(
-      "run",
-      "Train with a DeepSpeed config for real (on the CPU, or on a CUDA device; several ranks "
-      "with mpirun -np N, one process each) and print measured loss, step time and throughput "
-      "next to the prediction");
+namespace {
+
+void add_run_flags(CLI::App* cmd, RunFlags* flags) {
   add_common_flags(cmd, &flags->common);
   cmd->add_option("--steps", flags->steps, "optimizer steps (default 10)");
   cmd->add_option("--backend", flags->backend, "cpu (default) or cuda");
@@ -409,6 +497,42 @@ std::function<int()> add_run_command(CLI::App& app) {
                   "put an inf into a gradient at this step (0-based, below --steps): the fp16 "
                   "loss scaler skips it; bf16 and fp32 do what DeepSpeed does for their ZeRO "
                   "stage");
+  cmd->add_option("--profile", flags->profile,
+                  "a calibration profile for the prediction (zerosim calibrate writes one)");
+}
+
+}  // namespace
+
+std::function<int()> add_run_command(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Train with a DeepSpeed config for real (on the CPU, or on a CUDA device; several ranks "
+      "with mpirun -np N, one process each) and print measured loss, step time and throughput "
+      "next to the prediction");
+  add_run_flags(cmd, flags.get());
+  return [flags] { return run_run(*flags); };
+}
+
+std::function<int()> add_validate_command(CLI::App& app) {
+  auto flags = std::make_shared<RunFlags>();
+  flags->validate = true;
+  flags->steps = "8";
+  CLI::App* cmd = app.add_subcommand(
+      "validate",
+      "Simulate a config, run the same Plan for real (under mpirun for several ranks) and "
+      "compare: step time and where it goes, per-op times by op id, the device buffers' peak; "
+      "writes DIR/NAME.json for zerosim report and prints a verdict");
+  add_run_flags(cmd, flags.get());
+  cmd->add_option("--warmup", flags->warmup,
+                  "steps run before the timed ones (default 2; --steps counts both, default 8)");
+  cmd->add_option("-o,--output-dir", flags->output_dir,
+                  "where the validation file goes (default validation/: put it in a sweep's "
+                  "directory for zerosim report)");
+  cmd->add_option("--name", flags->name,
+                  "the file's name without .json (default CONFIG.MODEL.NRANKS)");
+  cmd->add_option("--tolerance", flags->tolerance,
+                  "the step-time error the verdict accepts, a fraction (default 0.25)");
   return [flags] { return run_run(*flags); };
 }
 

@@ -14,4 +14,11 @@ namespace zs::cli {
 
 std::function<int()> add_run_command(CLI::App& app);
 
+// `zerosim validate CONFIG --model M [--profile P] [--cluster C] [--steps N] [--warmup W]
+//  [-o DIR] [--name NAME] [--tolerance T] [--json]`: `run` with the comparison of
+// cli/validation.h; writes DIR/NAME.json (the `run --json` object with "validation", which
+// `zerosim report` reads from a sweep's validation/ folder) and prints the comparison and a
+// verdict. Exit 0 whatever the verdict says: it is a measurement, not a test.
+std::function<int()> add_validate_command(CLI::App& app);
+
 }  // namespace zs::cli

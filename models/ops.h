@@ -55,6 +55,7 @@ enum class OpKind {
   kResidualAdd,     // sublayer dropout (when resid_pdrop > 0) + residual add
   kCrossEntropy,    // fp32 log-softmax over V + NLL loss
 };
+inline constexpr int kOpKindCount = static_cast<int>(OpKind::kCrossEntropy) + 1;
 std::string_view op_kind_name(OpKind k);
 
 // Y[m, n] = X[m, k] · W[k, n] (+ bias[n]); m = t tokens.

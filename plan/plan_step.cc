@@ -38,7 +38,9 @@ configs::ClusterFacts cluster_facts(const configs::Cluster& cluster) {
   facts.gpus_per_node = cluster.gpus_per_node;
   facts.gpu_name = cluster.gpu.name;
   facts.gpu_memory_bytes = cluster.gpu_memory_bytes();
-  facts.gpu_supports_bf16 = cluster.gpu.bf16_flops_per_s.has_value();
+  // The CPU backend computes in fp32 and rounds to bf16 (configs::GpuSpec::backend).
+  facts.gpu_supports_bf16 =
+      cluster.gpu.bf16_flops_per_s.has_value() || cluster.gpu.backend == "cpu";
   facts.description = std::to_string(cluster.nodes) + " x " +
                       std::to_string(cluster.gpus_per_node) + " " + cluster.preset + " (" +
                       std::to_string(cluster.world_size()) + " GPUs)";

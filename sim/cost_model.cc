@@ -7,6 +7,7 @@
 #include <variant>
 
 #include "common/overloaded.h"
+#include "kernels/collective.h"
 
 namespace zs::sim {
 namespace {
@@ -113,11 +114,62 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
   return k;
 }
 
+// The CPU backend's kernels (kernels/cpu, one thread per rank): a GEMM at the calibrated
+// fraction of the core's fp32 peak for its size, every other op at its kind's calibrated seconds
+// per unit (cpu_work_units). One kernel per op and pass.
+KernelTime time_op_cpu(const models::Op& op, double fp32_peak, const CostProfile& p) {
+  KernelTime k;
+  if (op.kind == OpKind::kLinear) {
+    const auto& g = std::get<models::GemmShape>(op.shape);
+    const double side =
+        std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
+    const double rate = fp32_peak * gemm_efficiency(p, side);
+    k.fwd_s = static_cast<double>(op.cost.fwd_flops) / rate;
+    k.bwd_s = static_cast<double>(op.cost.bwd_flops) / rate;
+    return k;
+  }
+  const auto [fwd, bwd] = p.cpu_s_per_unit[static_cast<std::size_t>(cpu_unit_kind(op.kind))];
+  k.fwd_s = cpu_work_units(op, false) * fwd;
+  k.bwd_s = cpu_work_units(op, true) * bwd;
+  return k;
+}
+
 double memory_s(double bytes, double hbm, const CostProfile& p) {
   return std::max(bytes / hbm, p.min_kernel_s);
 }
 
 }  // namespace
+
+OpKind cpu_unit_kind(OpKind kind) {
+  return kind == OpKind::kFlashAttention ? OpKind::kAttention : kind;
+}
+
+double cpu_work_units(const models::Op& op, bool backward) {
+  switch (op.kind) {
+    case OpKind::kLinear:
+    case OpKind::kAttention:
+    case OpKind::kFlashAttention:
+      return static_cast<double>(backward ? op.cost.bwd_flops : op.cost.fwd_flops);
+    case OpKind::kEmbedding: {
+      const auto& e = std::get<models::EmbeddingShape>(op.shape);
+      return static_cast<double>(e.tokens * e.hidden);
+    }
+    case OpKind::kNorm: {
+      const auto& n = std::get<models::NormShape>(op.shape);
+      return static_cast<double>(n.rows * n.cols);
+    }
+    case OpKind::kCrossEntropy: {
+      const auto& c = std::get<models::CrossEntropyShape>(op.shape);
+      return static_cast<double>(c.tokens * c.vocab);
+    }
+    case OpKind::kRotary:
+    case OpKind::kActivation:
+    case OpKind::kSwiGlu:
+    case OpKind::kResidualAdd:
+      return static_cast<double>(std::get<models::ElementwiseShape>(op.shape).numel);
+  }
+  return 0;
+}
 
 double peak_flops(const configs::GpuSpec& gpu, configs::Precision precision) {
   switch (precision) {
@@ -142,8 +194,11 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
   t.bwd_prefix_s.assign(n + 1, 0);
   t.fwd_prefix_kernels.assign(n + 1, 0);
   t.bwd_prefix_kernels.assign(n + 1, 0);
+  const bool cpu = gpu.backend == "cpu";
   for (std::size_t i = 0; i < n; ++i) {
-    const KernelTime k = time_op(graph.ops[i], peak, gpu.fp32_flops_per_s, hbm, profile, graph);
+    const KernelTime k =
+        cpu ? time_op_cpu(graph.ops[i], gpu.fp32_flops_per_s, profile)
+            : time_op(graph.ops[i], peak, gpu.fp32_flops_per_s, hbm, profile, graph);
     t.fwd_s.push_back(k.fwd_s);
     t.bwd_s.push_back(k.bwd_s);
     t.fwd_kernels.push_back(k.fwd_kernels);
@@ -179,8 +234,74 @@ std::shared_ptr<const PricedModel> price_model(const std::shared_ptr<const plan:
   return priced;
 }
 
+namespace {
+
+// A CPU rank (configs::GpuSpec::backend "cpu") runs every op itself, in Plan order
+// (sim/step_time.h runs the engine serially): the interpreter's bookkeeping per op
+// (kernel_launch_s), the kernels' time, MPI's collectives, the CPU backend's casts and copies at
+// its memory rate, its AdamW on one thread (on every core of the rank when offloaded, as
+// exec/cpu_adam.h runs DeepSpeedCPUAdam), and no DeepSpeed Python: the executor has none. Its
+// NVMe swaps move nothing (cli/run_command.cc says so before a run), so they cost nothing here.
+PricedPlan cost_ops_cpu(const plan::Plan& plan, const ModelOpTimes& m,
+                        const configs::Cluster& cluster, const CostProfile& p,
+                        double collective_slowdown) {
+  const double memory_rate = cluster.gpu.hbm_bw_bytes_per_s * p.hbm_efficiency;
+  const int ranks_per_node = cluster.gpus_per_node;
+  PricedPlan out;
+  out.links.resize(kLinkCount);
+  out.links[kNcclLink] = Link{"mpi", 1.0};
+  out.links[kPcieLink] = Link{"memcpy", p.pcie_pinned_bytes_per_s};
+  out.links[kNvmeLink] = Link{"nvme", 1.0};
+  const int cores = p.cpu_cores_per_rank > 0
+                        ? p.cpu_cores_per_rank
+                        : std::max(1, cluster.node.cpu_cores / std::max(1, ranks_per_node));
+  out.cpu_adam_bytes_per_s = cores * p.cpu_adam_bytes_per_s_per_core;
+  out.costs.resize(plan.ops.size());
+  for (std::size_t i = 0; i < plan.ops.size(); ++i) {
+    const plan::Op& op = plan.ops[i];
+    OpCost& c = out.costs[i];
+    c.host_s = p.kernel_launch_s;
+    std::visit(
+        Overloaded{
+            [&](const plan::ComputeWork& w) {
+              const int a = w.first_model_op, b = w.last_model_op + 1;
+              const bool bwd = w.pass == plan::Pass::kBackward;
+              const auto& ps = bwd ? m.bwd_prefix_s : m.fwd_prefix_s;
+              c.fixed_s = ps[b] - ps[a];
+            },
+            [&](const plan::CollectiveWork& cw) {
+              if (cw.group_size <= 1) return;
+              const double bus_bytes =
+                  kernels::bus_factor(cw.kind, cw.group_size) * static_cast<double>(cw.bytes);
+              c.fixed_s = p.mpi_latency_s * collective_slowdown;
+              c.link = kNcclLink;
+              c.link_amount = bus_bytes / p.mpi_busbw_bytes_per_s * collective_slowdown;
+            },
+            [&](const plan::MemoryWork& mw) {
+              c.fixed_s = static_cast<double>(mw.bytes_read + mw.bytes_written) / memory_rate;
+            },
+            [&](const plan::CopyWork& pw) {
+              c.link = kPcieLink;
+              c.link_amount = static_cast<double>(pw.bytes);
+            },
+            [&](const plan::OptimizerWork& ow) {
+              const auto bytes = static_cast<double>(ow.bytes_touched);
+              c.fixed_s =
+                  bytes / (ow.on_cpu ? out.cpu_adam_bytes_per_s : p.cpu_adam_bytes_per_s_per_core);
+            },
+            [&](const plan::NvmeWork&) {},
+            [&](const plan::SyncWork& yw) { c.host_s = p.kernel_launch_s * yw.rounds; },
+        },
+        op.work);
+  }
+  return out;
+}
+
+}  // namespace
+
 PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs::Cluster& cluster,
                     const CostProfile& p, double collective_slowdown) {
+  if (cluster.gpu.backend == "cpu") return cost_ops_cpu(plan, m, cluster, p, collective_slowdown);
   const configs::GpuSpec& gpu = cluster.gpu;
   const double hbm = gpu.hbm_bw_bytes_per_s * p.hbm_efficiency;
   const int ranks_per_node = cluster.gpus_per_node;

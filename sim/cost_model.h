@@ -24,6 +24,12 @@
 // - Host syncs: one launch per round trip (a sync op's rounds; an op's host_wait_for wait).
 // - A straggler: every collective (latency and transfer) stretched by `collective_slowdown`,
 //   since the whole group waits for its slowest rank.
+// A CPU device (configs::GpuSpec::backend "cpu": zerosim's CPU backend, one rank per core) is
+// priced as its kernels run instead: a GEMM at gemm_efficiency of the core's fp32 peak, every
+// other model op at the profile's cpu_s_per_unit, collectives as MPI's latency + bus bytes / bus
+// bandwidth, memory work at the device's memory rate, AdamW at cpu_adam_bytes_per_s_per_core on
+// one thread (all the rank's cores when offloaded), copies at the memcpy rate, no DeepSpeed
+// Python; sim/step_time.cc runs that plan serially (EngineOptions::serial).
 #pragma once
 
 #include <memory>
@@ -39,6 +45,12 @@
 #include "sim/engine.h"
 
 namespace zs::sim {
+
+// The CPU backend's unit of work for `op` (CostProfile::cpu_s_per_unit): FLOPs of the pass for
+// GEMMs and attention, elements for the rest. calibrate measures seconds per these units.
+double cpu_work_units(const models::Op& op, bool backward);
+// The kind whose cpu_s_per_unit prices `kind`: both attention kinds run one CPU kernel.
+models::OpKind cpu_unit_kind(models::OpKind kind);
 
 // Link ids of the links cost_ops uses.
 enum LinkId { kNcclLink = 0, kPcieLink = 1, kNvmeLink = 2, kLinkCount = 3 };

@@ -40,8 +40,49 @@ double nic_busbw(double line_bytes_per_s) {
 
 }  // namespace
 
+namespace {
+
+// A CPU device without a profile of its own: what `zerosim calibrate --backend cpu` measured on
+// the development VM (AMD EPYC, 2 cores under KVM, SSE2 build, 2 ranks under mpirun, 7 repeats),
+// reports/measurements/2026-11-26-cpu-validation/cpu.json, rounded to 3 digits. Another
+// machine's figures differ: simulate a CPU cluster with the profile calibrate wrote beside its
+// cluster file.
+CostProfile default_cpu_profile() {
+  CostProfile p;
+  p.source = "defaults for a CPU device (the development VM's calibration)";
+  p.backend = "cpu";
+  p.kernel_style = KernelStyle::kFused;
+  p.gemm_efficiency = {{16, 0.321},  {32, 0.504},  {64, 0.619},
+                       {128, 0.650}, {256, 0.634}, {512, 0.629}};
+  const auto set = [&p](models::OpKind k, double fwd_s, double bwd_s) {
+    p.cpu_s_per_unit[static_cast<std::size_t>(k)] = {fwd_s, bwd_s};
+  };
+  set(models::OpKind::kEmbedding, 1.44e-9, 1.70e-9);
+  set(models::OpKind::kNorm, 1.90e-9, 3.02e-9);
+  set(models::OpKind::kRotary, 1.10e-9, 1.29e-9);
+  set(models::OpKind::kAttention, 66.0e-12, 93.7e-12);
+  set(models::OpKind::kActivation, 16.6e-9, 18.7e-9);
+  set(models::OpKind::kSwiGlu, 4.64e-9, 6.10e-9);
+  set(models::OpKind::kResidualAdd, 0.683e-9, 0.950e-9);
+  set(models::OpKind::kCrossEntropy, 9.39e-9, 17.5e-9);
+  p.hbm_efficiency = 0.557;  // fp32 -> bf16 rounding over the memcpy's read + write rate
+  p.pcie_pinned_bytes_per_s = 7.59 * kGBps;  // memcpy
+  p.pcie_duplex_bytes_per_s = p.pcie_pinned_bytes_per_s;
+  p.pageable_slowdown = 1;
+  p.cpu_adam_bytes_per_s_per_core = 6.03 * kGBps;
+  p.host_memory_efficiency = 1;
+  p.cpu_cores_per_rank = 1;
+  p.kernel_launch_s = 50e-9;
+  p.mpi_latency_s = 3.62e-6;
+  p.mpi_busbw_bytes_per_s = 7.14 * kGBps;
+  return p;
+}
+
+}  // namespace
+
 CostProfile default_cost_profile(const configs::Cluster& cluster) {
   const configs::GpuSpec& g = cluster.gpu;
+  if (g.backend == "cpu") return default_cpu_profile();
   const configs::NodeSpec& n = cluster.node;
   const Generation gen = generation_of(g);
   CostProfile p;
@@ -225,9 +266,22 @@ constexpr NumberField kNumberFields[] = {
     {"pcie_latency_s", &CostProfile::pcie_latency_s, 1e-9, 1},
     {"cpu_adam_bytes_per_s_per_core", &CostProfile::cpu_adam_bytes_per_s_per_core, 1e6, 1e12},
     {"host_memory_efficiency", &CostProfile::host_memory_efficiency, kMinEfficiency, 1},
+    {"mpi_latency_s", &CostProfile::mpi_latency_s, 0, 1},
+    {"mpi_busbw_bytes_per_s", &CostProfile::mpi_busbw_bytes_per_s, 1e6, 1e14},
     {"nvme_read_bytes_per_s", &CostProfile::nvme_read_bytes_per_s, 1e6, 1e12},
     {"nvme_write_bytes_per_s", &CostProfile::nvme_write_bytes_per_s, 1e6, 1e12},
 };
+
+// The k < count whose name_of(k) is `key`, or -1; *allowed lists every name, comma-separated.
+template <class NameOf>
+int named_index(std::string_view key, int count, std::string* allowed, NameOf name_of) {
+  int found = -1;
+  for (int k = 0; k < count; ++k) {
+    *allowed += (k > 0 ? ", " : "") + std::string(name_of(k));
+    if (name_of(k) == key) found = k;
+  }
+  return found;
+}
 
 }  // namespace
 
@@ -249,7 +303,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
   }
   std::string allowed =
       "backend, machine, date, commit, command, gemm_efficiency, cpu_cores_per_rank, kernels, "
-      "host_call_s";
+      "host_call_s, cpu_s_per_unit, spread";
   for (const NumberField& f : kNumberFields) allowed += ", " + std::string(f.key);
   for (auto it = doc.root.begin(); it != doc.root.end(); ++it) {
     const std::string& key = it.key();
@@ -277,20 +331,19 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     }
     if (key == "host_call_s") {
       // {"zero3.module_hooks": 1.65e-4, ...}: seconds per call on the reference host.
+      if (base.backend == "cpu") {
+        fail(kp, "the CPU backend runs no DeepSpeed Python: its devices take no host_call_s");
+        continue;
+      }
       if (!v.is_object()) {
         fail(kp, "found " + v.dump() + "; allowed: an object of host task name to seconds");
         continue;
       }
-      std::string names;
-      for (int k = 0; k < plan::kHostTaskCount; ++k) {
-        names +=
-            (k > 0 ? ", " : "") + std::string(plan::host_task_name(static_cast<plan::HostTask>(k)));
-      }
       for (auto t = v.begin(); t != v.end(); ++t) {
-        int task = -1;
-        for (int k = 0; k < plan::kHostTaskCount; ++k) {
-          if (plan::host_task_name(static_cast<plan::HostTask>(k)) == t.key()) task = k;
-        }
+        std::string names;
+        const int task = named_index(t.key(), plan::kHostTaskCount, &names, [](int k) {
+          return plan::host_task_name(static_cast<plan::HostTask>(k));
+        });
         const std::string tp = json::child_path(kp, t.key());
         if (task < 0) {
           fail(tp, "unknown host task; allowed: " + names);
@@ -301,6 +354,40 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
           base.host_call_s[task] = t.value().get<double>();
         }
       }
+      continue;
+    }
+    if (key == "cpu_s_per_unit") {
+      // {"norm": [fwd_s, bwd_s], ...}: seconds per unit of work of each op kind.
+      if (!v.is_object()) {
+        fail(kp, "found " + v.dump() + "; allowed: an object of op kind to [forward, backward]");
+        continue;
+      }
+      for (auto t = v.begin(); t != v.end(); ++t) {
+        std::string names;
+        const int kind = named_index(t.key(), models::kOpKindCount, &names, [](int k) {
+          return models::op_kind_name(static_cast<models::OpKind>(k));
+        });
+        const std::string tp = json::child_path(kp, t.key());
+        const json::Json& pair = t.value();
+        const auto seconds = [](const json::Json& x) {
+          return x.is_number() && x.get<double>() >= 0 && x.get<double>() <= 1;
+        };
+        if (kind < 0) {
+          fail(tp, "unknown op kind; allowed: " + names);
+        } else if (!pair.is_array() || pair.size() != 2 || !seconds(pair[0]) || !seconds(pair[1])) {
+          fail(tp, "found " + pair.dump() +
+                       "; allowed: [forward, backward] seconds per unit, each from 0 to 1");
+        } else {
+          base.cpu_s_per_unit[static_cast<std::size_t>(kind)] = {pair[0].get<double>(),
+                                                                 pair[1].get<double>()};
+        }
+      }
+      continue;
+    }
+    if (key == "spread") {
+      // What calibrate saw over its repeats, for people: read by nothing, but it must be an
+      // object.
+      if (!v.is_object()) fail(kp, "found " + v.dump() + "; allowed: an object");
       continue;
     }
     if (key == "backend") {

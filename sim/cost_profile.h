@@ -88,6 +88,19 @@ struct CostProfile {
   double host_memory_efficiency = 0;  // achievable fraction of the node's DRAM peak
   int cpu_cores_per_rank = 0;         // 0: the node's cores divided among its GPUs
 
+  // The CPU backend (backend "cpu", configs::GpuSpec::backend): what its kernels
+  // (kernels/cpu, driven by exec/model_runner.h) take per unit of work, forward and backward,
+  // indexed by models::OpKind. The unit is the op's FLOP for attention (both kinds run the same
+  // kernel) and the element for the others: embedding and norms t x h, cross-entropy t x V,
+  // rotary, activations and residual adds their numel. Linear ops use gemm_efficiency against
+  // the device's fp32 peak instead. `zerosim calibrate --backend cpu` measures them.
+  std::array<std::array<double, 2>, models::kOpKindCount> cpu_s_per_unit{};
+  // Collectives over MPI (backend "cpu"): latency + bus bytes / bus bandwidth, bus bytes as
+  // nccl-tests counts them (kernels/collective.h bus_factor). Fitted by calibrate to the
+  // collectives it timed at several sizes.
+  double mpi_latency_s = 0;
+  double mpi_busbw_bytes_per_s = 0;
+
   // NVMe (node totals are divided among the node's GPUs).
   double nvme_read_bytes_per_s = 0;
   double nvme_write_bytes_per_s = 0;

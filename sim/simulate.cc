@@ -32,6 +32,10 @@ Result<SimulationResult> simulate_planned(const SimulationRequest& request,
   mo.ranks_per_node = request.cluster.gpus_per_node;
   mo.fragmentation = request.fragmentation;
   mo.allocator_only_near_capacity = request.allocator_near_capacity_only;
+  if (request.cluster.gpu.backend == "cpu") {  // no CUDA context, no NCCL
+    mo.cuda_context_bytes = 0;
+    mo.nccl_workspace_bytes = 0;
+  }
   r.memory = plan::replay_memory(r.built.plan, mo);
   r.train_batch_size = lc.config.batch.train_batch_size.value;
   r.profile = request.profile ? *request.profile : default_cost_profile(request.cluster);

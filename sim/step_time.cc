@@ -237,6 +237,9 @@ Result<StepTime> simulate_step_time(const StepTimeRequest& req) {
   EngineOptions eo;
   eo.record = req.record_ops;
   eo.record_transitions = true;
+  // A CPU rank is its own host: it runs each op as it issues it (configs::GpuSpec::backend).
+  const bool serial = req.cluster->gpu.backend == "cpu";
+  eo.serial = serial;
   ZS_ASSIGN_OR_RETURN(st.timeline, run_engine(plan, st.priced.costs, st.priced.links, eo));
   st.step_s = static_cast<double>(st.timeline.step_ns) * 1e-9;
   st.drained_repeats = st.timeline.drained_repeats;
@@ -260,6 +263,7 @@ Result<StepTime> simulate_step_time(const StepTimeRequest& req) {
   if (st.overflow_possible) {
     EngineOptions ov;
     ov.overflow = true;
+    ov.serial = serial;
     ZS_ASSIGN_OR_RETURN(const EngineResult skipped,
                         run_engine(plan, st.priced.costs, st.priced.links, ov));
     st.overflow_step_s = static_cast<double>(skipped.step_ns) * 1e-9;

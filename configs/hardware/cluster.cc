@@ -44,6 +44,10 @@ class ProblemList {
 };
 
 void check_gpu(const GpuSpec& g, ProblemList* p) {
+  if (g.backend != "cuda" && g.backend != "cpu") {
+    p->add("gpu.backend",
+           "gpu.backend \"" + g.backend + "\" is not allowed; expected \"cuda\" or \"cpu\"");
+  }
   p->positive("gpu.fp32_flops_per_s", g.fp32_flops_per_s);
   p->positive("gpu.tf32_flops_per_s", g.tf32_flops_per_s);
   p->positive("gpu.fp16_flops_per_s", g.fp16_flops_per_s);
@@ -138,6 +142,11 @@ std::vector<ClusterProblem> cluster_problems(const Cluster& c) {
   }
   check_gpu(c.gpu, &p);
   check_node(c.node, &p);
+  if (c.gpu.backend == "cpu" && c.nodes > 1) {
+    p.add("nodes", "nodes " + std::to_string(c.nodes) +
+                       " is not allowed with gpu.backend \"cpu\": CPU ranks are simulated on one "
+                       "node (calibrate measures MPI between the ranks of one machine)");
+  }
   if (c.nodes > 1 && c.node.nic_count == 0) {
     p.add("node.nic_count",
           "a cluster of " + std::to_string(c.nodes) + " nodes needs node.nic_count >= 1, got 0");
@@ -170,8 +179,10 @@ std::string describe_cluster(const Cluster& c) {
   const NodeSpec& n = c.node;
   std::string line1 = "cluster: " + std::to_string(c.nodes) + " x " +
                       std::to_string(c.gpus_per_node) + " = " + std::to_string(c.world_size()) +
-                      " GPUs " + c.preset + " (" + g.name + ": " + format_bytes(g.hbm_bytes) +
-                      " HBM at " + si(g.hbm_bw_bytes_per_s, "B/s") + ", " + headline_flops(g) + ")";
+                      (g.backend == "cpu" ? " CPU ranks " : " GPUs ") + c.preset + " (" + g.name +
+                      ": " + format_bytes(g.hbm_bytes) +
+                      (g.backend == "cpu" ? " memory at " : " HBM at ") +
+                      si(g.hbm_bw_bytes_per_s, "B/s") + ", " + headline_flops(g) + ")";
   std::string line2 = "node: " + n.name + ", " + describe_links(c) + ", " +
                       format_bytes(n.host_memory_bytes) + " host memory, " +
                       std::to_string(n.cpu_cores) + " CPU cores";

@@ -36,6 +36,12 @@ struct EffectiveBandwidths {
 
 struct GpuSpec {
   std::string name;  // e.g. "NVIDIA H100 80GB HBM3 (SXM5)"
+  // The executor backend that runs on this device: "cuda" for every GPU preset; "cpu" for one
+  // core of a host running zerosim's CPU backend, one rank per core (`zerosim calibrate --backend
+  // cpu` writes such a cluster file). A "cpu" device computes in fp32 (the CPU kernels round to
+  // the config's dtype, they do not compute in it), runs every op itself one after the other
+  // (sim/step_time.h) and is priced with a profile of the same backend (sim/cost_profile.h).
+  std::string backend = "cuda";
 
   // Peak dense tensor-core (or, for fp32, CUDA-core) throughput; no sparsity. An unset dtype
   // is one the GPU has no hardware path for.

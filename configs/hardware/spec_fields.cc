@@ -48,6 +48,7 @@ const std::vector<Field<GpuSpec>>& gpu_fields() {
   constexpr Need kReq = Need::kRequired;
   static const std::vector<Field<G>> kFields = {
       {"name", &G::name},
+      {"backend", &G::backend},
       {"fp32_flops_per_s", &G::fp32_flops_per_s, {}, kFlopsPerS, kReq},
       {"tf32_flops_per_s", &G::tf32_flops_per_s, {}, kFlopsPerS},
       {"fp16_flops_per_s", &G::fp16_flops_per_s, {}, kFlopsPerS},

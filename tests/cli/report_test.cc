@@ -207,12 +207,21 @@ TEST(ReportCli, RealSweepRendersInHeadlessChromium) {
   ASSERT_EQ(sim.exit_code, 0) << sim.output;
   fs::create_directories(sweep_dir + "/validation");
   write(sweep_dir + "/validation/gpt2_zero2.json", synthetic_validation(sim.output));
-  // And a real one: one step of a tiny GPT on the CPU backend (no GPU memory measured).
-  const auto run = run_zerosim("run " + cfg +
-                               " --model tiny-gpt --steps 1 --seq-len 16 --micro-batch 1 "
-                               "--gpu a100-80gb --gpus-per-node 1 --json");
+  // And a real one: `zerosim validate` trains a tiny GPT on the CPU backend against the
+  // prediction for a CPU device (the development VM's calibration, the default for one).
+  const std::string cpu_cluster = dir + "/cpu.cluster.json";
+  write(cpu_cluster, R"({"gpu": {"name": "one core", "backend": "cpu", "fp32_flops_per_s": 4e10,
+      "hbm_bytes": 4294967296, "hbm_bw_bytes_per_s": 2e10, "sm_count": 1, "pcie_gen": 1,
+      "pcie_bw_bytes_per_s": 1e10},
+    "node": {"name": "host", "max_gpus_per_node": 2, "nic_count": 0, "nic_bw_bytes_per_s": 1e9,
+      "host_memory_bytes": 8589934592, "cpu_cores": 2}, "gpus_per_node": 1})");
+  const auto run =
+      run_zerosim("validate " + cfg +
+                  " --model tiny-gpt --steps 3 --warmup 1 --seq-len 16 "
+                  "--micro-batch 1 --cluster " +
+                  cpu_cluster + " -o " + sweep_dir + "/validation --name tiny_gpt_cpu");
   ASSERT_EQ(run.exit_code, 0) << run.output;
-  write(sweep_dir + "/validation/tiny_gpt_cpu.json", run.output.substr(run.output.find('{')));
+  EXPECT_NE(run.output.find("verdict: step time"), std::string::npos) << run.output;
 
   const std::string html_path = dir + "/report.html";
   const auto report = run_zerosim("report " + sweep_dir + " -o " + html_path);

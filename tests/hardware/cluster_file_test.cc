@@ -75,6 +75,19 @@ TEST(ClusterFile, LoadsTheCustomExample) {
   EXPECT_NE(describe_cluster(*c).find("no NVLink"), std::string::npos);
 }
 
+// `zerosim calibrate --backend cpu` writes such a file: one core per rank.
+TEST(ClusterFile, ACustomCpuDeviceSaysItsBackend) {
+  const Cluster c = parse_ok(R"({"gpu": {"name": "core", "backend": "cpu",
+      "fp32_flops_per_s": 4e10, "hbm_bytes": 1073741824, "hbm_bw_bytes_per_s": 2e10,
+      "sm_count": 1, "pcie_gen": 1, "pcie_bw_bytes_per_s": 1e10},
+    "node": {"name": "host", "max_gpus_per_node": 2, "nic_count": 0, "nic_bw_bytes_per_s": 1e9,
+      "host_memory_bytes": 4294967296, "cpu_cores": 2}, "gpus_per_node": 2})");
+  EXPECT_EQ(c.gpu.backend, "cpu");
+  EXPECT_EQ(c.world_size(), 2);
+  EXPECT_NE(describe_cluster(c).find("2 CPU ranks"), std::string::npos) << describe_cluster(c);
+  EXPECT_EQ(parse_ok(R"({"preset": "h100"})").gpu.backend, "cuda");
+}
+
 TEST(ClusterFile, OverridesReplaceFieldsAndNullClearsOptionals) {
   const Cluster c = parse_ok(R"({"preset": "H100", "nodes": 2,
       "overrides": {"gpu": {"hbm_bytes": 80e9, "fp8_flops_per_s": null, "sm_count": 114},
@@ -169,6 +182,8 @@ TEST(ClusterFile, InvalidFilesNameTheFileThePathAndTheValue) {
        "overrides.gpu.hbm_bw_bytes_per_s"},
       {"latency_in_us", R"({"preset": "h100", "overrides": {"node": {"nic_latency_s": 5}}})",
        "overrides.node.nic_latency_s"},
+      {"unknown_backend", R"({"preset": "h100", "overrides": {"gpu": {"backend": "tpu"}}})",
+       "overrides.gpu.backend"},
       {"tiny_measurement",
        R"({"preset": "h100", "overrides": {"node": {"effective":
            {"nvlink_ring_busbw_bytes_per_s": 1e-7}}}})",

@@ -1,0 +1,483 @@
+#include "calibrate/cpu_calibration.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "exec/model_runner.h"
+#include "kernels/collective.h"
+#include "kernels/cpu/adamw.h"
+#include "kernels/cpu/dtype.h"
+#include "kernels/cpu/linear.h"
+#include "models/op_graph.h"
+#include "models/zoo.h"
+#include "sim/cost_model.h"
+
+namespace zs::calibrate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+Spread spread_of(std::vector<double> v) {
+  Spread s;
+  if (v.empty()) return s;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  s.median = n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+  s.min = v.front();
+  s.max = v.back();
+  s.repeats = static_cast<int>(n);
+  return s;
+}
+
+// `f` once untimed, then `repeats` timed runs: their seconds.
+template <class F>
+std::vector<double> time_runs(int repeats, F&& f) {
+  f();
+  std::vector<double> t;
+  for (int r = 0; r < repeats; ++r) {
+    const Clock::time_point t0 = Clock::now();
+    f();
+    t.push_back(seconds_since(t0));
+  }
+  return t;
+}
+
+// A rate (amount per second) for each run of `seconds`.
+Spread rate_of(double amount, const std::vector<double>& seconds) {
+  std::vector<double> r;
+  for (double s : seconds) r.push_back(amount / std::max(s, 1e-12));
+  return spread_of(r);
+}
+
+int built_vector_bits() {
+#if defined(__AVX512F__)
+  return 512;
+#elif defined(__AVX__)
+  return 256;
+#else
+  return 128;  // SSE2, the x86-64 baseline
+#endif
+}
+
+std::string format(const char* fmt, double a, double b = 0, double c = 0) {
+  char line[256];
+  std::snprintf(line, sizeof line, fmt, a, b, c);
+  return line;
+}
+
+// The ranks wait for each other (a 1-byte MAX all-reduce), so that every rank runs the next
+// benchmark at the same time.
+Status barrier(exec::Communicator* comm) {
+  if (comm == nullptr || comm->size() == 1) return Status::ok();
+  std::uint8_t flag = 0;
+  return comm->all_reduce(&flag, 1, plan::Dtype::kU8);
+}
+
+void gemm_benchmarks(const CalibrateOptions& o, CpuCalibration* c) {
+  const double peak = c->machine.fp32_peak_flops_per_s();
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (const std::int64_t side : {16, 32, 64, 128, 256, 512}) {
+    const models::GemmShape s{.m = side, .n = side, .k = side, .bias = true};
+    const auto n2 = static_cast<std::size_t>(side * side);
+    std::vector<float> x(n2), w(n2), y(n2), dy(n2), dx(n2), dw(n2),
+        b(static_cast<std::size_t>(side)), db(static_cast<std::size_t>(side));
+    for (auto* v : {&x, &w, &dy}) {
+      for (float& e : *v) e = u(rng);
+    }
+    const std::vector<double> t = time_runs(o.repeats, [&] {
+      kernels::cpu::linear_forward(s, x.data(), w.data(), b.data(), y.data());
+      kernels::cpu::linear_backward(s, dy.data(), x.data(), w.data(), dx.data(), dw.data(),
+                                    db.data());
+    });
+    const double flops = 6.0 * static_cast<double>(side * side * side);
+    GemmPoint p;
+    p.side = static_cast<double>(side);
+    p.seconds = spread_of(t);
+    p.efficiency = std::clamp(flops / p.seconds.median / peak, 1e-3, 1.0);
+    c->gemm.push_back(p);
+    if (o.progress) {
+      o.progress(format("gemm %4.0f^3 forward+backward: %.3f GFLOP/s (%.1f%% of the core's peak)",
+                        p.side, flops / p.seconds.median * 1e-9, 100 * p.efficiency));
+    }
+  }
+}
+
+// Small models for the per-op costs: none is a zoo model (zerosim's own tests train tiny-gpt);
+// between them every CPU op kind but the GEMMs, which gemm_benchmarks measures.
+struct CalibrationModel {
+  models::ModelSpec spec;
+  models::Workload workload;
+};
+
+Result<std::vector<CalibrationModel>> calibration_models() {
+  std::vector<CalibrationModel> out;
+  ZS_ASSIGN_OR_RETURN(models::ModelSpec gpt, models::zoo_model("tiny-gpt"));
+  gpt.name = "calibration-gpt-128";
+  gpt.vocab_size = 512;
+  gpt.hidden_size = 128;
+  gpt.num_layers = 1;
+  gpt.num_heads = 4;
+  gpt.num_kv_heads = 4;
+  gpt.head_dim = 32;
+  gpt.intermediate_size = 512;
+  gpt.max_position_embeddings = 128;
+  out.push_back({gpt, {.micro_batch = 2, .seq_len = 128, .act_bytes = 2}});
+  models::ModelSpec narrow = gpt;
+  narrow.name = "calibration-gpt-32";
+  narrow.vocab_size = 1024;
+  narrow.hidden_size = 32;
+  narrow.num_heads = 2;
+  narrow.num_kv_heads = 2;
+  narrow.head_dim = 16;
+  narrow.intermediate_size = 128;
+  narrow.max_position_embeddings = 256;
+  out.push_back({narrow, {.micro_batch = 1, .seq_len = 256, .act_bytes = 2}});
+  ZS_ASSIGN_OR_RETURN(models::ModelSpec llama, models::zoo_model("llama2-7b"));
+  llama.name = "calibration-llama-128";
+  llama.vocab_size = 512;
+  llama.hidden_size = 128;
+  llama.num_layers = 1;
+  llama.num_heads = 4;
+  llama.num_kv_heads = 2;
+  llama.head_dim = 32;
+  llama.intermediate_size = 352;
+  llama.max_position_embeddings = 256;
+  out.push_back({llama, {.micro_batch = 2, .seq_len = 96, .act_bytes = 2}});
+  for (CalibrationModel& m : out) m.spec = exec::without_dropout(std::move(m.spec));
+  return out;
+}
+
+// Per op kind and pass: each repeat's seconds and units, summed over every op of that kind.
+struct KindRuns {
+  std::vector<double> seconds[2];
+  std::vector<double> units[2];
+};
+
+Status op_benchmarks(const CalibrateOptions& o, CpuCalibration* c) {
+  ZS_ASSIGN_OR_RETURN(const std::vector<CalibrationModel> suite, calibration_models());
+  std::array<KindRuns, models::kOpKindCount> runs;
+  for (const CalibrationModel& m : suite) {
+    ZS_ASSIGN_OR_RETURN(exec::ModelRunner runner,
+                        exec::ModelRunner::create(m.spec, m.workload, /*seed=*/1));
+    const std::int64_t t = m.workload.tokens();
+    std::vector<std::int32_t> tokens(static_cast<std::size_t>(t));
+    std::vector<std::int32_t> targets(tokens.size());
+    std::mt19937 rng(2);
+    std::uniform_int_distribution<std::int32_t> id(
+        0, static_cast<std::int32_t>(m.spec.vocab_size - 1));
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+      tokens[i] = id(rng);
+      targets[i] = id(rng);
+    }
+    ZS_RETURN_IF_ERROR(runner.set_batch(tokens, targets));
+    const int n = runner.num_ops();
+    for (int r = 0; r <= o.repeats; ++r) {  // r = 0: the untimed warm-up
+      std::array<std::array<double, 2>, models::kOpKindCount> sec{}, units{};
+      for (int i = 0; i < n; ++i) {
+        const Clock::time_point t0 = Clock::now();
+        runner.forward(i, i);
+        const auto k = static_cast<std::size_t>(runner.ops()[static_cast<std::size_t>(i)].kind);
+        sec[k][0] += seconds_since(t0);
+        units[k][0] += sim::cpu_work_units(runner.ops()[static_cast<std::size_t>(i)], false);
+      }
+      for (int i = n - 1; i >= 0; --i) {
+        const Clock::time_point t0 = Clock::now();
+        runner.backward(i, i);
+        const auto k = static_cast<std::size_t>(runner.ops()[static_cast<std::size_t>(i)].kind);
+        sec[k][1] += seconds_since(t0);
+        units[k][1] += sim::cpu_work_units(runner.ops()[static_cast<std::size_t>(i)], true);
+      }
+      runner.zero_grads();
+      if (r == 0) continue;
+      for (std::size_t k = 0; k < runs.size(); ++k) {
+        for (int pass = 0; pass < 2; ++pass) {
+          if (units[k][pass] <= 0) continue;
+          // One entry per repeat and model: the model's units are added to the repeat's total
+          // below, so that each repeat's rate covers every model.
+          runs[k].seconds[pass].push_back(sec[k][pass]);
+          runs[k].units[pass].push_back(units[k][pass]);
+        }
+      }
+    }
+  }
+  for (std::size_t k = 0; k < runs.size(); ++k) {
+    const auto kind = static_cast<models::OpKind>(k);
+    if (kind == models::OpKind::kLinear || runs[k].seconds[0].empty()) continue;
+    for (int pass = 0; pass < 2; ++pass) {
+      // Entries are (model, repeat) in model order: repeat r of every model summed together.
+      const std::size_t total = runs[k].seconds[pass].size();
+      const std::size_t models_with_kind = total / static_cast<std::size_t>(o.repeats);
+      std::vector<double> per_unit;
+      for (int r = 0; r < o.repeats; ++r) {
+        double s = 0, u = 0;
+        for (std::size_t m = 0; m < models_with_kind; ++m) {
+          const std::size_t at =
+              m * static_cast<std::size_t>(o.repeats) + static_cast<std::size_t>(r);
+          s += runs[k].seconds[pass][at];
+          u += runs[k].units[pass][at];
+        }
+        per_unit.push_back(s / u);
+      }
+      c->per_unit[k][static_cast<std::size_t>(pass)] = spread_of(per_unit);
+    }
+    c->measured[k] = true;
+    if (o.progress) {
+      const double scale = kind == models::OpKind::kAttention ? 1e12 : 1e9;
+      o.progress(std::string(models::op_kind_name(kind)) +
+                 format(kind == models::OpKind::kAttention
+                            ? ": forward %.2f, backward %.2f ps per FLOP"
+                            : ": forward %.2f, backward %.2f ns per element",
+                        c->per_unit[k][0].median * scale, c->per_unit[k][1].median * scale));
+    }
+  }
+  return Status::ok();
+}
+
+void memory_benchmarks(const CalibrateOptions& o, CpuCalibration* c) {
+  constexpr std::int64_t kFloats = std::int64_t{1} << 22;  // 16 MiB of fp32, past the caches
+  std::vector<float> a(kFloats, 1.5f), b(kFloats);
+  const double bytes = 4.0 * kFloats;
+  c->memcpy_bytes_per_s = rate_of(
+      bytes, time_runs(o.repeats,
+                       [&] { std::memcpy(b.data(), a.data(), static_cast<std::size_t>(bytes)); }));
+  if (o.progress) {
+    o.progress(format("memcpy: %.2f GB/s copied", c->memcpy_bytes_per_s.median * 1e-9));
+  }
+  std::vector<kernels::cpu::Bf16> h(kFloats);
+  c->cast_bytes_per_s = rate_of(6.0 * kFloats, time_runs(o.repeats, [&] {
+                                  kernels::cpu::float_to_bf16(a.data(), h.data(), kFloats);
+                                }));
+  if (o.progress) {
+    o.progress(format("fp32 -> bf16 rounding: %.2f GB/s read + written",
+                      c->cast_bytes_per_s.median * 1e-9));
+  }
+  constexpr std::int64_t kParams = std::int64_t{1} << 20;
+  std::vector<float> p(kParams, 0.1f), g(kParams, 0.01f), m(kParams, 0.0f), v(kParams, 0.0f);
+  std::int64_t step = 0;
+  c->adam_bytes_per_s =
+      rate_of(28.0 * kParams, time_runs(o.repeats, [&] {
+                kernels::cpu::adam_step(p.data(), g.data(), m.data(), v.data(), kParams,
+                                        kernels::cpu::AdamConfig{}, ++step);
+              }));
+  if (o.progress) {
+    o.progress(format("AdamW, one thread: %.2f GB/s (28 bytes per parameter)",
+                      c->adam_bytes_per_s.median * 1e-9));
+  }
+  // The interpreter reads the clock twice per op (exec/plan_interpreter.h's timeline).
+  constexpr int kReads = 100000;
+  const Clock::time_point t0 = Clock::now();
+  std::int64_t sink = 0;
+  for (int i = 0; i < kReads; ++i) {
+    sink += Clock::now().time_since_epoch().count();
+    sink -= Clock::now().time_since_epoch().count();
+  }
+  c->op_overhead_s = std::max(seconds_since(t0) / kReads, 1e-9) + (sink == 1 ? 1e-30 : 0.0);
+}
+
+Status collective_benchmarks(const CalibrateOptions& o, exec::Communicator* comm,
+                             CpuCalibration* c) {
+  const int n = comm->size();
+  struct Kind {
+    const char* name;
+    kernels::Collective kind;
+  };
+  const Kind kinds[] = {{"all_reduce", kernels::Collective::kAllReduce},
+                        {"all_gather", kernels::Collective::kAllGather},
+                        {"reduce_scatter", kernels::Collective::kReduceScatter}};
+  for (const Kind& k : kinds) {
+    for (std::int64_t bytes = 4; bytes <= (std::int64_t{4} << 20); bytes *= 8) {
+      // The Plan's bytes are the whole buffer; the block collectives take per-rank counts.
+      const std::int64_t elems = std::max<std::int64_t>(1, bytes / 4);
+      const std::int64_t count =
+          k.kind == kernels::Collective::kAllReduce ? elems : std::max<std::int64_t>(1, elems / n);
+      const std::int64_t total = k.kind == kernels::Collective::kAllReduce ? count : count * n;
+      std::vector<float> buf(static_cast<std::size_t>(total), 1.0f);
+      Status failed = Status::ok();
+      ZS_RETURN_IF_ERROR(barrier(comm));
+      const std::vector<double> t = time_runs(o.repeats, [&] {
+        Status s = k.kind == kernels::Collective::kAllReduce
+                       ? comm->all_reduce(buf.data(), count, plan::Dtype::kFp32)
+                   : k.kind == kernels::Collective::kAllGather
+                       ? comm->all_gather(buf.data(), count, plan::Dtype::kFp32)
+                       : comm->reduce_scatter(buf.data(), count, plan::Dtype::kFp32);
+        if (!s.is_ok()) failed = s;
+      });
+      ZS_RETURN_IF_ERROR(failed);
+      CollectivePoint p;
+      p.kind = k.name;
+      p.bytes = 4.0 * static_cast<double>(total);
+      p.bus_bytes = kernels::bus_factor(k.kind, n) * p.bytes;
+      p.seconds = spread_of(t);
+      c->collectives.push_back(p);
+    }
+  }
+  // Least squares of time = latency + bus_bytes * (1 / busbw) over the medians.
+  double sx = 0, sy = 0, sxx = 0, sxy = 0;
+  const auto m = static_cast<double>(c->collectives.size());
+  for (const CollectivePoint& p : c->collectives) {
+    sx += p.bus_bytes;
+    sy += p.seconds.median;
+    sxx += p.bus_bytes * p.bus_bytes;
+    sxy += p.bus_bytes * p.seconds.median;
+  }
+  const double slope = (m * sxy - sx * sy) / (m * sxx - sx * sx);
+  const double intercept = (sy - slope * sx) / m;
+  c->mpi_busbw_bytes_per_s = slope > 0 ? 1.0 / slope : 1e14;
+  c->mpi_latency_s = std::max(0.0, intercept);
+  if (o.progress) {
+    o.progress(format("MPI collectives over %.0f ranks: latency %.1f us, bus bandwidth %.2f GB/s",
+                      n, c->mpi_latency_s * 1e6, c->mpi_busbw_bytes_per_s * 1e-9));
+  }
+  return Status::ok();
+}
+
+json::Json spread_json(const Spread& s) {
+  return {{"median", s.median}, {"min", s.min}, {"max", s.max}, {"repeats", s.repeats}};
+}
+
+}  // namespace
+
+Result<CpuMachine> read_cpu_machine() {
+  CpuMachine m;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  if (!cpuinfo) return Status::io_error("/proc/cpuinfo: cannot read it (calibrate needs Linux)");
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    std::string key = line.substr(0, colon);
+    key.erase(key.find_last_not_of(" \t") + 1);
+    const std::string value = colon + 2 <= line.size() ? line.substr(colon + 2) : "";
+    if (key == "model name" && m.cpu_name.empty()) m.cpu_name = value;
+    if (key == "cpu MHz" && m.clock_hz == 0) m.clock_hz = std::atof(value.c_str()) * 1e6;
+  }
+  std::ifstream meminfo("/proc/meminfo");
+  while (meminfo && std::getline(meminfo, line)) {
+    if (line.rfind("MemTotal:", 0) == 0) {
+      m.memory_bytes = std::atoll(line.c_str() + 9) * 1024;
+    }
+  }
+  if (m.memory_bytes <= 0) return Status::io_error("/proc/meminfo: no MemTotal line");
+  if (!(m.clock_hz > 0)) {
+    return Status::io_error("/proc/cpuinfo: no \"cpu MHz\" line, so the core's peak is unknown");
+  }
+  if (m.cpu_name.empty()) m.cpu_name = "unknown CPU";
+  m.logical_cpus = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  m.vector_bits = built_vector_bits();
+  return m;
+}
+
+Result<CpuCalibration> calibrate_cpu(const CalibrateOptions& options, exec::Communicator* comm) {
+  if (options.repeats < 1) return Status::invalid_argument("--repeats must be >= 1");
+  CpuCalibration c;
+  ZS_ASSIGN_OR_RETURN(c.machine, read_cpu_machine());
+  c.ranks = comm == nullptr ? 1 : comm->size();
+  CalibrateOptions o = options;
+  if (comm != nullptr && comm->rank() != 0) o.progress = nullptr;
+  ZS_RETURN_IF_ERROR(barrier(comm));
+  gemm_benchmarks(o, &c);
+  ZS_RETURN_IF_ERROR(barrier(comm));
+  ZS_RETURN_IF_ERROR(op_benchmarks(o, &c));
+  ZS_RETURN_IF_ERROR(barrier(comm));
+  memory_benchmarks(o, &c);
+  if (comm != nullptr && comm->size() > 1) ZS_RETURN_IF_ERROR(collective_benchmarks(o, comm, &c));
+  return c;
+}
+
+json::Json cpu_profile_json(const CpuCalibration& c, const std::string& date,
+                            const std::string& commit, const std::string& command) {
+  json::Json j = json::Json::object();
+  j["backend"] = "cpu";
+  j["machine"] = c.machine.cpu_name + ", " + std::to_string(c.machine.logical_cpus) +
+                 " logical CPUs, " + std::to_string(c.ranks) + " rank(s) measured at once";
+  j["date"] = date;
+  j["commit"] = commit;
+  j["command"] = command;
+  json::Json curve = json::Json::array();
+  for (const GemmPoint& p : c.gemm) curve.push_back({p.side, p.efficiency});
+  j["gemm_efficiency"] = curve;
+  json::Json per_unit = json::Json::object();
+  for (std::size_t k = 0; k < c.per_unit.size(); ++k) {
+    if (!c.measured[k]) continue;
+    per_unit[std::string(models::op_kind_name(static_cast<models::OpKind>(k)))] = {
+        c.per_unit[k][0].median, c.per_unit[k][1].median};
+  }
+  j["cpu_s_per_unit"] = per_unit;
+  // The device's memory rate is the memcpy's read + write bytes (cpu_cluster_json).
+  j["hbm_efficiency"] =
+      std::clamp(c.cast_bytes_per_s.median / (2 * c.memcpy_bytes_per_s.median), 1e-3, 1.0);
+  j["pcie_pinned_bytes_per_s"] = c.memcpy_bytes_per_s.median;
+  j["cpu_adam_bytes_per_s_per_core"] = c.adam_bytes_per_s.median;
+  j["cpu_cores_per_rank"] = 1;
+  j["kernel_launch_s"] = c.op_overhead_s;
+  if (c.ranks > 1) {
+    j["mpi_latency_s"] = c.mpi_latency_s;
+    j["mpi_busbw_bytes_per_s"] = c.mpi_busbw_bytes_per_s;
+  }
+  json::Json spread = json::Json::object();
+  json::Json gemm = json::Json::object();
+  for (const GemmPoint& p : c.gemm)
+    gemm[std::to_string(static_cast<int>(p.side))] = spread_json(p.seconds);
+  spread["gemm_seconds"] = gemm;
+  json::Json units = json::Json::object();
+  for (std::size_t k = 0; k < c.per_unit.size(); ++k) {
+    if (!c.measured[k]) continue;
+    units[std::string(models::op_kind_name(static_cast<models::OpKind>(k)))] = {
+        {"forward", spread_json(c.per_unit[k][0])}, {"backward", spread_json(c.per_unit[k][1])}};
+  }
+  spread["cpu_s_per_unit"] = units;
+  spread["memcpy_bytes_per_s"] = spread_json(c.memcpy_bytes_per_s);
+  spread["cast_bytes_per_s"] = spread_json(c.cast_bytes_per_s);
+  spread["adam_bytes_per_s"] = spread_json(c.adam_bytes_per_s);
+  json::Json coll = json::Json::array();
+  for (const CollectivePoint& p : c.collectives) {
+    coll.push_back({{"kind", p.kind},
+                    {"bytes", p.bytes},
+                    {"bus_bytes", p.bus_bytes},
+                    {"seconds", spread_json(p.seconds)},
+                    {"fit_seconds", c.mpi_latency_s + p.bus_bytes / c.mpi_busbw_bytes_per_s}});
+  }
+  spread["collectives"] = coll;
+  j["spread"] = spread;
+  return j;
+}
+
+json::Json cpu_cluster_json(const CpuCalibration& c) {
+  const CpuMachine& m = c.machine;
+  json::Json gpu = json::Json::object();
+  gpu["name"] = m.cpu_name + " (one core, " + std::to_string(m.vector_bits) + "-bit vectors)";
+  gpu["backend"] = "cpu";
+  gpu["fp32_flops_per_s"] = std::max(1e9, m.fp32_peak_flops_per_s());
+  // The ranks share the machine's memory: each its part.
+  gpu["hbm_bytes"] = std::max<std::int64_t>(std::int64_t{1} << 20, m.memory_bytes / c.ranks);
+  gpu["hbm_bw_bytes_per_s"] = std::max(1e9, 2 * c.memcpy_bytes_per_s.median);
+  gpu["sm_count"] = 1;
+  gpu["pcie_gen"] = 1;  // no PCIe between a CPU rank and its memory: copies are memcpy
+  gpu["pcie_bw_bytes_per_s"] = std::max(1e6, c.memcpy_bytes_per_s.median);
+  json::Json node = json::Json::object();
+  node["name"] = "this host";
+  node["max_gpus_per_node"] = m.logical_cpus;
+  node["nic_count"] = 0;
+  node["nic_bw_bytes_per_s"] = 1e9;  // required by the format; no NIC is used on one node
+  node["host_memory_bytes"] = m.memory_bytes;
+  node["cpu_cores"] = m.logical_cpus;
+  json::Json cluster = json::Json::object();
+  cluster["gpu"] = gpu;
+  cluster["node"] = node;
+  cluster["nodes"] = 1;
+  cluster["gpus_per_node"] = c.ranks;
+  return cluster;
+}
+
+}  // namespace zs::calibrate

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Calibrates this machine's CPU backend, then validates a matrix of configs against it: every
+# row is `zerosim validate` (the median step after warm-up against simulate's prediction with
+# the calibrated profile, and the device buffers' peak), and the summary lists each row's error,
+# the bad ones too.
+#
+#   scripts/validate_cpu.sh OUT_DIR [RANKS]     (RANKS: 2 by default; run under no load)
+#
+# Writes OUT_DIR/cpu.json and OUT_DIR/cpu.cluster.json (calibrate), OUT_DIR/validation/*.json
+# (one per row; `zerosim report` reads them from a sweep directory's validation/ folder), and
+# OUT_DIR/summary.md with the machine, date, commit and commands. Needs build/zerosim and mpirun.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:?usage: scripts/validate_cpu.sh OUT_DIR [RANKS]}
+ranks=${2:-2}
+zerosim=build/zerosim
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mkdir -p "$out/configs" "$out/validation"
+mpi=(mpirun -np "$ranks" --oversubscribe)
+
+calibrate=("${mpi[@]}" "$zerosim" calibrate --backend cpu --repeats 7 -o "$out/cpu.json")
+"${calibrate[@]}" 2> "$out/calibrate.log"
+
+# name | zero_optimization | precision block | extra validate flags
+rows=(
+  "stage0_bf16|{\"stage\": 0}|\"bf16\": {\"enabled\": true}|"
+  "stage1_bf16|{\"stage\": 1, \"reduce_bucket_size\": 20000}|\"bf16\": {\"enabled\": true}|"
+  "stage2_bf16|{\"stage\": 2, \"reduce_bucket_size\": 20000, \"allgather_bucket_size\": 20000}|\"bf16\": {\"enabled\": true}|"
+  "stage2_overlap|{\"stage\": 2, \"overlap_comm\": true, \"reduce_bucket_size\": 20000}|\"bf16\": {\"enabled\": true}|"
+  "stage2_fp16|{\"stage\": 2, \"reduce_bucket_size\": 20000}|\"fp16\": {\"enabled\": true, \"initial_scale_power\": 8}|"
+  "stage3_bf16|{\"stage\": 3, \"reduce_bucket_size\": 20000}|\"bf16\": {\"enabled\": true}|"
+  "stage3_checkpointing|{\"stage\": 3, \"reduce_bucket_size\": 20000}|\"bf16\": {\"enabled\": true}|--checkpointing"
+  "stage2_offload|{\"stage\": 2, \"offload_optimizer\": {\"device\": \"cpu\", \"pin_memory\": true}}|\"bf16\": {\"enabled\": true}|"
+  "stage1_fp32|{\"stage\": 1, \"reduce_bucket_size\": 20000}|\"fp16\": {\"enabled\": false}|"
+)
+{
+  echo "# CPU backend: calibrate, then validate ($ranks ranks)"
+  echo
+  echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) logical CPUs"
+  echo "- date: $(date -u +%Y-%m-%d), commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo -dirty)"
+  echo "- calibrate: \`${calibrate[*]}\` (its progress lines: calibrate.log)"
+  echo "- each row: \`${mpi[*]} $zerosim validate configs/NAME.json --model tiny-gpt --seq-len 64"
+  echo "  --cluster cpu.cluster.json --profile cpu.json --steps 12 --warmup 2 -o validation --name NAME [FLAGS]\`"
+  echo "- measured: the median over 10 steps of each step's slowest rank; predicted: simulate's step"
+  echo
+  echo "| row | measured (ms) | min-max (ms) | predicted (ms) | error | device buffers' peak error |"
+  echo "|---|---:|---:|---:|---:|---:|"
+} > "$out/summary.md"
+for row in "${rows[@]}"; do
+  IFS='|' read -r name zero precision flags <<< "$row"
+  cfg="$out/configs/$name.json"
+  cat > "$cfg" <<JSON
+{"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2, $precision,
+ "optimizer": {"type": "AdamW", "params": {"lr": 1e-3}}, "gradient_clipping": 1.0,
+ "zero_optimization": $zero}
+JSON
+  # shellcheck disable=SC2086
+  text=$("${mpi[@]}" "$zerosim" validate "$cfg" --model tiny-gpt --seq-len 64 \
+    --cluster "$out/cpu.cluster.json" --profile "$out/cpu.json" --steps 12 --warmup 2 \
+    -o "$out/validation" --name "$name" $flags 2> "$out/validation/$name.log" | grep -v '^step ')
+  echo "$text" > "$out/validation/$name.txt"
+  [ -s "$out/validation/$name.log" ] || rm -f "$out/validation/$name.log"
+  line=$(grep '^step: measured' <<< "$text")
+  measured=$(sed -E 's/^step: measured ([0-9.]+) ms.*/\1/' <<< "$line")
+  range=$(sed -E 's/.*; ([0-9.]+) ms to ([0-9.]+) ms\).*/\1-\2/' <<< "$line")
+  predicted=$(sed -E 's/.*predicted ([0-9.]+) ms, .*/\1/' <<< "$line")
+  error=$(sed -E 's/.*, ([-+][0-9.]+%)$/\1/' <<< "$line")
+  memory=$(grep "^device buffers' peak" <<< "$text" | sed -E 's/.*, ([-+][0-9.]+%|n\/a)$/\1/')
+  echo "| $name | $measured | $range | $predicted | $error | ${memory:-n/a} |" >> "$out/summary.md"
+done
+cat "$out/summary.md"

@@ -1,0 +1,141 @@
+// Issue 17's loop on this machine: `mpirun -np 2 zerosim calibrate --backend cpu` measures it,
+// then `mpirun -np 2 zerosim validate` runs a tiny GPT at ZeRO stages 1-3 on two CPU ranks with
+// that profile and cluster file and compares the run with the prediction. The machine is noisy
+// (CI shares two cores): the measured figure is the median step after warm-up, and the test
+// runs alone (RUN_SERIAL).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "tests/cli/run_zerosim.h"
+
+namespace zs {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string read(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(CalibrateValidate, TwoCpuRanksPredictATinyGptAtStagesOneToThree) {
+  // mpirun refuses root unless told (CI runs as root); OpenMPI's allocations at MPI_Finalize
+  // are not ours, so LeakSanitizer is off for the ranks.
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  setenv("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=1", 0);
+  const std::string dir =
+      ::testing::TempDir() + "zs_calibrate_validate_" + std::to_string(getpid());
+  fs::create_directories(dir);
+  const std::string mpirun = std::string(ZS_MPIEXEC) + " -np 2 --oversubscribe " + ZS_ZEROSIM_BIN;
+  // This VM's speed drifts by tens of percent over minutes (other tenants): a stage gets up to
+  // three attempts, each calibrating again right before it validates, and passes when one of
+  // them is within 25%. A wrong model fails all three; every attempt is printed.
+  // Under the sanitizers every op pays the instrumentation, which no benchmark prices: the
+  // time bound is for the Release build (the README's test command); there one attempt checks
+  // everything else.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr bool kTimed = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  constexpr bool kTimed = false;
+#else
+  constexpr bool kTimed = true;
+#endif
+#else
+  constexpr bool kTimed = true;
+#endif
+  constexpr int kAttempts = kTimed ? 3 : 1;
+  for (int stage : {1, 2, 3}) {
+    SCOPED_TRACE("stage " + std::to_string(stage));
+    const std::string cfg = dir + "/stage" + std::to_string(stage) + ".json";
+    std::ofstream(cfg) << R"({"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2,
+      "bf16": {"enabled": true}, "optimizer": {"type": "AdamW", "params": {"lr": 1e-3}},
+      "zero_optimization": {"stage": )"
+                       << stage
+                       << R"(, "reduce_bucket_size": 20000, "allgather_bucket_size": 20000}})";
+    bool within = false;
+    std::string attempts;
+    for (int attempt = 0; attempt < kAttempts && !within; ++attempt) {
+      const auto cal = testing::run_command(mpirun + " calibrate --backend cpu --repeats 5 -o " +
+                                            dir + "/cpu.json 2>&1");
+      ASSERT_EQ(cal.exit_code, 0) << cal.output;
+      EXPECT_NE(cal.output.find("calibrate: MPI collectives over 2 ranks"), std::string::npos)
+          << cal.output;
+      const auto profile = nlohmann::json::parse(read(dir + "/cpu.json"));
+      EXPECT_EQ(profile["backend"], "cpu");
+      EXPECT_GT(profile["mpi_busbw_bytes_per_s"].get<double>(), 0);
+      const auto cluster = nlohmann::json::parse(read(dir + "/cpu.cluster.json"));
+      EXPECT_EQ(cluster["gpus_per_node"], 2);
+
+      const auto v = testing::run_command(
+          mpirun + " validate " + cfg + " --model tiny-gpt --seq-len 64 --cluster " + dir +
+          "/cpu.cluster.json --profile " + dir + "/cpu.json --steps 10 --warmup 2 -o " + dir +
+          "/validation --json 2>/dev/null");
+      ASSERT_EQ(v.exit_code, 0) << v.output;
+      const auto j = nlohmann::json::parse(v.output);
+      const auto& val = j["validation"];
+      EXPECT_EQ(val["timed_steps"], 8);
+      const double measured = val["step"]["measured_s"].get<double>();
+      const double predicted = val["step"]["predicted_s"].get<double>();
+      EXPECT_EQ(j["time"]["step_s"].get<double>(), measured);
+      within = !kTimed || std::fabs(predicted - measured) < 0.25 * measured;
+      attempts += "attempt " + std::to_string(attempt + 1) + ": measured " +
+                  std::to_string(measured) + " s, predicted " + std::to_string(predicted) + " s\n" +
+                  val["breakdown"].dump() + "\n";
+      // The device buffers' peak does not depend on the machine: within 1% every time.
+      const double got = val["memory"]["measured_bytes"].get<double>();
+      const double want = val["memory"]["predicted_bytes"].get<double>();
+      EXPECT_LE(std::fabs(want - got), 0.01 * got) << val["memory"].dump();
+      EXPECT_FALSE(val["largest_op_differences"].empty());
+      EXPECT_EQ(j["prediction"]["cost_profile"], dir + "/cpu.json");
+      // The file `zerosim report` reads from a sweep's validation/ folder.
+      EXPECT_TRUE(
+          fs::exists(dir + "/validation/stage" + std::to_string(stage) + ".tiny-gpt.2ranks.json"));
+    }
+    EXPECT_TRUE(within) << attempts;
+    std::printf("stage %d:\n%s", stage, attempts.c_str());
+  }
+
+  // A sweep of the same stages on this machine's CPU cluster, with the three validation files
+  // beside it: the report plots predicted against measured from them.
+  const std::string zerosim = ZS_ZEROSIM_BIN;
+  const auto sweep = testing::run_command(
+      zerosim + " sweep " + dir + "/stage2.json --model tiny-gpt --seq-len 64 --cluster " + dir +
+      "/cpu.cluster.json --profile " + dir + "/cpu.json --vary stage=1,2,3 --out " + dir +
+      "/sweep 2>&1");
+  ASSERT_EQ(sweep.exit_code, 0) << sweep.output;
+  fs::create_directories(dir + "/sweep/validation");
+  for (int stage : {1, 2, 3}) {
+    const std::string name = "stage" + std::to_string(stage) + ".tiny-gpt.2ranks.json";
+    fs::copy_file(dir + "/validation/" + name, dir + "/sweep/validation/" + name);
+  }
+  const auto report =
+      testing::run_command(zerosim + " report " + dir + "/sweep -o " + dir + "/report.html 2>&1");
+  ASSERT_EQ(report.exit_code, 0) << report.output;
+  const std::string html = read(dir + "/report.html");
+  const std::size_t at = html.find("<section id=\"validation\">");
+  ASSERT_NE(at, std::string::npos);
+  const std::string section = html.substr(at, html.find("</section>", at) - at);
+  EXPECT_NE(section.find("<svg class=\"plot\""), std::string::npos);
+  for (int stage : {1, 2, 3}) {
+    EXPECT_NE(section.find("<td>stage" + std::to_string(stage) +
+                           ".tiny-gpt.2ranks.json</td><td>cpu</td>"),
+              std::string::npos)
+        << "stage " << stage;
+  }
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace zs
