@@ -143,6 +143,16 @@ Result<std::vector<CalibrationModel>> calibration_models() {
   narrow.intermediate_size = 128;
   narrow.max_position_embeddings = 256;
   out.push_back({narrow, {.micro_batch = 1, .seq_len = 256, .act_bytes = 2}});
+  // Attention's two terms (per FLOP and per score) need head_dims apart: 16, 32 and 64.
+  models::ModelSpec wide_heads = gpt;
+  wide_heads.name = "calibration-gpt-d64";
+  wide_heads.num_heads = 2;
+  wide_heads.num_kv_heads = 2;
+  wide_heads.head_dim = 64;
+  wide_heads.intermediate_size = 256;
+  wide_heads.vocab_size = 384;
+  wide_heads.max_position_embeddings = 160;
+  out.push_back({wide_heads, {.micro_batch = 1, .seq_len = 160, .act_bytes = 2}});
   ZS_ASSIGN_OR_RETURN(models::ModelSpec llama, models::zoo_model("llama2-7b"));
   llama.name = "calibration-llama-128";
   llama.vocab_size = 512;
@@ -158,15 +168,44 @@ Result<std::vector<CalibrationModel>> calibration_models() {
   return out;
 }
 
-// Per op kind and pass: each repeat's seconds and units, summed over every op of that kind.
+// One model's ops of one kind in one pass: each repeat's seconds, summed over those ops, and
+// their units (and, for attention, the scores the kernel visits).
 struct KindRuns {
-  std::vector<double> seconds[2];
-  std::vector<double> units[2];
+  std::vector<double> seconds;
+  double units = 0;
+  double pairs = 0;
 };
+
+// Least squares of t = f x flops + p x pairs over the models (no intercept), both >= 0: when
+// one comes out negative, the other term alone.
+std::pair<double, double> fit_attention(const std::vector<double>& t,
+                                        const std::vector<double>& flops,
+                                        const std::vector<double>& pairs) {
+  double ff = 0, pp = 0, fp = 0, tf = 0, tp = 0, st = 0, sf = 0, sp = 0;
+  for (std::size_t m = 0; m < t.size(); ++m) {
+    ff += flops[m] * flops[m];
+    pp += pairs[m] * pairs[m];
+    fp += flops[m] * pairs[m];
+    tf += t[m] * flops[m];
+    tp += t[m] * pairs[m];
+    st += t[m];
+    sf += flops[m];
+    sp += pairs[m];
+  }
+  const double det = ff * pp - fp * fp;
+  if (det > 1e-12 * ff * pp) {
+    const double f = (tf * pp - tp * fp) / det;
+    const double p = (tp * ff - tf * fp) / det;
+    if (f >= 0 && p >= 0) return {f, p};
+    if (f < 0) return {0.0, st / sp};
+  }
+  return {st / sf, 0.0};
+}
 
 Status op_benchmarks(const CalibrateOptions& o, CpuCalibration* c) {
   ZS_ASSIGN_OR_RETURN(const std::vector<CalibrationModel> suite, calibration_models());
-  std::array<KindRuns, models::kOpKindCount> runs;
+  // [kind][pass]: one entry per model that has the kind.
+  std::array<std::array<std::vector<KindRuns>, 2>, models::kOpKindCount> runs;
   for (const CalibrationModel& m : suite) {
     ZS_ASSIGN_OR_RETURN(exec::ModelRunner runner,
                         exec::ModelRunner::create(m.spec, m.workload, /*seed=*/1));
@@ -182,63 +221,82 @@ Status op_benchmarks(const CalibrateOptions& o, CpuCalibration* c) {
     }
     ZS_RETURN_IF_ERROR(runner.set_batch(tokens, targets));
     const int n = runner.num_ops();
+    std::array<std::array<KindRuns, 2>, models::kOpKindCount> mine{};
+    for (const models::Op& op : runner.ops()) {
+      const auto k = static_cast<std::size_t>(op.kind);
+      for (int pass = 0; pass < 2; ++pass) {
+        mine[k][static_cast<std::size_t>(pass)].units += sim::cpu_work_units(op, pass == 1);
+        if (sim::cpu_unit_kind(op.kind) == models::OpKind::kAttention) {
+          mine[k][static_cast<std::size_t>(pass)].pairs += sim::cpu_attention_pairs(op);
+        }
+      }
+    }
     for (int r = 0; r <= o.repeats; ++r) {  // r = 0: the untimed warm-up
-      std::array<std::array<double, 2>, models::kOpKindCount> sec{}, units{};
+      std::array<std::array<double, 2>, models::kOpKindCount> sec{};
       for (int i = 0; i < n; ++i) {
         const Clock::time_point t0 = Clock::now();
         runner.forward(i, i);
-        const auto k = static_cast<std::size_t>(runner.ops()[static_cast<std::size_t>(i)].kind);
-        sec[k][0] += seconds_since(t0);
-        units[k][0] += sim::cpu_work_units(runner.ops()[static_cast<std::size_t>(i)], false);
+        sec[static_cast<std::size_t>(runner.ops()[static_cast<std::size_t>(i)].kind)][0] +=
+            seconds_since(t0);
       }
       for (int i = n - 1; i >= 0; --i) {
         const Clock::time_point t0 = Clock::now();
         runner.backward(i, i);
-        const auto k = static_cast<std::size_t>(runner.ops()[static_cast<std::size_t>(i)].kind);
-        sec[k][1] += seconds_since(t0);
-        units[k][1] += sim::cpu_work_units(runner.ops()[static_cast<std::size_t>(i)], true);
+        sec[static_cast<std::size_t>(runner.ops()[static_cast<std::size_t>(i)].kind)][1] +=
+            seconds_since(t0);
       }
       runner.zero_grads();
       if (r == 0) continue;
-      for (std::size_t k = 0; k < runs.size(); ++k) {
-        for (int pass = 0; pass < 2; ++pass) {
-          if (units[k][pass] <= 0) continue;
-          // One entry per repeat and model: the model's units are added to the repeat's total
-          // below, so that each repeat's rate covers every model.
-          runs[k].seconds[pass].push_back(sec[k][pass]);
-          runs[k].units[pass].push_back(units[k][pass]);
-        }
+      for (std::size_t k = 0; k < mine.size(); ++k) {
+        for (std::size_t pass = 0; pass < 2; ++pass) mine[k][pass].seconds.push_back(sec[k][pass]);
+      }
+    }
+    for (std::size_t k = 0; k < mine.size(); ++k) {
+      for (std::size_t pass = 0; pass < 2; ++pass) {
+        if (mine[k][pass].units > 0) runs[k][pass].push_back(std::move(mine[k][pass]));
       }
     }
   }
   for (std::size_t k = 0; k < runs.size(); ++k) {
     const auto kind = static_cast<models::OpKind>(k);
-    if (kind == models::OpKind::kLinear || runs[k].seconds[0].empty()) continue;
-    for (int pass = 0; pass < 2; ++pass) {
-      // Entries are (model, repeat) in model order: repeat r of every model summed together.
-      const std::size_t total = runs[k].seconds[pass].size();
-      const std::size_t models_with_kind = total / static_cast<std::size_t>(o.repeats);
-      std::vector<double> per_unit;
+    if (kind == models::OpKind::kLinear || runs[k][0].empty()) continue;
+    for (std::size_t pass = 0; pass < 2; ++pass) {
+      const std::vector<KindRuns>& per_model = runs[k][pass];
+      std::vector<double> per_unit, per_pair;
       for (int r = 0; r < o.repeats; ++r) {
-        double s = 0, u = 0;
-        for (std::size_t m = 0; m < models_with_kind; ++m) {
-          const std::size_t at =
-              m * static_cast<std::size_t>(o.repeats) + static_cast<std::size_t>(r);
-          s += runs[k].seconds[pass][at];
-          u += runs[k].units[pass][at];
+        std::vector<double> t, units, pairs;
+        for (const KindRuns& m : per_model) {
+          t.push_back(m.seconds[static_cast<std::size_t>(r)]);
+          units.push_back(m.units);
+          pairs.push_back(m.pairs);
         }
-        per_unit.push_back(s / u);
+        if (kind == models::OpKind::kAttention) {
+          const auto [f, p] = fit_attention(t, units, pairs);
+          per_unit.push_back(f);
+          per_pair.push_back(p);
+        } else {
+          double st = 0, su = 0;
+          for (std::size_t m = 0; m < t.size(); ++m) {
+            st += t[m];
+            su += units[m];
+          }
+          per_unit.push_back(st / su);
+        }
       }
-      c->per_unit[k][static_cast<std::size_t>(pass)] = spread_of(per_unit);
+      c->per_unit[k][pass] = spread_of(per_unit);
+      if (kind == models::OpKind::kAttention) c->attention_pair_s[pass] = spread_of(per_pair);
     }
     c->measured[k] = true;
-    if (o.progress) {
-      const double scale = kind == models::OpKind::kAttention ? 1e12 : 1e9;
+    if (!o.progress) continue;
+    if (kind == models::OpKind::kAttention) {
+      o.progress(format("attention: forward %.2f ps per FLOP + %.2f ns per score, backward %.2f ps",
+                        c->per_unit[k][0].median * 1e12, c->attention_pair_s[0].median * 1e9,
+                        c->per_unit[k][1].median * 1e12) +
+                 format(" per FLOP + %.2f ns per score", c->attention_pair_s[1].median * 1e9));
+    } else {
       o.progress(std::string(models::op_kind_name(kind)) +
-                 format(kind == models::OpKind::kAttention
-                            ? ": forward %.2f, backward %.2f ps per FLOP"
-                            : ": forward %.2f, backward %.2f ns per element",
-                        c->per_unit[k][0].median * scale, c->per_unit[k][1].median * scale));
+                 format(": forward %.2f, backward %.2f ns per element",
+                        c->per_unit[k][0].median * 1e9, c->per_unit[k][1].median * 1e9));
     }
   }
   return Status::ok();
@@ -285,6 +343,32 @@ void memory_benchmarks(const CalibrateOptions& o, CpuCalibration* c) {
   c->op_overhead_s = std::max(seconds_since(t0) / kReads, 1e-9) + (sink == 1 ? 1e-30 : 0.0);
 }
 
+struct Fit {
+  double latency_s = 0;
+  double busbw_bytes_per_s = 0;
+};
+
+// Least squares of time = latency + bus_bytes / busbw over the medians of the all_reduce points
+// (or of the others), each weighted by 1 / time^2: relative errors, so that the 4-byte flags and
+// the Plan's small buckets weigh as much as the 4 MiB points (an unweighted fit is all large
+// messages and leaves the latency to chance).
+Fit fit_collectives(const std::vector<CollectivePoint>& points, bool all_reduce) {
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const CollectivePoint& p : points) {
+    if ((p.kind == "all_reduce") != all_reduce) continue;
+    const double t = std::max(p.seconds.median, 1e-9);
+    const double w = 1.0 / (t * t);
+    sw += w;
+    sx += w * p.bus_bytes;
+    sy += w * t;
+    sxx += w * p.bus_bytes * p.bus_bytes;
+    sxy += w * p.bus_bytes * t;
+  }
+  const double slope = (sw * sxy - sx * sy) / (sw * sxx - sx * sx);
+  const double intercept = (sy - slope * sx) / sw;
+  return {std::max(0.0, intercept), slope > 0 ? 1.0 / slope : 1e14};
+}
+
 Status collective_benchmarks(const CalibrateOptions& o, exec::Communicator* comm,
                              CpuCalibration* c) {
   const int n = comm->size();
@@ -322,22 +406,17 @@ Status collective_benchmarks(const CalibrateOptions& o, exec::Communicator* comm
       c->collectives.push_back(p);
     }
   }
-  // Least squares of time = latency + bus_bytes * (1 / busbw) over the medians.
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  const auto m = static_cast<double>(c->collectives.size());
-  for (const CollectivePoint& p : c->collectives) {
-    sx += p.bus_bytes;
-    sy += p.seconds.median;
-    sxx += p.bus_bytes * p.bus_bytes;
-    sxy += p.bus_bytes * p.seconds.median;
-  }
-  const double slope = (m * sxy - sx * sy) / (m * sxx - sx * sx);
-  const double intercept = (sy - slope * sx) / m;
-  c->mpi_busbw_bytes_per_s = slope > 0 ? 1.0 / slope : 1e14;
-  c->mpi_latency_s = std::max(0.0, intercept);
+  const Fit ring = fit_collectives(c->collectives, false);
+  const Fit all_reduce = fit_collectives(c->collectives, true);
+  c->mpi_latency_s = ring.latency_s;
+  c->mpi_busbw_bytes_per_s = ring.busbw_bytes_per_s;
+  c->mpi_allreduce_latency_s = all_reduce.latency_s;
+  c->mpi_allreduce_busbw_bytes_per_s = all_reduce.busbw_bytes_per_s;
   if (o.progress) {
-    o.progress(format("MPI collectives over %.0f ranks: latency %.1f us, bus bandwidth %.2f GB/s",
-                      n, c->mpi_latency_s * 1e6, c->mpi_busbw_bytes_per_s * 1e-9));
+    o.progress(format("MPI all_reduce over %.0f ranks: latency %.1f us, bus bandwidth %.2f GB/s", n,
+                      c->mpi_allreduce_latency_s * 1e6, c->mpi_allreduce_busbw_bytes_per_s * 1e-9));
+    o.progress(format("MPI all_gather, reduce_scatter: latency %.1f us, bus bandwidth %.2f GB/s",
+                      c->mpi_latency_s * 1e6, c->mpi_busbw_bytes_per_s * 1e-9));
   }
   return Status::ok();
 }
@@ -414,6 +493,10 @@ json::Json cpu_profile_json(const CpuCalibration& c, const std::string& date,
         c.per_unit[k][0].median, c.per_unit[k][1].median};
   }
   j["cpu_s_per_unit"] = per_unit;
+  const auto attention = static_cast<std::size_t>(models::OpKind::kAttention);
+  if (c.measured[attention]) {
+    j["cpu_attention_pair_s"] = {c.attention_pair_s[0].median, c.attention_pair_s[1].median};
+  }
   // The device's memory rate is the memcpy's read + write bytes (cpu_cluster_json).
   j["hbm_efficiency"] =
       std::clamp(c.cast_bytes_per_s.median / (2 * c.memcpy_bytes_per_s.median), 1e-3, 1.0);
@@ -424,6 +507,8 @@ json::Json cpu_profile_json(const CpuCalibration& c, const std::string& date,
   if (c.ranks > 1) {
     j["mpi_latency_s"] = c.mpi_latency_s;
     j["mpi_busbw_bytes_per_s"] = c.mpi_busbw_bytes_per_s;
+    j["mpi_allreduce_latency_s"] = c.mpi_allreduce_latency_s;
+    j["mpi_allreduce_busbw_bytes_per_s"] = c.mpi_allreduce_busbw_bytes_per_s;
   }
   json::Json spread = json::Json::object();
   json::Json gemm = json::Json::object();
@@ -437,16 +522,22 @@ json::Json cpu_profile_json(const CpuCalibration& c, const std::string& date,
         {"forward", spread_json(c.per_unit[k][0])}, {"backward", spread_json(c.per_unit[k][1])}};
   }
   spread["cpu_s_per_unit"] = units;
+  spread["cpu_attention_pair_s"] = {{"forward", spread_json(c.attention_pair_s[0])},
+                                    {"backward", spread_json(c.attention_pair_s[1])}};
   spread["memcpy_bytes_per_s"] = spread_json(c.memcpy_bytes_per_s);
   spread["cast_bytes_per_s"] = spread_json(c.cast_bytes_per_s);
   spread["adam_bytes_per_s"] = spread_json(c.adam_bytes_per_s);
   json::Json coll = json::Json::array();
   for (const CollectivePoint& p : c.collectives) {
-    coll.push_back({{"kind", p.kind},
-                    {"bytes", p.bytes},
-                    {"bus_bytes", p.bus_bytes},
-                    {"seconds", spread_json(p.seconds)},
-                    {"fit_seconds", c.mpi_latency_s + p.bus_bytes / c.mpi_busbw_bytes_per_s}});
+    coll.push_back(
+        {{"kind", p.kind},
+         {"bytes", p.bytes},
+         {"bus_bytes", p.bus_bytes},
+         {"seconds", spread_json(p.seconds)},
+         {"fit_seconds",
+          p.kind == "all_reduce"
+              ? c.mpi_allreduce_latency_s + p.bus_bytes / c.mpi_allreduce_busbw_bytes_per_s
+              : c.mpi_latency_s + p.bus_bytes / c.mpi_busbw_bytes_per_s}});
   }
   spread["collectives"] = coll;
   j["spread"] = spread;

@@ -8,17 +8,21 @@
 //                     on square m = n = k GEMMs of sides 16 to 512, FLOPs over time over the
 //                     core's fp32 peak (below)
 //   cpu_s_per_unit    every other model op, forward and backward one op at a time, as
-//                     exec/model_runner.h runs them, on three small calibration models (a GPT-2
-//                     and a Llama shape, none of them a zoo model), in sim::cpu_work_units units
+//                     exec/model_runner.h runs them, on four small calibration models (GPT-2
+//                     and Llama shapes, none of them a zoo model), in sim::cpu_work_units units;
+//                     attention as seconds per FLOP plus per score (cpu_attention_pair_s),
+//                     least squares over the models' head_dims (16, 32, 64)
 //   hbm_efficiency    kernels/cpu/dtype.h's fp32 -> bf16 rounding (read + write bytes) over the
 //                     device's memory rate, which is one thread's memcpy (read + write bytes)
 //   pcie_pinned_bytes_per_s  the same memcpy, bytes copied (the backend's host copies)
 //   cpu_adam_bytes_per_s_per_core  kernels/cpu/adamw.h adam_step on one thread, 28 bytes per
 //                     parameter as the Plan counts them
 //   kernel_launch_s   the interpreter's per-op clock reads (two steady_clock::now())
-//   mpi_latency_s, mpi_busbw_bytes_per_s  all_reduce, all_gather and reduce_scatter over the
-//                     group (exec/communicator.h) from 4 bytes to 4 MiB, least-squares fit of
-//                     time = latency + bus bytes / bus bandwidth; only with 2 or more ranks
+//   mpi_latency_s, mpi_busbw_bytes_per_s, mpi_allreduce_latency_s,
+//   mpi_allreduce_busbw_bytes_per_s  all_reduce, all_gather and reduce_scatter over the group
+//                     (exec/communicator.h) from 4 bytes to 4 MiB, least-squares fits of
+//                     time = latency + bus bytes / bus bandwidth in relative error, all_reduce's
+//                     apart; only with 2 or more ranks
 // Every rank of the group runs every benchmark at the same time, as the ranks of a run share the
 // machine; rank 0's figures are the result.
 //
@@ -78,13 +82,18 @@ struct CpuCalibration {
   // kinds the calibration models do not have (linear, flash attention).
   std::array<std::array<Spread, 2>, models::kOpKindCount> per_unit{};
   std::array<bool, models::kOpKindCount> measured{};
+  // Attention: seconds per score visited, beside per_unit's seconds per FLOP (both fitted
+  // together over the calibration models' head_dims, sim::CostProfile::cpu_attention_pair_s).
+  std::array<Spread, 2> attention_pair_s{};
   Spread memcpy_bytes_per_s;  // bytes copied per second
   Spread cast_bytes_per_s;    // bytes read + written per second
   Spread adam_bytes_per_s;    // one thread
   double op_overhead_s = 0;
   std::vector<CollectivePoint> collectives;
-  double mpi_latency_s = 0;
+  double mpi_latency_s = 0;  // all_gather and reduce_scatter
   double mpi_busbw_bytes_per_s = 0;
+  double mpi_allreduce_latency_s = 0;
+  double mpi_allreduce_busbw_bytes_per_s = 0;
 };
 
 struct CalibrateOptions {

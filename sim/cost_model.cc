@@ -8,6 +8,7 @@
 
 #include "common/overloaded.h"
 #include "kernels/collective.h"
+#include "models/op_costs.h"
 
 namespace zs::sim {
 namespace {
@@ -131,6 +132,11 @@ KernelTime time_op_cpu(const models::Op& op, double fp32_peak, const CostProfile
   const auto [fwd, bwd] = p.cpu_s_per_unit[static_cast<std::size_t>(cpu_unit_kind(op.kind))];
   k.fwd_s = cpu_work_units(op, false) * fwd;
   k.bwd_s = cpu_work_units(op, true) * bwd;
+  if (cpu_unit_kind(op.kind) == OpKind::kAttention) {
+    const double pairs = cpu_attention_pairs(op);
+    k.fwd_s += pairs * p.cpu_attention_pair_s[0];
+    k.bwd_s += pairs * p.cpu_attention_pair_s[1];
+  }
   return k;
 }
 
@@ -169,6 +175,11 @@ double cpu_work_units(const models::Op& op, bool backward) {
       return static_cast<double>(std::get<models::ElementwiseShape>(op.shape).numel);
   }
   return 0;
+}
+
+double cpu_attention_pairs(const models::Op& op) {
+  const auto& a = std::get<models::AttentionShape>(op.shape);
+  return static_cast<double>(a.batch * a.heads * models::attention_pairs(a.seq, a.causal));
 }
 
 double peak_flops(const configs::GpuSpec& gpu, configs::Precision precision) {
@@ -273,9 +284,14 @@ PricedPlan cost_ops_cpu(const plan::Plan& plan, const ModelOpTimes& m,
               if (cw.group_size <= 1) return;
               const double bus_bytes =
                   kernels::bus_factor(cw.kind, cw.group_size) * static_cast<double>(cw.bytes);
-              c.fixed_s = p.mpi_latency_s * collective_slowdown;
+              const bool all_reduce = cw.kind == kernels::Collective::kAllReduce;
+              c.fixed_s =
+                  (all_reduce ? p.mpi_allreduce_latency_s : p.mpi_latency_s) * collective_slowdown;
               c.link = kNcclLink;
-              c.link_amount = bus_bytes / p.mpi_busbw_bytes_per_s * collective_slowdown;
+              c.link_amount =
+                  bus_bytes /
+                  (all_reduce ? p.mpi_allreduce_busbw_bytes_per_s : p.mpi_busbw_bytes_per_s) *
+                  collective_slowdown;
             },
             [&](const plan::MemoryWork& mw) {
               c.fixed_s = static_cast<double>(mw.bytes_read + mw.bytes_written) / memory_rate;

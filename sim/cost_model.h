@@ -49,6 +49,9 @@ namespace zs::sim {
 // The CPU backend's unit of work for `op` (CostProfile::cpu_s_per_unit): FLOPs of the pass for
 // GEMMs and attention, elements for the rest. calibrate measures seconds per these units.
 double cpu_work_units(const models::Op& op, bool backward);
+// The scores an attention op's CPU kernel visits: batch x heads x models::attention_pairs.
+// REQUIRES: op is an attention op.
+double cpu_attention_pairs(const models::Op& op);
 // The kind whose cpu_s_per_unit prices `kind`: both attention kinds run one CPU kernel.
 models::OpKind cpu_unit_kind(models::OpKind kind);
 

@@ -75,6 +75,8 @@ CostProfile default_cpu_profile() {
   p.kernel_launch_s = 50e-9;
   p.mpi_latency_s = 3.62e-6;
   p.mpi_busbw_bytes_per_s = 7.14 * kGBps;
+  p.mpi_allreduce_latency_s = 3.62e-6;
+  p.mpi_allreduce_busbw_bytes_per_s = 7.14 * kGBps;
   return p;
 }
 
@@ -268,6 +270,8 @@ constexpr NumberField kNumberFields[] = {
     {"host_memory_efficiency", &CostProfile::host_memory_efficiency, kMinEfficiency, 1},
     {"mpi_latency_s", &CostProfile::mpi_latency_s, 0, 1},
     {"mpi_busbw_bytes_per_s", &CostProfile::mpi_busbw_bytes_per_s, 1e6, 1e14},
+    {"mpi_allreduce_latency_s", &CostProfile::mpi_allreduce_latency_s, 0, 1},
+    {"mpi_allreduce_busbw_bytes_per_s", &CostProfile::mpi_allreduce_busbw_bytes_per_s, 1e6, 1e14},
     {"nvme_read_bytes_per_s", &CostProfile::nvme_read_bytes_per_s, 1e6, 1e12},
     {"nvme_write_bytes_per_s", &CostProfile::nvme_write_bytes_per_s, 1e6, 1e12},
 };
@@ -303,7 +307,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
   }
   std::string allowed =
       "backend, machine, date, commit, command, gemm_efficiency, cpu_cores_per_rank, kernels, "
-      "host_call_s, cpu_s_per_unit, spread";
+      "host_call_s, cpu_s_per_unit, cpu_attention_pair_s, spread";
   for (const NumberField& f : kNumberFields) allowed += ", " + std::string(f.key);
   for (auto it = doc.root.begin(); it != doc.root.end(); ++it) {
     const std::string& key = it.key();
@@ -381,6 +385,18 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
           base.cpu_s_per_unit[static_cast<std::size_t>(kind)] = {pair[0].get<double>(),
                                                                  pair[1].get<double>()};
         }
+      }
+      continue;
+    }
+    if (key == "cpu_attention_pair_s") {
+      const auto seconds = [](const json::Json& x) {
+        return x.is_number() && x.get<double>() >= 0 && x.get<double>() <= 1;
+      };
+      if (!v.is_array() || v.size() != 2 || !seconds(v[0]) || !seconds(v[1])) {
+        fail(kp, "found " + v.dump() +
+                     "; allowed: [forward, backward] seconds per score, each from 0 to 1");
+      } else {
+        base.cpu_attention_pair_s = {v[0].get<double>(), v[1].get<double>()};
       }
       continue;
     }

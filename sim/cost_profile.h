@@ -95,11 +95,20 @@ struct CostProfile {
   // rotary, activations and residual adds their numel. Linear ops use gemm_efficiency against
   // the device's fp32 peak instead. `zerosim calibrate --backend cpu` measures them.
   std::array<std::array<double, 2>, models::kOpKindCount> cpu_s_per_unit{};
+  // What the CPU attention kernel takes per query-key score it visits (models::attention_pairs
+  // per sequence and head), forward and backward, on top of its FLOPs: the exp of each score,
+  // which at a small head_dim costs as much as the dot products. calibrate fits both terms to
+  // attention at several head_dims.
+  std::array<double, 2> cpu_attention_pair_s{};
   // Collectives over MPI (backend "cpu"): latency + bus bytes / bus bandwidth, bus bytes as
   // nccl-tests counts them (kernels/collective.h bus_factor). Fitted by calibrate to the
-  // collectives it timed at several sizes.
+  // collectives it timed at several sizes: all_reduce on its own (a reduce-scatter and an
+  // all-gather with the adds between, as nvlink_allreduce_busbw is apart from the ring's), the
+  // others together.
   double mpi_latency_s = 0;
   double mpi_busbw_bytes_per_s = 0;
+  double mpi_allreduce_latency_s = 0;
+  double mpi_allreduce_busbw_bytes_per_s = 0;
 
   // NVMe (node totals are divided among the node's GPUs).
   double nvme_read_bytes_per_s = 0;

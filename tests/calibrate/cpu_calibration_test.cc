@@ -23,6 +23,10 @@ TEST(CpuCalibration, ItsFilesAreTheClusterAndProfileSimulateReads) {
   const auto norm = static_cast<std::size_t>(models::OpKind::kNorm);
   c.per_unit[norm] = {Spread{2e-9, 1.9e-9, 2.2e-9, 5}, Spread{3e-9, 2.9e-9, 3.3e-9, 5}};
   c.measured[norm] = true;
+  const auto attention = static_cast<std::size_t>(models::OpKind::kAttention);
+  c.per_unit[attention] = {Spread{50e-12, 40e-12, 60e-12, 5}, Spread{70e-12, 60e-12, 80e-12, 5}};
+  c.attention_pair_s = {Spread{5e-9, 4e-9, 6e-9, 5}, Spread{9e-9, 8e-9, 10e-9, 5}};
+  c.measured[attention] = true;
   c.memcpy_bytes_per_s = {1e10, 9e9, 1.1e10, 5};
   c.cast_bytes_per_s = {8e9, 7e9, 9e9, 5};
   c.adam_bytes_per_s = {6e9, 5e9, 7e9, 5};
@@ -31,6 +35,8 @@ TEST(CpuCalibration, ItsFilesAreTheClusterAndProfileSimulateReads) {
       {.kind = "all_reduce", .bytes = 4096, .bus_bytes = 4096, .seconds = {1e-5, 9e-6, 2e-5, 5}}};
   c.mpi_latency_s = 5e-6;
   c.mpi_busbw_bytes_per_s = 5e9;
+  c.mpi_allreduce_latency_s = 8e-6;
+  c.mpi_allreduce_busbw_bytes_per_s = 4e9;
 
   auto cluster_doc = json::parse_text(cpu_cluster_json(c).dump(), "cpu.cluster.json");
   ASSERT_TRUE(cluster_doc.ok());
@@ -51,10 +57,14 @@ TEST(CpuCalibration, ItsFilesAreTheClusterAndProfileSimulateReads) {
   EXPECT_EQ(p->gemm_efficiency.size(), 2u);
   EXPECT_DOUBLE_EQ(p->gemm_efficiency[1].efficiency, 0.6);
   EXPECT_DOUBLE_EQ(p->cpu_s_per_unit[norm][1], 3e-9);
+  EXPECT_DOUBLE_EQ(p->cpu_s_per_unit[attention][0], 50e-12);
+  EXPECT_DOUBLE_EQ(p->cpu_attention_pair_s[1], 9e-9);
   EXPECT_DOUBLE_EQ(p->hbm_efficiency, 8e9 / 2e10);
   EXPECT_DOUBLE_EQ(p->cpu_adam_bytes_per_s_per_core, 6e9);
   EXPECT_DOUBLE_EQ(p->mpi_latency_s, 5e-6);
   EXPECT_DOUBLE_EQ(p->mpi_busbw_bytes_per_s, 5e9);
+  EXPECT_DOUBLE_EQ(p->mpi_allreduce_latency_s, 8e-6);
+  EXPECT_DOUBLE_EQ(p->mpi_allreduce_busbw_bytes_per_s, 4e9);
   EXPECT_NE(p->stamp.find("commit abc1234"), std::string::npos) << p->stamp;
 }
 
@@ -84,7 +94,7 @@ TEST(CpuCalibration, MeasuresEveryFigureOnThisMachine) {
   EXPECT_GT(c->memcpy_bytes_per_s.median, 1e8);
   EXPECT_GT(c->adam_bytes_per_s.median, 1e8);
   EXPECT_TRUE(c->collectives.empty());  // one rank: nothing to time
-  // A line per benchmark: 6 GEMMs, 8 op kinds, memcpy, rounding, Adam.
+  // A line per benchmark: 6 GEMMs, 8 op kinds, memcpy, rounding, Adam (one rank: no MPI lines).
   EXPECT_EQ(lines.size(), 17u);
 }
 

@@ -65,10 +65,12 @@ TEST(CpuDevice, PricesEachModelOpAtItsKernelsCalibratedRate) {
   p.gemm_efficiency = {{10, 0.5}};
   p.cpu_s_per_unit[static_cast<std::size_t>(models::OpKind::kNorm)] = {2e-9, 3e-9};
   p.cpu_s_per_unit[static_cast<std::size_t>(models::OpKind::kActivation)] = {17e-9, 19e-9};
+  p.cpu_s_per_unit[static_cast<std::size_t>(models::OpKind::kAttention)] = {50e-12, 70e-12};
+  p.cpu_attention_pair_s = {5e-9, 9e-9};
   const SimulationResult r = simulate_tiny(0, 1, p, cluster);
   const plan::ModelGraph& graph = *r.built.layout.graph;
   const ModelOpTimes& t = r.time.priced_model->times;
-  int seen_norm = 0, seen_linear = 0, seen_gelu = 0;
+  int seen_norm = 0, seen_linear = 0, seen_gelu = 0, seen_attention = 0;
   for (std::size_t i = 0; i < graph.ops.size(); ++i) {
     const models::Op& op = graph.ops[i];
     if (op.kind == models::OpKind::kNorm) {
@@ -84,8 +86,16 @@ TEST(CpuDevice, PricesEachModelOpAtItsKernelsCalibratedRate) {
       const auto numel = std::get<models::ElementwiseShape>(op.shape).numel;
       EXPECT_DOUBLE_EQ(t.fwd_s[i], 17e-9 * static_cast<double>(numel));
       ++seen_gelu;
+    } else if (op.kind == models::OpKind::kAttention ||
+               op.kind == models::OpKind::kFlashAttention) {
+      // tiny-gpt: 4 sequences of 64 tokens, 4 heads, causal: 64 x 65 / 2 scores per head.
+      const double scores = 4.0 * 4 * 64 * 65 / 2;
+      EXPECT_DOUBLE_EQ(t.fwd_s[i], 50e-12 * static_cast<double>(op.cost.fwd_flops) + 5e-9 * scores);
+      EXPECT_DOUBLE_EQ(t.bwd_s[i], 70e-12 * static_cast<double>(op.cost.bwd_flops) + 9e-9 * scores);
+      ++seen_attention;
     }
   }
+  EXPECT_EQ(seen_attention, 2);
   EXPECT_EQ(seen_norm, 5);    // two per layer and the final one
   EXPECT_EQ(seen_linear, 9);  // four per layer and the LM head
   EXPECT_EQ(seen_gelu, 2);
