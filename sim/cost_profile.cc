@@ -52,31 +52,32 @@ CostProfile default_cpu_profile() {
   p.source = "defaults for a CPU device (the development VM's calibration)";
   p.backend = "cpu";
   p.kernel_style = KernelStyle::kFused;
-  p.gemm_efficiency = {{16, 0.321},  {32, 0.504},  {64, 0.619},
-                       {128, 0.650}, {256, 0.634}, {512, 0.629}};
+  p.gemm_efficiency = {{16, 0.386},  {32, 0.533},  {64, 0.619},
+                       {128, 0.782}, {256, 0.893}, {512, 0.880}};
   const auto set = [&p](models::OpKind k, double fwd_s, double bwd_s) {
     p.cpu_s_per_unit[static_cast<std::size_t>(k)] = {fwd_s, bwd_s};
   };
-  set(models::OpKind::kEmbedding, 1.44e-9, 1.70e-9);
-  set(models::OpKind::kNorm, 1.90e-9, 3.02e-9);
-  set(models::OpKind::kRotary, 1.10e-9, 1.29e-9);
-  set(models::OpKind::kAttention, 66.0e-12, 93.7e-12);
-  set(models::OpKind::kActivation, 16.6e-9, 18.7e-9);
-  set(models::OpKind::kSwiGlu, 4.64e-9, 6.10e-9);
-  set(models::OpKind::kResidualAdd, 0.683e-9, 0.950e-9);
-  set(models::OpKind::kCrossEntropy, 9.39e-9, 17.5e-9);
-  p.hbm_efficiency = 0.557;  // fp32 -> bf16 rounding over the memcpy's read + write rate
-  p.pcie_pinned_bytes_per_s = 7.59 * kGBps;  // memcpy
+  set(models::OpKind::kEmbedding, 0.741e-9, 1.05e-9);
+  set(models::OpKind::kNorm, 1.66e-9, 1.98e-9);
+  set(models::OpKind::kRotary, 0.590e-9, 0.718e-9);
+  set(models::OpKind::kAttention, 22.6e-12, 34.1e-12);
+  set(models::OpKind::kActivation, 13.8e-9, 15.3e-9);
+  set(models::OpKind::kSwiGlu, 3.34e-9, 4.12e-9);
+  set(models::OpKind::kResidualAdd, 0.306e-9, 0.599e-9);
+  set(models::OpKind::kCrossEntropy, 7.76e-9, 13.9e-9);
+  p.cpu_attention_pair_s = {4.26e-9, 7.05e-9};
+  p.hbm_efficiency = 0.791;  // fp32 -> bf16 rounding over the memcpy's read + write rate
+  p.pcie_pinned_bytes_per_s = 8.06 * kGBps;  // memcpy
   p.pcie_duplex_bytes_per_s = p.pcie_pinned_bytes_per_s;
   p.pageable_slowdown = 1;
-  p.cpu_adam_bytes_per_s_per_core = 6.03 * kGBps;
+  p.cpu_adam_bytes_per_s_per_core = 6.73 * kGBps;
   p.host_memory_efficiency = 1;
   p.cpu_cores_per_rank = 1;
-  p.kernel_launch_s = 50e-9;
-  p.mpi_latency_s = 3.62e-6;
-  p.mpi_busbw_bytes_per_s = 7.14 * kGBps;
-  p.mpi_allreduce_latency_s = 3.62e-6;
-  p.mpi_allreduce_busbw_bytes_per_s = 7.14 * kGBps;
+  p.kernel_launch_s = 47.6e-9;
+  p.mpi_latency_s = 1.14e-6;
+  p.mpi_busbw_bytes_per_s = 8.42 * kGBps;
+  p.mpi_allreduce_latency_s = 2.48e-6;
+  p.mpi_allreduce_busbw_bytes_per_s = 5.04 * kGBps;
   return p;
 }
 

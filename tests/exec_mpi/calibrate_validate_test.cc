@@ -42,9 +42,10 @@ TEST(CalibrateValidate, TwoCpuRanksPredictATinyGptAtStagesOneToThree) {
       ::testing::TempDir() + "zs_calibrate_validate_" + std::to_string(getpid());
   fs::create_directories(dir);
   const std::string mpirun = std::string(ZS_MPIEXEC) + " -np 2 --oversubscribe " + ZS_ZEROSIM_BIN;
-  // This VM's speed drifts by tens of percent over minutes (other tenants): a stage gets up to
-  // three attempts, each calibrating again right before it validates, and passes when one of
-  // them is within 25%. A wrong model fails all three; every attempt is printed.
+  // This VM's speed drifts by tens of percent in spells of seconds to a minute (other tenants;
+  // reports/measurements/2026-11-26-cpu-validation/summary.md): a stage gets up to four
+  // attempts, 5 s apart, each calibrating again right before it validates, and passes when one
+  // of them is within 25%. A wrong model fails them all; every attempt is printed.
   // Under the sanitizers every op pays the instrumentation, which no benchmark prices: the
   // time bound is for the Release build (the README's test command); there one attempt checks
   // everything else.
@@ -59,7 +60,7 @@ TEST(CalibrateValidate, TwoCpuRanksPredictATinyGptAtStagesOneToThree) {
 #else
   constexpr bool kTimed = true;
 #endif
-  constexpr int kAttempts = kTimed ? 3 : 1;
+  constexpr int kAttempts = kTimed ? 4 : 1;
   for (int stage : {1, 2, 3}) {
     SCOPED_TRACE("stage " + std::to_string(stage));
     const std::string cfg = dir + "/stage" + std::to_string(stage) + ".json";
@@ -71,6 +72,7 @@ TEST(CalibrateValidate, TwoCpuRanksPredictATinyGptAtStagesOneToThree) {
     bool within = false;
     std::string attempts;
     for (int attempt = 0; attempt < kAttempts && !within; ++attempt) {
+      if (attempt > 0) sleep(5);
       const auto cal = testing::run_command(mpirun + " calibrate --backend cpu --repeats 5 -o " +
                                             dir + "/cpu.json 2>&1");
       ASSERT_EQ(cal.exit_code, 0) << cal.output;
