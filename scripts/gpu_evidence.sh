@@ -19,8 +19,11 @@
 #
 # `run` is sized for the device time a session has (15 minutes, the machine's start included):
 # each part has a timeout, and past 450 s the rest is skipped (GPU_EVIDENCE_BUDGET_S); call it
-# with the device tool's timeout_s 540 and carry ["build-gpu/evidence"]. Not in it yet (issue 17):
-# `zerosim calibrate --backend cuda` and `zerosim validate`, which are not built, and real
+# with the device tool's timeout_s 540 and carry ["build-gpu/evidence"]. zerosim trains through
+# `zerosim validate` (the median step after warm-up against the prediction, per-op differences,
+# the allocator's peak against simulate's replay), whose files land in validation/ for
+# `zerosim report`. Not in it yet (issue 17): `zerosim calibrate --backend cuda`, which is not
+# built, the rest of the validation matrix (stages 1-3, fp16, checkpointing, offload) and real
 # DeepSpeed beside zerosim.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +44,9 @@ usage() {
   exit 1
 }
 
+# The GPU preset the predictions are for: the lent card's (H100 or H200), H100 until known.
+GPU_PRESET=h100-80gb-sxm
+
 # The commands `run` executes, one per line (dry-run prints them).
 run_commands() {
   local out=$1 bin=$EVIDENCE/bin
@@ -49,9 +55,10 @@ run_commands() {
   done
   for r in "${RUNS[@]}"; do
     read -r name model mb <<<"$r"
-    echo "timeout 180 $bin/zerosim run bench/configs/gpt2_bf16.json --model $model --backend cuda" \
-      "--micro-batch $mb --seq-len 1024 --steps $STEPS --json > $out/zerosim_$name.json" \
-      "2> $out/zerosim_$name.log"
+    echo "timeout 180 $bin/zerosim validate bench/configs/gpt2_bf16.json --model $model" \
+      "--backend cuda --gpu $GPU_PRESET --gpus-per-node 1 --micro-batch $mb --seq-len 1024" \
+      "--steps $STEPS --warmup $WARMUP" \
+      "-o $out/validation --name $name --json > $out/zerosim_$name.json 2> $out/zerosim_$name.log"
     echo "timeout 180 python3 bench/pytorch_gpt2_baseline.py --model $name --micro-batch $mb" \
       "--seq-len 1024 --steps $STEPS --warmup $WARMUP > $out/pytorch_$name.json" \
       "2> $out/pytorch_$name.log"
@@ -114,7 +121,12 @@ print(":".join(sorted({os.path.dirname(p) for p in glob.glob(base + "/**/lib*.so
     fi
     echo "+ $c"
     bash -c "$c" || { echo "  exit $?"; failed=1; }
-  done < <(run_commands "$out")
+  done < <(
+    if nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -q H200; then
+      GPU_PRESET=h200
+    fi
+    run_commands "$out"
+  )
   python3 - "$out" "${RUNS[@]}" <<'EOF' | tee "$out/summary.md"
 import glob, json, os, sys
 out, runs = sys.argv[1], sys.argv[2:]
@@ -126,8 +138,8 @@ for path in sorted(glob.glob(os.path.join(out, "tests", "*.json"))):
     failed = sum(1 for c in cases if c.get("failures"))
     print(f"| {os.path.basename(path)[:-5]} | {len(cases) - skipped - failed} | {failed} | {skipped} |")
 print("\n## Training GPT-2 in bf16, sequence 1024 (zerosim's CUDA backend against PyTorch, same GPU)\n")
-print("| model | micro-batch | zerosim tokens/s | PyTorch tokens/s | ratio | zerosim MFU | PyTorch MFU | zerosim peak allocated | PyTorch peak allocated | predicted step | measured step |")
-print("|---|---|---|---|---|---|---|---|---|---|---|")
+print("| model | micro-batch | zerosim tokens/s | PyTorch tokens/s | ratio | zerosim MFU | PyTorch MFU | zerosim peak allocated | PyTorch peak allocated | predicted step | measured step (median) | error |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in runs:
     name, _, mb = r.split()
     try:
@@ -143,7 +155,8 @@ for r in runs:
     gib = lambda b: f"{b / 2**30:.2f} GiB" if b else "?"
     print(f"| {name} | {mb} | {zt:,.0f} | {pt:,.0f} | {zt / pt:.2f} | {z['throughput'].get('mfu') or 0:.3f} "
           f"| {p['throughput']['mfu']:.3f} | {gib(z['memory']['gpu']['peak_bytes'])} | {gib(p['memory']['gpu']['peak_bytes'])} "
-          f"| {z['prediction']['time']['step_s']:.4f} s | {z['time']['step_s']:.4f} s |")
+          f"| {z['prediction']['time']['step_s']:.4f} s | {z['time']['step_s']:.4f} s "
+          f"| {z['validation']['step']['error']:+.1%} |")
 EOF
   cp "$out/summary.md" "$out/device.txt" "$dest/"
   tar czf "$dest/gpu_evidence.tar.gz" -C "$out" .

@@ -18,7 +18,7 @@ for t in $(ctest --test-dir "$build" -N -L gpu | sed -n 's/^ *Test *#[0-9]*: \([
 done
 [[ $missing == 0 ]] || exit 1
 for model in gpt2 gpt2-medium; do
-  grep -q "zerosim run .* --model $model --backend cuda" <<<"$dry" || { echo "FAIL: no zerosim run of $model"; exit 1; }
+  grep -q "zerosim validate .* --model $model --backend cuda" <<<"$dry" || { echo "FAIL: no zerosim validate of $model"; exit 1; }
   grep -q "pytorch_gpt2_baseline.py --model $model" <<<"$dry" || { echo "FAIL: no baseline of $model"; exit 1; }
 done
 echo "dry-run names every GPU test and both GPT-2 runs"
