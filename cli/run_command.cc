@@ -377,46 +377,34 @@ int run_run(const RunFlags& f) {
   const std::vector<double> rank_step_s = group_values(ranks, steady_step_s(*result));
   const std::vector<double> rank_host_bytes =
       group_values(ranks, static_cast<double>(peak_rss_bytes()));
-  if (f.validate) {
-    // Each step's slowest rank (every rank takes part in these all-reduces).
-    std::vector<double> slowest;
-    std::vector<double> losses;
+  if (f.validate || f.common.json) {
+    // The group's mean loss per step, and for validate each step's slowest rank (every rank
+    // takes part in these all-reduces).
+    std::vector<double> losses, slowest;
     for (const exec::StepStats& s : result->steps) {
-      const std::vector<double> v = group_values(ranks, s.seconds);
-      slowest.push_back(*std::max_element(v.begin(), v.end()));
       losses.push_back(group_mean(ranks, s.loss));
+      if (f.validate) {
+        const std::vector<double> v = group_values(ranks, s.seconds);
+        slowest.push_back(*std::max_element(v.begin(), v.end()));
+      }
     }
     if (!speaks) return 0;
-    const Validation v = validate_run(*sim, *result, slowest, static_cast<int>(warmup));
     json::Json j =
         measured_json(*sim, request, *result, f.backend, rank_step_s, rank_host_bytes, losses);
     j["notes"] = notes;
+    const auto text = [&j] { return j.dump(2, ' ', false, json::Json::error_handler_t::replace); };
+    if (!f.validate) {
+      print(text());
+      return 0;
+    }
+    const Validation v = validate_run(*sim, *result, slowest, static_cast<int>(warmup));
     // The figure `zerosim report` sets beside the prediction: the median, as the verdict.
     j["time"]["step_s"] = v.measured_step_s;
     j["time"]["statistic"] = "median over the steps after the warm-up of each step's slowest rank";
     j["validation"] = validation_json(v);
-    if (Status s = write_output_file(
-            validation_path, j.dump(2, ' ', false, json::Json::error_handler_t::replace) + "\n");
-        !s.is_ok()) {
-      return failed(s);
-    }
-    if (f.common.json) {
-      print(j.dump(2, ' ', false, json::Json::error_handler_t::replace));
-    } else {
-      print(validation_text(v, tolerance) + "wrote " + validation_path + "\n");
-    }
-    return 0;
-  }
-  if (f.common.json) {
-    std::vector<double> losses;
-    for (const exec::StepStats& s : result->steps) {
-      losses.push_back(group_mean(ranks, s.loss));
-    }
-    if (!speaks) return 0;
-    json::Json j =
-        measured_json(*sim, request, *result, f.backend, rank_step_s, rank_host_bytes, losses);
-    j["notes"] = notes;
-    print(j.dump(2, ' ', false, json::Json::error_handler_t::replace));
+    if (Status s = write_output_file(validation_path, text() + "\n"); !s.is_ok()) return failed(s);
+    print(f.common.json ? text()
+                        : validation_text(v, tolerance) + "wrote " + validation_path + "\n");
     return 0;
   }
   if (!speaks) return 0;

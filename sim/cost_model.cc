@@ -25,6 +25,18 @@ double roofline(double flops, double flop_rate, double bytes, double byte_rate) 
   return std::max(flops / flop_rate, bytes / byte_rate);
 }
 
+// The side of the square GEMM with as many multiply-adds: the geometric mean of m, n, k.
+double gemm_side(const models::GemmShape& g) {
+  return std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
+}
+
+// The cores a rank's CPU Adam runs on: the profile's, else the node's divided among its ranks.
+int cores_per_rank(const configs::Cluster& cluster, const CostProfile& p) {
+  return p.cpu_cores_per_rank > 0
+             ? p.cpu_cores_per_rank
+             : std::max(1, cluster.node.cpu_cores / std::max(1, cluster.gpus_per_node));
+}
+
 KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double hbm,
                    const CostProfile& p, const plan::ModelGraph& graph) {
   KernelTime k;
@@ -44,8 +56,7 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
   switch (op.kind) {
     case OpKind::kLinear: {
       const auto& g = std::get<models::GemmShape>(op.shape);
-      const double side =
-          std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
+      const double side = gemm_side(g);
       // Tensor-core kernels load 16 bytes at a time: every dimension (and so every leading
       // dimension) a multiple of 16 bytes of elements, or the slower unaligned kernels.
       const std::int64_t grid = std::max<std::int64_t>(1, 16 / graph.workload.act_bytes);
@@ -121,10 +132,8 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
 KernelTime time_op_cpu(const models::Op& op, double fp32_peak, const CostProfile& p) {
   KernelTime k;
   if (op.kind == OpKind::kLinear) {
-    const auto& g = std::get<models::GemmShape>(op.shape);
-    const double side =
-        std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
-    const double rate = fp32_peak * gemm_efficiency(p, side);
+    const double rate =
+        fp32_peak * gemm_efficiency(p, gemm_side(std::get<models::GemmShape>(op.shape)));
     k.fwd_s = static_cast<double>(op.cost.fwd_flops) / rate;
     k.bwd_s = static_cast<double>(op.cost.bwd_flops) / rate;
     return k;
@@ -257,16 +266,12 @@ PricedPlan cost_ops_cpu(const plan::Plan& plan, const ModelOpTimes& m,
                         const configs::Cluster& cluster, const CostProfile& p,
                         double collective_slowdown) {
   const double memory_rate = cluster.gpu.hbm_bw_bytes_per_s * p.hbm_efficiency;
-  const int ranks_per_node = cluster.gpus_per_node;
   PricedPlan out;
   out.links.resize(kLinkCount);
   out.links[kNcclLink] = Link{"mpi", 1.0};
   out.links[kPcieLink] = Link{"memcpy", p.pcie_pinned_bytes_per_s};
   out.links[kNvmeLink] = Link{"nvme", 1.0};
-  const int cores = p.cpu_cores_per_rank > 0
-                        ? p.cpu_cores_per_rank
-                        : std::max(1, cluster.node.cpu_cores / std::max(1, ranks_per_node));
-  out.cpu_adam_bytes_per_s = cores * p.cpu_adam_bytes_per_s_per_core;
+  out.cpu_adam_bytes_per_s = cores_per_rank(cluster, p) * p.cpu_adam_bytes_per_s_per_core;
   out.costs.resize(plan.ops.size());
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const plan::Op& op = plan.ops[i];
@@ -327,10 +332,7 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
   out.links[kPcieLink] = Link{"pcie", p.pcie_duplex_bytes_per_s};
   out.links[kNvmeLink] =
       Link{"nvme", std::max(p.nvme_read_bytes_per_s, p.nvme_write_bytes_per_s) / ranks_per_node};
-  const int cores = p.cpu_cores_per_rank > 0
-                        ? p.cpu_cores_per_rank
-                        : std::max(1, cluster.node.cpu_cores / std::max(1, ranks_per_node));
-  double cpu_rate = cores * p.cpu_adam_bytes_per_s_per_core;
+  double cpu_rate = cores_per_rank(cluster, p) * p.cpu_adam_bytes_per_s_per_core;
   if (cluster.node.host_memory_bw_bytes_per_s) {
     cpu_rate = std::min(cpu_rate, *cluster.node.host_memory_bw_bytes_per_s *
                                       p.host_memory_efficiency / ranks_per_node);

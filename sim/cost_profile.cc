@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string_view>
 
 #include "common/json_path.h"
@@ -277,6 +278,15 @@ constexpr NumberField kNumberFields[] = {
     {"nvme_write_bytes_per_s", &CostProfile::nvme_write_bytes_per_s, 1e6, 1e12},
 };
 
+// [forward, backward] seconds, each from 0 to 1; nullopt for anything else.
+std::optional<std::array<double, 2>> seconds_pair(const json::Json& v) {
+  const auto seconds = [](const json::Json& x) {
+    return x.is_number() && x.get<double>() >= 0 && x.get<double>() <= 1;
+  };
+  if (!v.is_array() || v.size() != 2 || !seconds(v[0]) || !seconds(v[1])) return std::nullopt;
+  return std::array<double, 2>{v[0].get<double>(), v[1].get<double>()};
+}
+
 // The k < count whose name_of(k) is `key`, or -1; *allowed lists every name, comma-separated.
 template <class NameOf>
 int named_index(std::string_view key, int count, std::string* allowed, NameOf name_of) {
@@ -374,30 +384,24 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
         });
         const std::string tp = json::child_path(kp, t.key());
         const json::Json& pair = t.value();
-        const auto seconds = [](const json::Json& x) {
-          return x.is_number() && x.get<double>() >= 0 && x.get<double>() <= 1;
-        };
+        const std::optional<std::array<double, 2>> seconds = seconds_pair(pair);
         if (kind < 0) {
           fail(tp, "unknown op kind; allowed: " + names);
-        } else if (!pair.is_array() || pair.size() != 2 || !seconds(pair[0]) || !seconds(pair[1])) {
+        } else if (!seconds) {
           fail(tp, "found " + pair.dump() +
                        "; allowed: [forward, backward] seconds per unit, each from 0 to 1");
         } else {
-          base.cpu_s_per_unit[static_cast<std::size_t>(kind)] = {pair[0].get<double>(),
-                                                                 pair[1].get<double>()};
+          base.cpu_s_per_unit[static_cast<std::size_t>(kind)] = *seconds;
         }
       }
       continue;
     }
     if (key == "cpu_attention_pair_s") {
-      const auto seconds = [](const json::Json& x) {
-        return x.is_number() && x.get<double>() >= 0 && x.get<double>() <= 1;
-      };
-      if (!v.is_array() || v.size() != 2 || !seconds(v[0]) || !seconds(v[1])) {
+      if (const std::optional<std::array<double, 2>> seconds = seconds_pair(v)) {
+        base.cpu_attention_pair_s = *seconds;
+      } else {
         fail(kp, "found " + v.dump() +
                      "; allowed: [forward, backward] seconds per score, each from 0 to 1");
-      } else {
-        base.cpu_attention_pair_s = {v[0].get<double>(), v[1].get<double>()};
       }
       continue;
     }
