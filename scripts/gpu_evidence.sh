@@ -22,9 +22,9 @@
 # with the device tool's timeout_s 540 and carry ["build-gpu/evidence"]. zerosim trains through
 # `zerosim validate` (the median step after warm-up against the prediction, per-op differences,
 # the allocator's peak against simulate's replay), whose files land in validation/ for
-# `zerosim report`. Not in it yet (issue 17): `zerosim calibrate --backend cuda`, which is not
-# built, the rest of the validation matrix (stages 1-3, fp16, checkpointing, offload) and real
-# DeepSpeed beside zerosim.
+# `zerosim report`; then the one-GPU validation matrix on GPT-2 124M (ZeRO 1-3, fp16,
+# checkpointing, optimizer offload; bench/configs/gpu_matrix). Not in it yet (issue 17):
+# `zerosim calibrate --backend cuda` and real DeepSpeed beside zerosim.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -37,6 +37,12 @@ GPU_TESTS=(kernels_cuda_activation_test kernels_cuda_cross_entropy_test kernels_
 RUNS=("gpt2 gpt2 8" "gpt2-medium gpt2-medium 8")
 STEPS=12
 WARMUP=2
+# The one-GPU validation matrix on GPT-2 124M (micro-batch 8, sequence 1024), after the runs
+# above and inside the same budget: (name, config in bench/configs/gpu_matrix, extra flags).
+MATRIX=("stage1_bf16 stage1_bf16" "stage2_overlap_bf16 stage2_overlap_bf16"
+  "stage2_fp16 stage2_fp16" "stage3_bf16 stage3_bf16"
+  "stage3_checkpointing stage3_bf16 --checkpointing" "stage2_offload_bf16 stage2_offload_bf16")
+MATRIX_STEPS=6
 
 usage() {
   sed -n '/^#   scripts\/gpu_evidence.sh pack/,/^#   scripts\/gpu_evidence.sh record/p' "$0" |
@@ -62,6 +68,13 @@ run_commands() {
     echo "timeout 180 python3 bench/pytorch_gpt2_baseline.py --model $name --micro-batch $mb" \
       "--seq-len 1024 --steps $STEPS --warmup $WARMUP > $out/pytorch_$name.json" \
       "2> $out/pytorch_$name.log"
+  done
+  for m in "${MATRIX[@]}"; do
+    read -r name cfg flags <<<"$m"
+    echo "timeout 120 $bin/zerosim validate bench/configs/gpu_matrix/$cfg.json --model gpt2" \
+      "--backend cuda --gpu $GPU_PRESET --gpus-per-node 1 --seq-len 1024" \
+      "--steps $MATRIX_STEPS --warmup $WARMUP${flags:+ $flags}" \
+      "-o $out/validation --name $name > $out/matrix_$name.txt 2> $out/matrix_$name.log"
   done
 }
 
@@ -157,6 +170,25 @@ for r in runs:
           f"| {p['throughput']['mfu']:.3f} | {gib(z['memory']['gpu']['peak_bytes'])} | {gib(p['memory']['gpu']['peak_bytes'])} "
           f"| {z['prediction']['time']['step_s']:.4f} s | {z['time']['step_s']:.4f} s "
           f"| {z['validation']['step']['error']:+.1%} |")
+print("\n## Validation matrix: GPT-2 124M, micro-batch 8, sequence 1024, one GPU\n")
+print("| row | measured step (median) | min-max | predicted step | error | peak allocated measured | predicted | error |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for path in sorted(glob.glob(os.path.join(out, "validation", "*.json"))):
+    name = os.path.basename(path)[:-5]
+    if name in [r.split()[0] for r in runs]:
+        continue
+    v = json.load(open(path))["validation"]
+    s, m = v["step"], v["memory"]
+    mib = lambda b: f"{b / 2**20:,.0f} MiB" if b is not None else "?"
+    err = f"{m['error']:+.2%}" if m["error"] is not None else "?"
+    print(f"| {name} | {s['measured_s'] * 1e3:.1f} ms | {s['measured_min_s'] * 1e3:.1f}-{s['measured_max_s'] * 1e3:.1f} "
+          f"| {s['predicted_s'] * 1e3:.1f} ms | {s['error']:+.1%} | {mib(m['measured_bytes'])} "
+          f"| {mib(m['predicted_bytes'])} | {err} |")
+for path in sorted(glob.glob(os.path.join(out, "matrix_*.log"))):
+    name = os.path.basename(path)[7:-4]
+    if not os.path.exists(os.path.join(out, "validation", name + ".json")):
+        last = open(path).read().strip().splitlines()[-1:]
+        print(f"| {name} | failed: {' '.join(last)[:200]} |")
 EOF
   cp "$out/summary.md" "$out/device.txt" "$dest/"
   tar czf "$dest/gpu_evidence.tar.gz" -C "$out" .
