@@ -75,7 +75,7 @@ class Gpt2(nn.Module):
         for block in self.blocks:
             x = block(x)
         logits = self.lm_head(self.ln_f(x)).float()
-        return F.cross_entropy(logits.view(-1, VOCAB), targets.view(-1))
+        return F.cross_entropy(logits.reshape(-1, VOCAB), targets.reshape(-1))
 
 
 def forward_flops(layers, h, s, params):

@@ -6,9 +6,11 @@
 #include <memory>
 
 #include "calibrate/cpu_calibration.h"
+#include "calibrate/cuda_calibration.h"
 #include "cli/flags.h"
 #include "cli/options.h"
 #include "common/output_file.h"
+#include "exec/device.h"
 #include "exec/launch.h"
 
 namespace zs::cli {
@@ -19,6 +21,7 @@ struct CalibrateFlags {
   std::string output = "profile.json";
   std::string cluster_output;
   std::string repeats = "5";
+  std::string gpu;  // --backend cuda: the preset (default: from the device's name)
 };
 
 std::string today_utc() {
@@ -65,12 +68,75 @@ std::string default_cluster_path(const std::string& profile) {
   return stem + ".cluster.json";
 }
 
+std::string fixed(double v, int digits) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", digits, v);
+  return b;
+}
+
+// The preset whose peaks a CUDA device's efficiencies are fractions of: --gpu, else the one the
+// device's name says (an H200, an H100, an A100 80GB or 40GB, a V100).
+Result<std::string> cuda_preset(const CalibrateFlags& f) {
+  if (!f.gpu.empty()) return f.gpu;
+  const std::string name = exec::cuda_device_name();
+  const std::pair<const char*, const char*> known[] = {
+      {"H200", "h200"},           {"H100", "h100-80gb-sxm"}, {"A100-SXM4-80GB", "a100-80gb"},
+      {"A100 80GB", "a100-80gb"}, {"A100", "a100-40gb"},     {"V100", "v100-32gb"}};
+  for (const auto& [part, preset] : known) {
+    if (name.find(part) != std::string::npos) return std::string(preset);
+  }
+  return Status::invalid_argument("--gpu: the device \"" + name +
+                                  "\" is none of the presets' GPUs; name the preset whose peaks "
+                                  "the efficiencies should be fractions of with --gpu");
+}
+
+int run_calibrate_cuda(const CalibrateFlags& f) {
+  if (f.output.empty() || std::filesystem::is_directory(f.output)) {
+    return fail(Status::invalid_argument("-o: \"" + f.output + "\" is not a file to write"));
+  }
+  const std::filesystem::path parent = std::filesystem::path(f.output).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    return fail(Status::io_error(f.output + ": error[file]: the folder " + parent.string() +
+                                 " does not exist"));
+  }
+  if (Status s = exec::cuda_backend_status(); !s.is_ok()) return fail(s.with_context("calibrate"));
+  auto preset = cuda_preset(f);
+  if (!preset.ok()) return fail(preset.status());
+  calibrate::CudaCalibrateOptions options;
+  options.gpu_preset = *preset;
+  options.progress = [](const std::string& line) {
+    std::fprintf(stderr, "calibrate: %s\n", line.c_str());
+    std::fflush(stderr);
+  };
+  auto cal = calibrate::calibrate_cuda(options);
+  if (!cal.ok()) return fail(cal.status());
+  const json::Json profile = calibrate::cuda_profile_json(
+      *cal, today_utc(), source_commit(),
+      "zerosim calibrate --backend cuda --gpu " + *preset + " -o " + f.output);
+  if (Status s = write_output_file(f.output, profile.dump(2) + "\n"); !s.is_ok()) return fail(s);
+  const calibrate::DeviceFit& fit = cal->fit;
+  std::string gemm;
+  for (std::size_t i = 0; i < fit.gemm_sides.size(); ++i) {
+    gemm += (gemm.empty() ? "" : ", ") + fixed(fit.gemm_efficiency[i], 3) + " at " +
+            std::to_string(static_cast<long long>(fit.gemm_sides[i]));
+  }
+  print("zerosim calibrate: wrote " + f.output + " (simulate --profile with --gpu " + *preset +
+        ") for " + cal->device + ":\n  GEMM efficiency " + gemm + "; unaligned " +
+        fixed(fit.unaligned_efficiency, 3) + " of peak; attention " +
+        fixed(fit.attention_efficiency, 3) + "; HBM " + fixed(fit.hbm_efficiency, 3) +
+        "\n  fit over " + std::to_string(fit.rows.size()) + " timed ops: median error " +
+        fixed(100 * fit.median_abs_error, 1) + "%, time-weighted " +
+        fixed(100 * fit.time_weighted_abs_error, 1) + "%\n");
+  return 0;
+}
+
 int run_calibrate(const CalibrateFlags& f) {
-  if (f.backend == "cuda") {
-    return fail(Status::invalid_argument(
-        "--backend cuda: calibrating a GPU is not built yet; the GPU presets' profiles come from "
-        "published measurements (sim/cost_profile.cc), and scripts/gpu_evidence.sh measures a "
-        "lent GPU against them"));
+  if (f.backend == "cuda") return run_calibrate_cuda(f);
+  if (!f.gpu.empty()) {
+    return fail(
+        Status::invalid_argument("--gpu: only with --backend cuda; the CPU backend's "
+                                 "device is this machine's core"));
   }
   if (f.backend != "cpu") {
     return fail(Status::invalid_argument("--backend: \"" + f.backend +
@@ -130,11 +196,17 @@ std::function<int()> add_calibrate_command(CLI::App& app) {
       "Measure this machine with the executor's own kernels and collectives (under mpirun for "
       "several ranks) and write the cost profile simulate --profile reads, and a cluster file of "
       "this machine's cores");
-  cmd->add_option("--backend", flags->backend, "cpu (default); cuda is not built yet");
+  cmd->add_option("--backend", flags->backend,
+                  "cpu (default): this machine's cores; cuda: the current CUDA device, by "
+                  "training five small calibration models and fitting the GPU cost model's rates");
+  cmd->add_option("--gpu", flags->gpu,
+                  "--backend cuda: the GPU preset whose peaks the efficiencies are fractions of "
+                  "(default: the one the device's name says)");
   cmd->add_option("-o,--output", flags->output, "the profile to write (default profile.json)");
   cmd->add_option("--cluster-out", flags->cluster_output,
                   "the cluster file to write (default: PROFILE with .cluster.json)");
-  cmd->add_option("--repeats", flags->repeats, "timed runs per benchmark (default 5)");
+  cmd->add_option("--repeats", flags->repeats,
+                  "--backend cpu: timed runs per benchmark (default 5)");
   return [flags] { return run_calibrate(*flags); };
 }
 

@@ -23,8 +23,9 @@
 # `zerosim validate` (the median step after warm-up against the prediction, per-op differences,
 # the allocator's peak against simulate's replay), whose files land in validation/ for
 # `zerosim report`; then the one-GPU validation matrix on GPT-2 124M (ZeRO 1-3, fp16,
-# checkpointing, optimizer offload; bench/configs/gpu_matrix). Not in it yet (issue 17):
-# `zerosim calibrate --backend cuda` and real DeepSpeed beside zerosim.
+# checkpointing, optimizer offload; bench/configs/gpu_matrix). Before the runs,
+# `zerosim calibrate --backend cuda` measures zerosim's own CUDA backend, and every prediction
+# uses that profile when it was written. Not in it yet (issue 17): real DeepSpeed beside zerosim.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -59,11 +60,16 @@ run_commands() {
   for t in "${GPU_TESTS[@]}"; do
     echo "timeout 120 $bin/$t --gtest_output=json:$out/tests/$t.json > $out/tests/$t.log 2>&1"
   done
+  # The profile of zerosim's own CUDA backend on this GPU; every prediction below uses it when
+  # calibrate wrote it (else the preset's, which describes DeepSpeed on PyTorch).
+  echo "timeout 120 $bin/zerosim calibrate --backend cuda --gpu $GPU_PRESET -o $out/cuda.json" \
+    "> $out/calibrate.txt 2> $out/calibrate.log"
+  local profile="\$([ -f $out/cuda.json ] && echo --profile $out/cuda.json)"
   for r in "${RUNS[@]}"; do
     read -r name model mb <<<"$r"
     echo "timeout 180 $bin/zerosim validate bench/configs/gpt2_bf16.json --model $model" \
       "--backend cuda --gpu $GPU_PRESET --gpus-per-node 1 --micro-batch $mb --seq-len 1024" \
-      "--steps $STEPS --warmup $WARMUP" \
+      "--steps $STEPS --warmup $WARMUP $profile" \
       "-o $out/validation --name $name --json > $out/zerosim_$name.json 2> $out/zerosim_$name.log"
     echo "timeout 180 python3 bench/pytorch_gpt2_baseline.py --model $name --micro-batch $mb" \
       "--seq-len 1024 --steps $STEPS --warmup $WARMUP > $out/pytorch_$name.json" \
@@ -73,7 +79,7 @@ run_commands() {
     read -r name cfg flags <<<"$m"
     echo "timeout 120 $bin/zerosim validate bench/configs/gpu_matrix/$cfg.json --model gpt2" \
       "--backend cuda --gpu $GPU_PRESET --gpus-per-node 1 --seq-len 1024" \
-      "--steps $MATRIX_STEPS --warmup $WARMUP${flags:+ $flags}" \
+      "--steps $MATRIX_STEPS --warmup $WARMUP${flags:+ $flags} $profile" \
       "-o $out/validation --name $name > $out/matrix_$name.txt 2> $out/matrix_$name.log"
   done
 }
@@ -150,6 +156,15 @@ for path in sorted(glob.glob(os.path.join(out, "tests", "*.json"))):
     skipped = sum(1 for c in cases if c.get("result") == "SKIPPED")
     failed = sum(1 for c in cases if c.get("failures"))
     print(f"| {os.path.basename(path)[:-5]} | {len(cases) - skipped - failed} | {failed} | {skipped} |")
+cal = os.path.join(out, "calibrate.txt")
+print("\n## zerosim calibrate --backend cuda\n")
+if os.path.exists(os.path.join(out, "cuda.json")):
+    print("```\n" + open(cal).read().strip() + "\n```")
+    print("\nEvery prediction below uses this profile (cuda.json).")
+else:
+    log = os.path.join(out, "calibrate.log")
+    last = open(log).read().strip().splitlines()[-3:] if os.path.exists(log) else []
+    print("failed: " + " / ".join(last)[:400] + "\n\nThe predictions below use the preset's profile.")
 print("\n## Training GPT-2 in bf16, sequence 1024 (zerosim's CUDA backend against PyTorch, same GPU)\n")
 print("| model | micro-batch | zerosim tokens/s | PyTorch tokens/s | ratio | zerosim MFU | PyTorch MFU | zerosim peak allocated | PyTorch peak allocated | predicted step | measured step (median) | error |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")

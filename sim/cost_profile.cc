@@ -318,7 +318,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
   }
   std::string allowed =
       "backend, machine, date, commit, command, gemm_efficiency, cpu_cores_per_rank, kernels, "
-      "host_call_s, cpu_s_per_unit, cpu_attention_pair_s, spread";
+      "host_call_s, cpu_s_per_unit, cpu_attention_pair_s, spread, fit";
   for (const NumberField& f : kNumberFields) allowed += ", " + std::string(f.key);
   for (auto it = doc.root.begin(); it != doc.root.end(); ++it) {
     const std::string& key = it.key();
@@ -405,9 +405,9 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
       }
       continue;
     }
-    if (key == "spread") {
-      // What calibrate saw over its repeats, for people: read by nothing, but it must be an
-      // object.
+    if (key == "spread" || key == "fit") {
+      // What calibrate saw over its repeats, or how its fit came out, for people: read by
+      // nothing, but it must be an object.
       if (!v.is_object()) fail(kp, "found " + v.dump() + "; allowed: an object");
       continue;
     }

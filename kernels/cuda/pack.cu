@@ -35,7 +35,9 @@ __global__ void unpack_kernel(const PackRun* runs, std::int64_t num_runs, const 
     const std::int64_t b = max(lo, run.pos), e = min(hi, run.pos + run.n);
     for (std::int64_t p = b + threadIdx.x; p < e; p += blockDim.x) {
       float v = to_float(buffer[p]);
-      if (scale != 1.0f) v = to_float(from_float<B>(v * scale));
+      // __fmul_rn: the product is rounded before the add below, as exec::unpack does; a
+      // contracted fused multiply-add would round once and differ in the last bit.
+      if (scale != 1.0f) v = to_float(from_float<B>(__fmul_rn(v, scale)));
       F& x = flat[run.flat + p - run.pos];
       x = add ? from_float<F>(to_float(x) + v) : from_float<F>(v);
     }

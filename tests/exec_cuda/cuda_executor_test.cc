@@ -74,7 +74,8 @@ TEST_F(CudaExecutor, StepLossesMatchTheCpuBackend) {
           << precision << " step " << i;
       EXPECT_EQ(gpu.steps[i].lr, cpu.steps[i].lr);
     }
-    EXPECT_FALSE(cpu.device_memory.has_value());
+    // The CPU backend accounts the Plan's device buffers; the CUDA one measures its allocator.
+    EXPECT_TRUE(cpu.device_memory.has_value());
     ASSERT_TRUE(gpu.device_memory.has_value());
   }
 }
@@ -96,7 +97,9 @@ TEST_F(CudaExecutor, EveryZeroStageAndCheckpointingTrainTheSame) {
 // norm, clipping and CPU Adam run on the host, the update comes back up. It trains as the same
 // config without offload does, to the rounding of CPU against GPU AdamW (fp32 on both; 1e-3
 // relative over 3 steps, as the fp32 CPU/GPU comparison above), skips the same fp16 step, and
-// holds no fp32 master weights or Adam states on the device (12 bytes per parameter less).
+// holds no fp32 master weights or Adam states on the device: 12 bytes per parameter less, up to
+// one byte per parameter of staging (on an H100, 2026-11-26: 12 bytes per parameter less 37,888
+// bytes on this model, and less 3,584 bytes on GPT-2 124M).
 TEST_F(CudaExecutor, OptimizerOffloadTrainsAsWithoutIt) {
   const sim::SimulationResult sim = tiny_gpt_simulation(config(2, kBf16), 1, false);
   const plan::Layout& l = sim.built.layout;
@@ -121,7 +124,7 @@ TEST_F(CudaExecutor, OptimizerOffloadTrainsAsWithoutIt) {
       }
       ASSERT_TRUE(off.device_memory.has_value() && plain.device_memory.has_value());
       EXPECT_LE(off.device_memory->peak_allocated_bytes,
-                plain.device_memory->peak_allocated_bytes - 12 * params);
+                plain.device_memory->peak_allocated_bytes - 11 * params);
     }
   }
 }

@@ -202,14 +202,14 @@ struct Tolerance {
   double rel = 0.0;
 };
 
-// Success when every element is within tol (a NaN never is); otherwise says how many are not,
-// and shows the worst one.
+// Success when every element is within tol, plus extra_abs[i] for element i where extra_abs is
+// not empty (a NaN never is); otherwise says how many are not, and shows the worst one.
 template <class Want>
 ::testing::AssertionResult all_near(const std::vector<float>& got, const std::vector<Want>& want,
-                                    Tolerance tol) {
-  if (got.size() != want.size()) {
-    return ::testing::AssertionFailure()
-           << "sizes differ: got " << got.size() << ", want " << want.size();
+                                    Tolerance tol, const std::vector<double>& extra_abs = {}) {
+  if (got.size() != want.size() || (!extra_abs.empty() && extra_abs.size() != want.size())) {
+    return ::testing::AssertionFailure() << "sizes differ: got " << got.size() << ", want "
+                                         << want.size() << ", extra " << extra_abs.size();
   }
   std::size_t bad = 0;
   std::size_t worst = 0;
@@ -217,7 +217,8 @@ template <class Want>
   for (std::size_t i = 0; i < got.size(); ++i) {
     const auto w = static_cast<double>(want[i]);
     const double diff = std::fabs(static_cast<double>(got[i]) - w);
-    const double allowed = tol.abs + tol.rel * std::fabs(w);
+    const double allowed =
+        tol.abs + tol.rel * std::fabs(w) + (extra_abs.empty() ? 0.0 : extra_abs[i]);
     const double excess = allowed > 0 ? diff / allowed : (diff > 0 ? INFINITY : 0.0);
     if (!(diff <= allowed)) ++bad;
     if (std::isnan(diff) || excess > worst_excess) {
@@ -229,8 +230,8 @@ template <class Want>
   std::ostringstream msg;
   msg.precision(9);
   msg << bad << " of " << got.size() << " elements outside |got - want| <= " << tol.abs << " + "
-      << tol.rel << "·|want|; worst at [" << worst << "]: got " << got[worst] << ", want "
-      << static_cast<double>(want[worst]);
+      << tol.rel << "·|want|" << (extra_abs.empty() ? "" : " + extra[i]") << "; worst at [" << worst
+      << "]: got " << got[worst] << ", want " << static_cast<double>(want[worst]);
   return ::testing::AssertionFailure() << msg.str();
 }
 
