@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <thread>
 #include <utility>
 
 #include "configs/ds_config.h"
@@ -21,6 +22,7 @@ struct CalibrationModel {
   models::ModelSpec spec;
   int micro_batch = 1;
   std::int64_t seq_len = 0;
+  bool offload = false;  // ZeRO 2 with the optimizer on the host: its copies and CPU Adam
 };
 
 // GEMM sides from about 400 to 6000 (the zoo's 7B models at 4k tokens are near 5000), GPT-2's
@@ -57,17 +59,20 @@ Result<std::vector<CalibrationModel>> calibration_models() {
   out.push_back({gpt_like("calibration-gpt-1024", 1024, 16, 2), 8, 1024});
   out.push_back({llama_like("calibration-llama-2048", 2048, 5504, 2), 2, 2048});
   out.push_back({llama_like("calibration-llama-4096", 4096, 11008, 1), 4, 1024});
+  out.push_back({gpt_like("calibration-gpt-512-offload", 512, 8, 2), 4, 512, true});
   for (CalibrationModel& m : out) m.spec = exec::without_dropout(std::move(m.spec));
   return out;
 }
 
-// bf16, or fp16 on a GPU without bf16 (a V100).
-std::string config_text(int micro_batch, bool bf16) {
+// bf16, or fp16 on a GPU without bf16 (a V100); ZeRO 0, or 2 with the optimizer offloaded.
+std::string config_text(int micro_batch, bool bf16, bool offload) {
   return R"({"train_micro_batch_size_per_gpu": )" + std::to_string(micro_batch) +
          R"(, "gradient_accumulation_steps": 1, )" +
          (bf16 ? R"("bf16": {"enabled": true})" : R"("fp16": {"enabled": true})") +
-         R"(, "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}},
-  "zero_optimization": {"stage": 0}})";
+         R"(, "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}, "zero_optimization": )" +
+         (offload ? R"({"stage": 2, "offload_optimizer": {"device": "cpu", "pin_memory": true}})"
+                  : R"({"stage": 0})") +
+         "}";
 }
 
 std::string describe(const CalibrationModel& m) {
@@ -88,8 +93,9 @@ Result<std::vector<CalibrationPlan>> plan_cuda_calibration(const std::string& gp
     sim::SimulationRequest r;
     ZS_ASSIGN_OR_RETURN(
         json::Document doc,
-        json::parse_text(config_text(m.micro_batch, cluster.gpu.bf16_flops_per_s.has_value()),
-                         m.spec.name + ".json"));
+        json::parse_text(
+            config_text(m.micro_batch, cluster.gpu.bf16_flops_per_s.has_value(), m.offload),
+            m.spec.name + ".json"));
     r.config_document = std::make_shared<const json::Document>(std::move(doc));
     r.model = m.spec;
     r.cluster = cluster;
@@ -123,8 +129,9 @@ Result<CudaCalibration> calibrate_cuda(const CudaCalibrateOptions& options) {
     if (!measured.ok()) return measured.status().with_context("calibrate: " + p.model);
     timelines.push_back(
         std::make_unique<std::vector<exec::OpTiming>>(std::move(measured->timeline)));
-    runs.push_back(
-        {p.model, &s, timelines.back().get(), p.gpu, configs::training_precision(s.config.config)});
+    runs.push_back({p.model, &s, timelines.back().get(), p.gpu,
+                    configs::training_precision(s.config.config),
+                    static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))});
     c.models.push_back(p.description);
     if (options.progress) {
       double total = 0;
@@ -177,6 +184,11 @@ json::Json cuda_profile_json(const CudaCalibration& c, const std::string& date,
   }
   if (f.attention_efficiency > 0) j["attention_efficiency"] = f.attention_efficiency;
   if (f.hbm_efficiency > 0) j["hbm_efficiency"] = f.hbm_efficiency;
+  if (f.pcie_pinned_bytes_per_s > 0) j["pcie_pinned_bytes_per_s"] = f.pcie_pinned_bytes_per_s;
+  if (f.cpu_adam_bytes_per_s_per_core > 0) {
+    j["cpu_adam_bytes_per_s_per_core"] = f.cpu_adam_bytes_per_s_per_core;
+    j["cpu_cores_per_rank"] = f.cpu_cores;
+  }
   json::Json fit = json::Json::object();
   fit["what"] =
       "non-negative least squares, in relative error, of the cost model's fused-kernel terms to "

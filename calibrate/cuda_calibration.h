@@ -4,15 +4,17 @@
 // It trains five small calibration models (GPT-2 and Llama shapes, hidden sizes 256 to 4096,
 // head_dims 64 and 128, one to two layers; none of them a zoo model, so a zoo model validated
 // with the profile is out of sample) for a few steps each through the executor itself
-// (exec::execute, Backend::kCuda, bf16 (fp16 on a GPU without it), ZeRO 0, one GPU), and fits the
-// GPU cost model's rates to the ops of each run's last step (calibrate/device_fit.h): the GEMM
-// efficiency curve (cuBLASLt), the unaligned GEMMs' rate, the attention kernel's rate and the
-// memory-bound kernels' share of HBM bandwidth, all against the named GPU preset's peaks.
+// (exec::execute, Backend::kCuda, bf16 (fp16 on a GPU without it), ZeRO 0, one GPU), and one of
+// them again with ZeRO 2 and the optimizer offloaded. It fits the GPU cost model's rates to the
+// ops of each run's last step (calibrate/device_fit.h): the GEMM efficiency curve (cuBLASLt),
+// the unaligned GEMMs' rate, the attention kernel's rate and the memory-bound kernels' share of
+// HBM bandwidth, all against the named GPU preset's peaks; and the host's pinned copy rate and
+// CPU Adam per core, over this machine's hardware threads.
 //
 // The profile it writes describes zerosim's executor, not DeepSpeed on PyTorch: kernels
 // "fused" (one kernel per op, no eager temporaries), no DeepSpeed Python (host_call_s 0), and
-// the preset's figures for everything it did not measure (host launch time, PCIe, NCCL: one GPU
-// has no collectives to time).
+// the preset's figures for everything it did not measure (host launch time, NCCL: one GPU has
+// no collectives to time).
 #pragma once
 
 #include <functional>

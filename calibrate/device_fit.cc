@@ -18,7 +18,9 @@ constexpr int kGemmColumns = 8;  // 128, 256, ..., 16384
 constexpr int kUnaligned = kGemmColumns;
 constexpr int kAttention = kGemmColumns + 1;
 constexpr int kMemory = kGemmColumns + 2;
-constexpr int kColumns = kGemmColumns + 3;
+constexpr int kCopy = kGemmColumns + 3;     // pinned host <-> GPU copies
+constexpr int kCpuAdam = kGemmColumns + 4;  // the offloaded optimizer on the host's cores
+constexpr int kColumns = kGemmColumns + 5;
 using Terms = std::array<double, kColumns>;
 
 double side_of(const models::GemmShape& g) {
@@ -91,6 +93,11 @@ Result<DeviceFit> fit_device_rates(const std::vector<TimedRun>& runs) {
     const double peak = sim::peak_flops(run.gpu, run.precision);
     const double hbm = run.gpu.hbm_bw_bytes_per_s;
     const std::int64_t act_bytes = graph.workload.act_bytes;
+    // The host columns are fractions of the preset's rates, so that every column's coefficient
+    // is the inverse of an efficiency.
+    const double copy_rate = run.sim->profile.pcie_pinned_bytes_per_s;
+    const double adam_rate =
+        run.sim->profile.cpu_adam_bytes_per_s_per_core * std::max(1, run.cpu_cores);
     for (const exec::OpTiming& timing : *run.timeline) {
       const double seconds = static_cast<double>(timing.end_ns - timing.start_ns) * 1e-9;
       if (timing.op < 0 || timing.op >= static_cast<int>(plan.ops.size()) || !(seconds > 0)) {
@@ -111,9 +118,16 @@ Result<DeviceFit> fit_device_rates(const std::vector<TimedRun>& runs) {
                      },
                      [&](const plan::OptimizerWork& ow) {
                        if (ow.on_cpu) {
-                         row = false;
+                         t[kCpuAdam] = static_cast<double>(ow.bytes_touched) / adam_rate;
                        } else {
                          t[kMemory] = static_cast<double>(ow.bytes_touched) / hbm;
+                       }
+                     },
+                     [&](const plan::CopyWork& cw) {
+                       if (cw.pinned && cw.bytes > 0) {
+                         t[kCopy] = static_cast<double>(cw.bytes) / copy_rate;
+                       } else {
+                         row = false;  // pageable copies: not what the executor makes
                        }
                      },
                      [&](const auto&) { row = false; },
@@ -122,9 +136,11 @@ Result<DeviceFit> fit_device_rates(const std::vector<TimedRun>& runs) {
       double total = 0;
       for (double x : t) total += x;
       if (!row || !(total > 0)) continue;
-      if (total > seconds) {  // faster than the peaks allow: not this work
+      double device = 0;
+      for (int c = 0; c < kCopy; ++c) device += t[static_cast<std::size_t>(c)];
+      if (device > seconds) {  // faster than the device's peaks allow: not this work
         fit.excluded.push_back(
-            {run.model, timing.op, std::string(plan.op_name(timing.op)), seconds, total});
+            {run.model, timing.op, std::string(plan.op_name(timing.op)), seconds, device});
         continue;
       }
       rows.push_back(t);
@@ -189,6 +205,17 @@ Result<DeviceFit> fit_device_rates(const std::vector<TimedRun>& runs) {
   }
   fit.attention_efficiency = efficiency(x[kAttention]);
   fit.hbm_efficiency = efficiency(x[kMemory]);
+  // Host rates: the preset's over the coefficient, not clamped (a host may beat the preset).
+  for (const TimedRun& run : runs) {
+    if (x[kCopy] > 0 && fit.pcie_pinned_bytes_per_s == 0) {
+      fit.pcie_pinned_bytes_per_s = run.sim->profile.pcie_pinned_bytes_per_s / x[kCopy];
+    }
+    if (x[kCpuAdam] > 0 && fit.cpu_adam_bytes_per_s_per_core == 0) {
+      fit.cpu_adam_bytes_per_s_per_core =
+          run.sim->profile.cpu_adam_bytes_per_s_per_core / x[kCpuAdam];
+      fit.cpu_cores = std::max(1, run.cpu_cores);
+    }
+  }
   return fit;
 }
 

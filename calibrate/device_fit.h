@@ -12,10 +12,13 @@
 //   attention (either kind)             FLOPs / peak
 //   every other model op, a plan MemoryWork and the optimizer on the GPU
 //                                       bytes / HBM bandwidth (the ops' fused hbm bytes)
+//   a pinned host <-> GPU copy (CopyWork)  bytes / the preset's pcie_pinned_bytes_per_s
+//   the optimizer on the host (offload)   bytes touched / (cores x the preset's
+//                                       cpu_adam_bytes_per_s_per_core)
 // peak is the cluster GPU's dense peak for the training precision (sim::peak_flops). A timed plan
 // op is one row: the sum of its model ops' terms (a ComputeWork covers one to a few model ops)
-// against its measured seconds. Collectives, copies, host syncs, NVMe and the CPU optimizer are
-// not rows: they are not these rates. Nor is an op timed faster than its terms at full rate
+// against its measured seconds. Collectives, pageable copies, host syncs and NVMe are not rows:
+// they are not these rates. Nor is an op timed faster than its device terms at full rate
 // (every efficiency 1): the executor did not do that work there (zerosim's CUDA backend folds
 // the fp32 gradient cast and the parameter copy of stage 0 into the optimizer's kernel); such
 // ops are listed apart.
@@ -45,6 +48,7 @@ struct TimedRun {
   const std::vector<exec::OpTiming>* timeline = nullptr;
   configs::GpuSpec gpu;  // the device the peaks come from
   configs::Precision precision = configs::Precision::kBf16;
+  int cpu_cores = 1;  // the threads the executor's CPU Adam ran on (exec/cpu_adam.h)
 };
 
 struct FitRow {
@@ -66,6 +70,11 @@ struct DeviceFit {
   double unaligned_side = 0;
   double attention_efficiency = 0;
   double hbm_efficiency = 0;
+  // Absolute host rates (0: no run timed them): one direction of a pinned copy, and the CPU
+  // optimizer per core over `cpu_cores` cores.
+  double pcie_pinned_bytes_per_s = 0;
+  double cpu_adam_bytes_per_s_per_core = 0;
+  int cpu_cores = 0;
   std::vector<FitRow> rows;
   std::vector<FitRow> excluded;  // fitted_s: the time at full rate, above the measured
   // |fitted - measured| / measured over the rows, and the same weighted by measured time.

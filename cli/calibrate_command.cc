@@ -198,7 +198,7 @@ std::function<int()> add_calibrate_command(CLI::App& app) {
       "this machine's cores");
   cmd->add_option("--backend", flags->backend,
                   "cpu (default): this machine's cores; cuda: the current CUDA device, by "
-                  "training five small calibration models and fitting the GPU cost model's rates");
+                  "training six small calibration runs and fitting the GPU cost model's rates");
   cmd->add_option("--gpu", flags->gpu,
                   "--backend cuda: the GPU preset whose peaks the efficiencies are fractions of "
                   "(default: the one the device's name says)");

@@ -17,6 +17,9 @@
 #   scripts/gpu_evidence.sh dry-run    here: what `run` would run, command by command
 #   scripts/gpu_evidence.sh record DIR here: DIR (the files `run` wrote) into reports/gpu/
 #
+# GPU_EVIDENCE_ONLY=REGEX runs only the commands that match it (a rerun of some parts). Carry
+# .whl too (the DeepSpeed wheels, scripts/deepspeed_gpu.sh) for real DeepSpeed beside zerosim.
+#
 # `run` is sized for the device time a session has (15 minutes, the machine's start included):
 # each part has a timeout, and past 450 s the rest is skipped (GPU_EVIDENCE_BUDGET_S); call it
 # with the device tool's timeout_s 540 and carry ["build-gpu/evidence"]. zerosim trains through
@@ -44,6 +47,8 @@ MATRIX=("stage1_bf16 stage1_bf16" "stage2_overlap_bf16 stage2_overlap_bf16"
   "stage2_fp16 stage2_fp16" "stage3_bf16 stage3_bf16"
   "stage3_checkpointing stage3_bf16 --checkpointing" "stage2_offload_bf16 stage2_offload_bf16")
 MATRIX_STEPS=6
+# Real DeepSpeed's configs (bench/configs/deepspeed_gpu), when .whl is carried.
+DEEPSPEED=(stage0_bf16 stage1_bf16 stage2_bf16 stage3_bf16)
 
 usage() {
   sed -n '/^#   scripts\/gpu_evidence.sh pack/,/^#   scripts\/gpu_evidence.sh record/p' "$0" |
@@ -75,6 +80,15 @@ run_commands() {
       "--seq-len 1024 --steps $STEPS --warmup $WARMUP > $out/pytorch_$name.json" \
       "2> $out/pytorch_$name.log"
   done
+  # Real DeepSpeed (carried wheels in .whl, scripts/deepspeed_gpu.sh) on GPT-2 124M, ZeRO 0-3,
+  # beside simulate's prediction for it with the preset's profile (DeepSpeed on PyTorch).
+  for n in "${DEEPSPEED[@]}"; do
+    echo "$bin/zerosim simulate bench/configs/deepspeed_gpu/$n.json --model gpt2" \
+      "--gpu $GPU_PRESET --gpus-per-node 1 --seq-len 1024 --json > $out/predict_$n.json" \
+      "2> $out/predict_$n.log"
+  done
+  echo "[ -d .whl ] && timeout 300 scripts/deepspeed_gpu.sh $out/deepspeed 240" \
+    "> $out/deepspeed.txt 2>&1"
   for m in "${MATRIX[@]}"; do
     read -r name cfg flags <<<"$m"
     echo "timeout 120 $bin/zerosim validate bench/configs/gpu_matrix/$cfg.json --model gpt2" \
@@ -144,7 +158,7 @@ print(":".join(sorted({os.path.dirname(p) for p in glob.glob(base + "/**/lib*.so
     if nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | grep -q H200; then
       GPU_PRESET=h200
     fi
-    run_commands "$out"
+    run_commands "$out" | grep -E -- "${GPU_EVIDENCE_ONLY:-.}"
   )
   python3 - "$out" "${RUNS[@]}" <<'EOF' | tee "$out/summary.md"
 import glob, json, os, sys
@@ -168,23 +182,49 @@ else:
 print("\n## Training GPT-2 in bf16, sequence 1024 (zerosim's CUDA backend against PyTorch, same GPU)\n")
 print("| model | micro-batch | zerosim tokens/s | PyTorch tokens/s | ratio | zerosim MFU | PyTorch MFU | zerosim peak allocated | PyTorch peak allocated | predicted step | measured step (median) | error |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+def load(what, name):
+    try:
+        return json.load(open(os.path.join(out, f"{what}_{name}.json")))
+    except Exception:  # a failed run says why in its log: its last line here
+        log = os.path.join(out, f"{what}_{name}.log")
+        last = open(log).read().strip().splitlines()[-1:] if os.path.exists(log) else []
+        print(f"| {name} | {mb} | {what} failed: {' '.join(last)[:200]} |")
+        return None
+gib = lambda b: f"{b / 2**30:.2f} GiB" if b else "?"
 for r in runs:
     name, _, mb = r.split()
-    try:
-        z = json.load(open(os.path.join(out, f"zerosim_{name}.json")))
-        p = json.load(open(os.path.join(out, f"pytorch_{name}.json")))
-    except Exception:  # a failed run says why in its log: its last line here
-        for what in ("zerosim", "pytorch"):
-            log = os.path.join(out, f"{what}_{name}.log")
-            last = open(log).read().strip().splitlines()[-1:] if os.path.exists(log) else []
-            print(f"| {name} | {mb} | {what} failed: {' '.join(last)[:200]} |")
+    z, p = load("zerosim", name), load("pytorch", name)
+    if z is None:
         continue
-    zt, pt = z["throughput"]["tokens_per_s"], p["throughput"]["tokens_per_s"]
-    gib = lambda b: f"{b / 2**30:.2f} GiB" if b else "?"
-    print(f"| {name} | {mb} | {zt:,.0f} | {pt:,.0f} | {zt / pt:.2f} | {z['throughput'].get('mfu') or 0:.3f} "
-          f"| {p['throughput']['mfu']:.3f} | {gib(z['memory']['gpu']['peak_bytes'])} | {gib(p['memory']['gpu']['peak_bytes'])} "
+    zt = z["throughput"]["tokens_per_s"]
+    pt = f"{p['throughput']['tokens_per_s']:,.0f}" if p else "-"
+    ratio = f"{zt / p['throughput']['tokens_per_s']:.2f}" if p else "-"
+    pmfu = f"{p['throughput']['mfu']:.3f}" if p else "-"
+    pmem = gib(p["memory"]["gpu"]["peak_bytes"]) if p else "-"
+    print(f"| {name} | {mb} | {zt:,.0f} | {pt} | {ratio} | {z['throughput'].get('mfu') or 0:.3f} | {pmfu} "
+          f"| {gib(z['memory']['gpu']['peak_bytes'])} | {pmem} "
           f"| {z['prediction']['time']['step_s']:.4f} s | {z['time']['step_s']:.4f} s "
           f"| {z['validation']['step']['error']:+.1%} |")
+print("\n## Real DeepSpeed, GPT-2 124M, micro-batch 8, sequence 1024, one GPU, against simulate\n")
+print("| config | DeepSpeed step (median) | predicted step | error | DeepSpeed peak allocated | predicted peak | error |")
+print("|---|---:|---:|---:|---:|---:|---:|")
+for path in sorted(glob.glob(os.path.join(out, "predict_*.json"))):
+    n = os.path.basename(path)[8:-5]
+    try:
+        pr = json.load(open(path))
+    except Exception:
+        continue
+    try:
+        d = json.load(open(os.path.join(out, "deepspeed", f"deepspeed_{n}.json")))
+    except Exception:
+        log = os.path.join(out, "deepspeed", f"deepspeed_{n}.log")
+        last = open(log).read().strip().splitlines()[-1:] if os.path.exists(log) else ["not run"]
+        print(f"| {n} | failed: {' '.join(last)[:200]} |")
+        continue
+    ms, ps = d["time"]["step_s"], pr["time"]["step_s"]
+    mb, pb = d["memory"]["gpu"]["peak_bytes"], pr["memory"]["gpu"]["peak_bytes"]
+    print(f"| {n} | {ms * 1e3:.1f} ms | {ps * 1e3:.1f} ms | {(ps - ms) / ms:+.1%} | {mb / 2**20:,.0f} MiB "
+          f"| {pb / 2**20:,.0f} MiB | {(pb - mb) / mb:+.1%} |")
 print("\n## Validation matrix: GPT-2 124M, micro-batch 8, sequence 1024, one GPU\n")
 print("| row | measured step (median) | min-max | predicted step | error | peak allocated measured | predicted | error |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -227,7 +267,7 @@ case "${1:-}" in
   dry-run)
     echo "# scripts/gpu_evidence.sh run would run, on the GPU machine (LD_LIBRARY_PATH set to the"
     echo "# toolkit's libraries and PyTorch's NCCL), after printing nvidia-smi's name, memory, driver:"
-    run_commands '$OUT'
+    run_commands '$OUT' | grep -E -- "${GPU_EVIDENCE_ONLY:-.}"
     ;;
   record) shift; cmd_record "$@" ;;
   *) usage ;;

@@ -22,20 +22,21 @@ constexpr char kConfig[] = R"({"train_micro_batch_size_per_gpu": 4,
 
 // GPT-2 at 4 x 1024 tokens on one H100: every GEMM compute-bound at the rates below, GPT-2's
 // unaligned vocabulary, flash attention, norms and the loss memory-bound.
-sim::SimulationResult gpt2_simulation() {
+sim::SimulationResult gpt2_simulation(const std::string& config = kConfig) {
   plan::SimSetup s;
   s.model = "gpt2";
   s.gpu = "h100-80gb-sxm";
   s.gpus_per_node = 1;
   s.seq_len = 1024;
-  return plan::simulate_text(kConfig, s);
+  return plan::simulate_text(config, s);
 }
 
 // What the executor would have timed if the device ran at `p`'s rates exactly as
 // sim/cost_model.cc prices fused kernels: each ComputeWork its model ops' time, memory work and
-// the GPU optimizer their bytes at the profile's HBM rate, the rest (syncs) a microsecond.
+// the GPU optimizer their bytes at the profile's HBM rate, pinned copies at its PCIe rate, the
+// host optimizer at its per-core rate on `cores`, the rest (syncs) a microsecond.
 std::vector<exec::OpTiming> timeline_at(const sim::SimulationResult& s, const sim::CostProfile& p,
-                                        const configs::GpuSpec& gpu) {
+                                        const configs::GpuSpec& gpu, int cores = 1) {
   const plan::Plan& plan = s.built.plan;
   const sim::ModelOpTimes t =
       sim::time_model_ops(*s.built.layout.graph, gpu, configs::Precision::kBf16, p);
@@ -55,7 +56,13 @@ std::vector<exec::OpTiming> timeline_at(const sim::SimulationResult& s, const si
                      seconds = static_cast<double>(m.bytes_read + m.bytes_written) / hbm;
                    },
                    [&](const plan::OptimizerWork& o) {
-                     seconds = static_cast<double>(o.bytes_touched) / hbm;
+                     seconds = static_cast<double>(o.bytes_touched) /
+                               (o.on_cpu ? cores * p.cpu_adam_bytes_per_s_per_core : hbm);
+                   },
+                   [&](const plan::CopyWork& c) {
+                     if (c.bytes > 0) {
+                       seconds = static_cast<double>(c.bytes) / p.pcie_pinned_bytes_per_s;
+                     }
                    },
                    [&](const auto&) {},
                },
@@ -106,6 +113,34 @@ TEST(DeviceFit, RecoversTheRatesOfADeviceThatRunsAsTheCostModelPrices) {
   EXPECT_NEAR(fit2->hbm_efficiency, 0.6, 1e-3);
 }
 
+// With the optimizer offloaded, the host's two rates come back too: the pinned copies' and
+// CPU Adam's per core, beside the device's.
+TEST(DeviceFit, RecoversTheHostRatesOfAnOffloadedOptimizer) {
+  const sim::SimulationResult s = gpt2_simulation(R"({"train_micro_batch_size_per_gpu": 4,
+    "gradient_accumulation_steps": 1, "bf16": {"enabled": true},
+    "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}, "zero_optimization": {"stage": 2,
+    "offload_optimizer": {"device": "cpu", "pin_memory": true}}})");
+  const configs::Cluster cluster = *configs::make_cluster("h100-80gb-sxm", 1, 1);
+  sim::CostProfile p = sim::default_cost_profile(cluster);
+  p.kernel_style = sim::KernelStyle::kFused;
+  p.gemm_efficiency = {{1000, 0.55}};
+  p.gemm_sustained = 1;
+  p.hbm_efficiency = 0.6;
+  p.attention_efficiency = 0.05;
+  p.min_kernel_s = 0;
+  p.pcie_pinned_bytes_per_s = 3e9;
+  p.cpu_adam_bytes_per_s_per_core = 1.5e9;
+  const std::vector<exec::OpTiming> timeline = timeline_at(s, p, cluster.gpu, 16);
+  auto fit = fit_device_rates(
+      {{"gpt2", &s, &timeline, cluster.gpu, configs::Precision::kBf16, /*cpu_cores=*/16}});
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  EXPECT_NEAR(fit->pcie_pinned_bytes_per_s, 3e9, 3e6);
+  EXPECT_NEAR(fit->cpu_adam_bytes_per_s_per_core, 1.5e9, 1.5e6);
+  EXPECT_EQ(fit->cpu_cores, 16);
+  EXPECT_NEAR(fit->hbm_efficiency, 0.6, 1e-3);
+  EXPECT_LT(fit->median_abs_error, 1e-3);
+}
+
 TEST(DeviceFit, ARunWithNothingToFitIsRefused) {
   const sim::SimulationResult s = gpt2_simulation();
   const std::vector<exec::OpTiming> none;
@@ -139,6 +174,9 @@ TEST(DeviceFit, TheProfileIsOneSimulateReadsForTheGpuPreset) {
   c.fit.unaligned_side = 1400;
   c.fit.attention_efficiency = 0.02;
   c.fit.hbm_efficiency = 0.45;
+  c.fit.pcie_pinned_bytes_per_s = 2.5e9;
+  c.fit.cpu_adam_bytes_per_s_per_core = 1.25e9;
+  c.fit.cpu_cores = 16;
   c.fit.rows = {{"calibration-a", 3, "mb0.fwd.x", 1e-3, 1.1e-3}};
   const json::Json j = cuda_profile_json(c, "2026-11-26", "abc1234", "zerosim calibrate");
   auto doc = json::parse_text(j.dump(), "cuda.json");
@@ -152,6 +190,9 @@ TEST(DeviceFit, TheProfileIsOneSimulateReadsForTheGpuPreset) {
   EXPECT_DOUBLE_EQ(p->gemm_unaligned_efficiency, 0.1 / 0.5);  // of the curve at 1500
   EXPECT_DOUBLE_EQ(p->attention_efficiency, 0.02);
   EXPECT_DOUBLE_EQ(p->hbm_efficiency, 0.45);
+  EXPECT_DOUBLE_EQ(p->pcie_pinned_bytes_per_s, 2.5e9);
+  EXPECT_DOUBLE_EQ(p->cpu_adam_bytes_per_s_per_core, 1.25e9);
+  EXPECT_EQ(p->cpu_cores_per_rank, 16);
   EXPECT_EQ(p->kernel_style, sim::KernelStyle::kFused);
   for (double s : p->host_call_s) EXPECT_EQ(s, 0.0);
   EXPECT_NE(p->stamp.find("NVIDIA Test GPU"), std::string::npos);
@@ -167,7 +208,7 @@ TEST(CudaCalibration, ItsModelsPlanOnEveryPresetAndSpanTheGemmSizes) {
   for (const char* preset : {"h100-80gb-sxm", "h200", "a100-40gb", "v100-32gb"}) {
     auto plans = plan_cuda_calibration(preset);
     ASSERT_TRUE(plans.ok()) << preset << ": " << plans.status().message();
-    ASSERT_EQ(plans->size(), 5u);
+    ASSERT_EQ(plans->size(), 6u);
     std::vector<bool> column(8, false);
     bool unaligned = false;
     for (const CalibrationPlan& p : *plans) {
