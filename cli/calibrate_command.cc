@@ -1,6 +1,7 @@
 #include "cli/calibrate_command.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <memory>
@@ -34,8 +35,12 @@ std::string today_utc() {
 }
 
 // The source tree's commit (`git rev-parse --short HEAD`, "-dirty" with changes), or "unknown"
-// where the tree or git is not there.
+// where the tree or git is not there. ZS_COMMIT, when set, names it instead: binaries built
+// elsewhere and carried (scripts/gpu_evidence.sh) run beside another checkout's git.
 std::string source_commit() {
+  if (const char* env = std::getenv("ZS_COMMIT"); env != nullptr && *env != '\0') {
+    return std::string(env).substr(0, 64);
+  }
 #ifdef ZS_SOURCE_DIR
   const std::string dir = ZS_SOURCE_DIR;
   const auto run = [](const std::string& cmd) {

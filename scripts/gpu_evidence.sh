@@ -1,9 +1,17 @@
 #!/usr/bin/env bash
-# What a lent GPU machine (one H100 or H200) owes the project, in one command: the gpu-labelled
-# tests (every CUDA kernel against its CPU reference; the CUDA executor against the CPU one, every
-# ZeRO stage and optimizer offload on one GPU), and zerosim's own training of GPT-2 124M and
-# 350M in bf16 beside bench/pytorch_gpt2_baseline.py on the same GPU, with zerosim's prediction
-# for the same run. Every figure lands in one folder with the device, the date and the commit.
+# What a lent GPU machine (one H100 or H200) owes the project, in one command, in this order:
+# - the gpu-labelled tests (every CUDA kernel against its CPU reference; the CUDA executor against
+#   the CPU one, every ZeRO stage and optimizer offload on one GPU);
+# - `zerosim calibrate --backend cuda`: the profile of zerosim's own CUDA backend on this GPU,
+#   which every zerosim prediction below uses when it was written;
+# - zerosim training GPT-2 124M and 350M in bf16 through `zerosim validate` (the median step after
+#   warm-up against the prediction, per-op differences, the allocator's peak against simulate's
+#   replay; files in validation/ for `zerosim report`), beside bench/pytorch_gpt2_baseline.py;
+# - real DeepSpeed (scripts/deepspeed_gpu.sh, from wheels carried in .whl) on GPT-2 124M, ZeRO
+#   0-3, beside `zerosim simulate` with the preset's profile, which describes DeepSpeed;
+# - the one-GPU validation matrix on GPT-2 124M (ZeRO 1-3, fp16, checkpointing, optimizer
+#   offload; bench/configs/gpu_matrix).
+# Every figure lands in one folder with the device, the date and the commit.
 #
 # The GPU machine has the CUDA toolkit, PyTorch and NCCL (a Python wheel) but not the C++
 # packages zerosim builds against, and no network; so the binaries are built here and carried:
@@ -11,24 +19,23 @@
 #   scripts/gpu_evidence.sh pack       here: a Release build for sm_90 without MPI in build-gpu/,
 #                                      its GPU binaries stripped into build-gpu/evidence/
 #   scripts/gpu_evidence.sh run        on the GPU machine, from the repository root, with
-#                                      build-gpu/evidence carried: its files in /tmp/gpu_evidence,
-#                                      then summary.md and gpu_evidence.tar.gz (all of them) in
-#                                      $OUT (the device tool brings back at most 8 files)
+#                                      build-gpu/evidence (and .whl) carried: its files in
+#                                      /tmp/gpu_evidence, then summary.md and gpu_evidence.tar.gz
+#                                      (all of them) in $OUT (the device tool brings back at most
+#                                      8 files)
 #   scripts/gpu_evidence.sh dry-run    here: what `run` would run, command by command
 #   scripts/gpu_evidence.sh record DIR here: DIR (the files `run` wrote) into reports/gpu/
 #
-# GPU_EVIDENCE_ONLY=REGEX runs only the commands that match it (a rerun of some parts). Carry
-# .whl too (the DeepSpeed wheels, scripts/deepspeed_gpu.sh) for real DeepSpeed beside zerosim.
+# .whl: DeepSpeed 0.19.6 built with DS_BUILD_OPS=0 and the wheels it needs that the GPU machine
+# lacks (hjson, pydantic and its own); reports/gpu/2026-11-26-NVIDIA-H100-80GB-HBM3-deepspeed/
+# NOTES.md lists them and how they were made. Without .whl that part is skipped.
+# GPU_EVIDENCE_ONLY=REGEX runs only the commands that match it (a rerun of some parts).
 #
 # `run` is sized for the device time a session has (15 minutes, the machine's start included):
 # each part has a timeout, and past 450 s the rest is skipped (GPU_EVIDENCE_BUDGET_S); call it
-# with the device tool's timeout_s 540 and carry ["build-gpu/evidence"]. zerosim trains through
-# `zerosim validate` (the median step after warm-up against the prediction, per-op differences,
-# the allocator's peak against simulate's replay), whose files land in validation/ for
-# `zerosim report`; then the one-GPU validation matrix on GPT-2 124M (ZeRO 1-3, fp16,
-# checkpointing, optimizer offload; bench/configs/gpu_matrix). Before the runs,
-# `zerosim calibrate --backend cuda` measures zerosim's own CUDA backend, and every prediction
-# uses that profile when it was written. Not in it yet (issue 17): real DeepSpeed beside zerosim.
+# with the device tool's timeout_s 540 and carry ["build-gpu/evidence", ".whl"]. On an H100 on
+# 2026-11-26 everything but DeepSpeed took 183 s, and calibrate with DeepSpeed's four runs 226 s
+# (reports/gpu/2026-11-26-*): the whole run needs a budget of about 420 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -87,7 +94,7 @@ run_commands() {
       "--gpu $GPU_PRESET --gpus-per-node 1 --seq-len 1024 --json > $out/predict_$n.json" \
       "2> $out/predict_$n.log"
   done
-  echo "[ -d .whl ] && timeout 300 scripts/deepspeed_gpu.sh $out/deepspeed 240" \
+  echo "[ -d .whl ] && timeout 200 scripts/deepspeed_gpu.sh $out/deepspeed 120" \
     "> $out/deepspeed.txt 2>&1"
   for m in "${MATRIX[@]}"; do
     read -r name cfg flags <<<"$m"
@@ -133,6 +140,9 @@ base = list(nvidia.__path__)[0]
 print(":".join(sorted({os.path.dirname(p) for p in glob.glob(base + "/**/lib*.so*", recursive=True)})))' \
     2>/dev/null || true)
   export LD_LIBRARY_PATH="/usr/local/cuda/lib64:/usr/local/cuda/lib:${wheels}:${LD_LIBRARY_PATH:-}"
+  # The binaries' commit, for calibrate's stamp (this checkout's git may be another).
+  ZS_COMMIT=$(head -1 "$EVIDENCE/COMMIT" | cut -c1-7)$(grep -q dirty "$EVIDENCE/COMMIT" && echo -dirty)
+  export ZS_COMMIT
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$out/env.txt"
   ldd "$EVIDENCE/bin/zerosim" >>"$out/env.txt" 2>&1 || true
   {
