@@ -59,6 +59,41 @@ def precision(cfg):
     return "fp32"
 
 
+def trace_steps(engine, batches, path, steps=2):
+    """Where a step's time goes: the host's own time (Python, dispatch, DeepSpeed's hooks) against
+    the GPU's kernels, from torch.profiler over `steps` more steps. The measured steps above are
+    not profiled (the profiler slows the host). None, with the error on stderr, if it fails."""
+    try:
+        from torch.profiler import ProfilerActivity, profile
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                for x in batches:
+                    loss = engine(input_ids=x, labels=x).loss
+                    engine.backward(loss)
+                    engine.step()
+            torch.cuda.synchronize()
+            wall_s = (time.perf_counter() - t0) / steps
+        events = prof.key_averages()
+        # Host: the time inside the ops the profiler saw (Python between them is not in it).
+        cpu_s = sum(e.self_cpu_time_total for e in events) * 1e-6 / steps
+        dev_s = sum(getattr(e, "self_device_time_total", None) or
+                    getattr(e, "self_cuda_time_total", 0) for e in events) * 1e-6 / steps
+        ops = sum(e.count for e in events) / steps
+        with open(path, "w") as f:
+            f.write(f"per step: {wall_s * 1e3:.2f} ms wall under the profiler, host time inside "
+                    f"ops {cpu_s * 1e3:.2f} ms, device kernels {dev_s * 1e3:.2f} ms, "
+                    f"{ops:.0f} profiled host ops\n\n")
+            f.write(events.table(sort_by="self_cpu_time_total", row_limit=40))
+        return {"steps": steps, "wall_s_per_step_profiled": wall_s,
+                "host_in_ops_s_per_step": cpu_s, "device_s_per_step": dev_s,
+                "host_ops_per_step": ops}
+    except Exception as e:  # the measurement above stands without it
+        print(f"trace failed: {e!r}", file=sys.stderr)
+        return None
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--config", required=True, help="ds_config.json")
@@ -69,6 +104,8 @@ def main():
     ap.add_argument("--warmup", type=int, default=2, help="steps left out of the median")
     ap.add_argument("--lr", type=float, default=6e-4)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--trace", help="after the timed steps, profile two more with torch.profiler "
+                    "and write the host and device time per step and the top ops to this file")
     a = ap.parse_args()
 
     # One process, no launcher: give torch.distributed the env a launcher would.
@@ -119,6 +156,8 @@ def main():
         losses.append(loss.item())
         print(f"step {step}: {times[-1] * 1e3:.1f} ms, loss {losses[-1]:.4f}", file=sys.stderr)
 
+    profile = trace_steps(engine, data[-1], a.trace) if a.trace else None
+
     timed = times[a.warmup:] or times
     step_s = statistics.median(timed)
     tokens = a.micro_batch * a.seq_len * gas
@@ -136,6 +175,8 @@ def main():
                            "reserved_bytes": torch.cuda.max_memory_reserved()}},
         "losses": losses,
     }
+    if profile:
+        result["profile"] = profile
     RESULT_OUT.write(json.dumps(result, indent=2) + "\n")
     RESULT_OUT.flush()
     torch.distributed.destroy_process_group()

@@ -14,6 +14,7 @@
 #include "exec/model_runner.h"
 #include "models/zoo.h"
 #include "plan/plan.h"
+#include "sim/cost_profile.h"
 
 namespace zs::calibrate {
 namespace {
@@ -164,23 +165,20 @@ json::Json cuda_profile_json(const CudaCalibration& c, const std::string& date,
   }
   j["host_call_s"] = host;
   json::Json curve = json::Json::array();
-  double unaligned_base = 0;  // the curve's efficiency at the unaligned GEMMs' side
-  double nearest = 1e300;
+  sim::CostProfile fitted;  // the curve, to read it as simulate will
   for (std::size_t i = 0; i < f.gemm_sides.size(); ++i) {
     if (f.gemm_efficiency[i] <= 0) continue;
     curve.push_back({f.gemm_sides[i], f.gemm_efficiency[i]});
-    const double d = std::fabs(std::log(f.gemm_sides[i] / std::max(f.unaligned_side, 1.0)));
-    if (d < nearest) {
-      nearest = d;
-      unaligned_base = f.gemm_efficiency[i];
-    }
+    fitted.gemm_efficiency.push_back({f.gemm_sides[i], f.gemm_efficiency[i]});
   }
   if (!curve.empty()) {
     j["gemm_efficiency"] = curve;
     j["gemm_sustained"] = 1.0;  // the curve is what the executor sustained
   }
-  if (f.unaligned_efficiency > 0 && unaligned_base > 0) {
-    j["gemm_unaligned_efficiency"] = std::clamp(f.unaligned_efficiency / unaligned_base, 1e-3, 1.0);
+  // simulate prices an unaligned GEMM at the curve's rate for its size times this fraction.
+  if (f.unaligned_efficiency > 0 && !fitted.gemm_efficiency.empty()) {
+    const double base = sim::gemm_efficiency(fitted, f.unaligned_side);
+    j["gemm_unaligned_efficiency"] = std::clamp(f.unaligned_efficiency / base, 1e-3, 1.0);
   }
   if (f.attention_efficiency > 0) j["attention_efficiency"] = f.attention_efficiency;
   if (f.hbm_efficiency > 0) j["hbm_efficiency"] = f.hbm_efficiency;

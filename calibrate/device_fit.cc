@@ -23,18 +23,8 @@ constexpr int kCpuAdam = kGemmColumns + 4;  // the offloaded optimizer on the ho
 constexpr int kColumns = kGemmColumns + 5;
 using Terms = std::array<double, kColumns>;
 
-double side_of(const models::GemmShape& g) {
-  return std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
-}
-
-// sim/cost_model.cc time_op's rule: every dimension a multiple of 16 bytes of elements.
-bool aligned(const models::GemmShape& g, std::int64_t act_bytes) {
-  const std::int64_t grid = std::max<std::int64_t>(1, 16 / act_bytes);
-  return g.m % grid == 0 && g.n % grid == 0 && g.k % grid == 0;
-}
-
-// Adds a model op's terms for one pass; `gemm_side_flops` collects FLOPs x log(side) per GEMM
-// column for the columns' sides.
+// Adds a model op's terms for one pass; `log_side_flops` and `column_flops` collect FLOPs x
+// log(side) and FLOPs per GEMM column, for the columns' sides.
 void add_model_op(const models::Op& op, bool backward, std::int64_t act_bytes, double peak,
                   double hbm, Terms* t, std::array<double, kGemmColumns + 1>* log_side_flops,
                   std::array<double, kGemmColumns + 1>* column_flops) {
@@ -43,8 +33,8 @@ void add_model_op(const models::Op& op, bool backward, std::int64_t act_bytes, d
   switch (op.kind) {
     case OpKind::kLinear: {
       const auto& g = std::get<models::GemmShape>(op.shape);
-      const double side = side_of(g);
-      const int c = aligned(g, act_bytes) ? gemm_size_column(side) : kUnaligned;
+      const double side = sim::gemm_side(g);
+      const int c = sim::gemm_aligned(g, act_bytes) ? gemm_size_column(side) : kUnaligned;
       (*t)[static_cast<std::size_t>(c)] += flops / peak;
       (*log_side_flops)[static_cast<std::size_t>(c)] += flops * std::log(side);
       (*column_flops)[static_cast<std::size_t>(c)] += flops;

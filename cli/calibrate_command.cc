@@ -96,6 +96,10 @@ Result<std::string> cuda_preset(const CalibrateFlags& f) {
 }
 
 int run_calibrate_cuda(const CalibrateFlags& f) {
+  if (!f.cluster_output.empty()) {
+    return fail(Status::invalid_argument(
+        "--cluster-out: only with --backend cpu; a GPU's cluster is its preset (--gpu)"));
+  }
   if (f.output.empty() || std::filesystem::is_directory(f.output)) {
     return fail(Status::invalid_argument("-o: \"" + f.output + "\" is not a file to write"));
   }

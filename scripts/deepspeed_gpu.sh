@@ -44,7 +44,8 @@ for n in stage0_bf16 stage1_bf16 stage2_bf16 stage3_bf16; do
   # A port of its own per run, so a socket the previous run left in TIME_WAIT cannot collide.
   MASTER_PORT=$port timeout 150 python3 bench/deepspeed_gpt2.py \
     --config "bench/configs/deepspeed_gpu/$n.json" --model gpt2 --micro-batch 8 \
-    --seq-len 1024 --steps 12 --warmup 2 > "$json" 2> "$log"
+    --seq-len 1024 --steps 12 --warmup 2 --trace "$OUT_DIR/deepspeed_$n.profile.txt" \
+    > "$json" 2> "$log"
   rc=$?
   port=$((port + 1))
   if (( rc == 0 )) && line=$(python3 -c '

@@ -25,11 +25,6 @@ double roofline(double flops, double flop_rate, double bytes, double byte_rate) 
   return std::max(flops / flop_rate, bytes / byte_rate);
 }
 
-// The side of the square GEMM with as many multiply-adds: the geometric mean of m, n, k.
-double gemm_side(const models::GemmShape& g) {
-  return std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
-}
-
 // The cores a rank's CPU Adam runs on: the profile's, else the node's divided among its ranks.
 int cores_per_rank(const configs::Cluster& cluster, const CostProfile& p) {
   return p.cpu_cores_per_rank > 0
@@ -57,10 +52,7 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
     case OpKind::kLinear: {
       const auto& g = std::get<models::GemmShape>(op.shape);
       const double side = gemm_side(g);
-      // Tensor-core kernels load 16 bytes at a time: every dimension (and so every leading
-      // dimension) a multiple of 16 bytes of elements, or the slower unaligned kernels.
-      const std::int64_t grid = std::max<std::int64_t>(1, 16 / graph.workload.act_bytes);
-      const bool aligned = g.m % grid == 0 && g.n % grid == 0 && g.k % grid == 0;
+      const bool aligned = gemm_aligned(g, graph.workload.act_bytes);
       const double aligned_rate = peak * gemm_efficiency(p, side) * p.gemm_sustained;
       const double rate = aligned ? aligned_rate : aligned_rate * p.gemm_unaligned_efficiency;
       k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
@@ -154,6 +146,15 @@ double memory_s(double bytes, double hbm, const CostProfile& p) {
 }
 
 }  // namespace
+
+double gemm_side(const models::GemmShape& g) {
+  return std::cbrt(static_cast<double>(g.m) * static_cast<double>(g.n) * static_cast<double>(g.k));
+}
+
+bool gemm_aligned(const models::GemmShape& g, std::int64_t act_bytes) {
+  const std::int64_t grid = std::max<std::int64_t>(1, 16 / act_bytes);
+  return g.m % grid == 0 && g.n % grid == 0 && g.k % grid == 0;
+}
 
 OpKind cpu_unit_kind(OpKind kind) {
   return kind == OpKind::kFlashAttention ? OpKind::kAttention : kind;

@@ -49,6 +49,14 @@ namespace zs::sim {
 // The CPU backend's unit of work for `op` (CostProfile::cpu_s_per_unit): FLOPs of the pass for
 // GEMMs and attention, elements for the rest. calibrate measures seconds per these units.
 double cpu_work_units(const models::Op& op, bool backward);
+
+// The side of the square GEMM with as many multiply-adds: the geometric mean of m, n, k (the size
+// CostProfile::gemm_efficiency is a curve over).
+double gemm_side(const models::GemmShape& g);
+// Whether tensor-core kernels, which load 16 bytes at a time, can run the GEMM: every dimension
+// (and so every leading dimension) a multiple of 16 bytes of `act_bytes` elements. Otherwise the
+// slower unaligned kernels (CostProfile::gemm_unaligned_efficiency).
+bool gemm_aligned(const models::GemmShape& g, std::int64_t act_bytes);
 // The scores an attention op's CPU kernel visits: batch x heads x models::attention_pairs.
 // REQUIRES: op is an attention op.
 double cpu_attention_pairs(const models::Op& op);

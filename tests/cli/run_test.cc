@@ -63,6 +63,25 @@ TEST(RunCli, CudaBackendRunsOrSaysWhyNot) {
   EXPECT_NE(r.output.find("use --backend cpu"), std::string::npos) << r.output;
 }
 
+// calibrate --backend cuda: without a device, exit 1 saying so before anything runs; a CPU-only
+// flag is refused with it, and --gpu without it.
+TEST(RunCli, CalibrateCudaSaysWhyNotAndRefusesTheOtherBackendsFlags) {
+  const std::string out = ::testing::TempDir() + "calibrate_cuda.json";
+  auto r = run_zerosim("calibrate --backend cuda -o " + out);
+  if (r.exit_code != 0) {
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    const bool no_cuda = r.output.find("this zerosim was built without CUDA") != std::string::npos;
+    const bool no_device = r.output.find("this machine has no CUDA device") != std::string::npos;
+    EXPECT_TRUE(no_cuda || no_device) << r.output;
+  }
+  r = run_zerosim("calibrate --backend cuda --cluster-out c.json -o " + out);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--cluster-out: only with --backend cpu"), std::string::npos) << r.output;
+  r = run_zerosim("calibrate --gpu h100 -o " + out);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("--gpu: only with --backend cuda"), std::string::npos) << r.output;
+}
+
 TEST(RunCli, BadBackendsAndInputsExitOne) {
   const std::string cfg = write_temp("run_bad.json", kConfig);
   auto r = run_zerosim("run " + cfg + " --model tiny-gpt --backend tpu");

@@ -21,4 +21,18 @@ for model in gpt2 gpt2-medium; do
   grep -q "zerosim validate .* --model $model --backend cuda" <<<"$dry" || { echo "FAIL: no zerosim validate of $model"; exit 1; }
   grep -q "pytorch_gpt2_baseline.py --model $model" <<<"$dry" || { echo "FAIL: no baseline of $model"; exit 1; }
 done
-echo "dry-run names every GPU test and both GPT-2 runs"
+grep -q "zerosim calibrate --backend cuda" <<<"$dry" || { echo "FAIL: no calibrate --backend cuda"; exit 1; }
+grep -q "scripts/deepspeed_gpu.sh" <<<"$dry" || { echo "FAIL: no real DeepSpeed"; exit 1; }
+# Every config a command names is in the tree (the GPU machine has nothing else).
+for cfg in $(grep -o 'bench/configs/[a-z_0-9/]*\.json' <<<"$dry" | sort -u); do
+  [[ -f $cfg ]] || { echo "FAIL: $cfg is missing"; exit 1; }
+done
+# The Python that runs there at least compiles here (no torch here to run it).
+for py in bench/pytorch_gpt2_baseline.py bench/deepspeed_gpt2.py; do
+  python3 -c "import ast, sys; ast.parse(open(sys.argv[1]).read())" "$py" || { echo "FAIL: $py"; exit 1; }
+done
+bash -n scripts/deepspeed_gpu.sh
+# GPU_EVIDENCE_ONLY keeps the matching commands and drops the rest.
+only=$(GPU_EVIDENCE_ONLY='calibrate' scripts/gpu_evidence.sh dry-run | grep -v '^#')
+[[ $(wc -l <<<"$only") == 1 && $only == *"zerosim calibrate"* ]] || { echo "FAIL: GPU_EVIDENCE_ONLY: $only"; exit 1; }
+echo "dry-run names every GPU test, calibrate, both GPT-2 runs and real DeepSpeed"
