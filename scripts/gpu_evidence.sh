@@ -27,8 +27,8 @@
 #   scripts/gpu_evidence.sh record DIR here: DIR (the files `run` wrote) into reports/gpu/
 #
 # .whl: DeepSpeed 0.19.6 built with DS_BUILD_OPS=0 and the wheels it needs that the GPU machine
-# lacks (hjson, pydantic and its own); reports/gpu/2026-11-26-NVIDIA-H100-80GB-HBM3-deepspeed/
-# NOTES.md lists them and how they were made. Without .whl that part is skipped.
+# lacks (hjson, pydantic and its own), made here by scripts/fetch_deepspeed_wheels.sh. Without
+# .whl that part is skipped.
 # GPU_EVIDENCE_ONLY=REGEX runs only the commands that match it (a rerun of some parts).
 #
 # `run` is sized for the device time a session has (15 minutes, the machine's start included):
