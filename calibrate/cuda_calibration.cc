@@ -1,7 +1,6 @@
 #include "calibrate/cuda_calibration.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <thread>

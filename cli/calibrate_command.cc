@@ -73,6 +73,17 @@ std::string default_cluster_path(const std::string& profile) {
   return stem + ".cluster.json";
 }
 
+// Before minutes of benchmarks: the folder an output file goes in must be there.
+Status folder_exists(const std::string& path) {
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  std::error_code ec;
+  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    return Status::io_error(path + ": error[file]: the folder " + parent.string() +
+                            " does not exist");
+  }
+  return Status::ok();
+}
+
 std::string fixed(double v, int digits) {
   char b[64];
   std::snprintf(b, sizeof b, "%.*f", digits, v);
@@ -103,12 +114,7 @@ int run_calibrate_cuda(const CalibrateFlags& f) {
   if (f.output.empty() || std::filesystem::is_directory(f.output)) {
     return fail(Status::invalid_argument("-o: \"" + f.output + "\" is not a file to write"));
   }
-  const std::filesystem::path parent = std::filesystem::path(f.output).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-    return fail(Status::io_error(f.output + ": error[file]: the folder " + parent.string() +
-                                 " does not exist"));
-  }
+  if (Status s = folder_exists(f.output); !s.is_ok()) return fail(s);
   if (Status s = exec::cuda_backend_status(); !s.is_ok()) return fail(s.with_context("calibrate"));
   auto preset = cuda_preset(f);
   if (!preset.ok()) return fail(preset.status());
@@ -157,12 +163,7 @@ int run_calibrate(const CalibrateFlags& f) {
       f.cluster_output.empty() ? default_cluster_path(f.output) : f.cluster_output;
   // Before minutes of benchmarks: the files' folders must be there.
   for (const std::string& path : {f.output, cluster_path}) {
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-      return fail(Status::io_error(path + ": error[file]: the folder " + parent.string() +
-                                   " does not exist"));
-    }
+    if (Status s = folder_exists(path); !s.is_ok()) return fail(s);
   }
   auto group = exec::RankGroup::start(/*collective_timeout_s=*/600);
   if (!group.ok()) return fail(group.status().with_context("calibrate"));

@@ -66,6 +66,16 @@ usage() {
 # The GPU preset the predictions are for: the lent card's (H100 or H200), H100 until known.
 GPU_PRESET=h100-80gb-sxm
 
+# One `zerosim validate` of the CUDA backend on this card, predicted with $profile:
+#   validate_cmd TIMEOUT CONFIG MODEL NAME STEPS "EXTRA FLAGS" OUT_FILE (its stderr: OUT_FILE's
+#   stem .log). Reads run_commands' $bin, $out and $profile.
+validate_cmd() {
+  local to=$7
+  echo "timeout $1 $bin/zerosim validate $2 --model $3 --backend cuda --gpu $GPU_PRESET" \
+    "--gpus-per-node 1 --seq-len 1024 --steps $5 --warmup $WARMUP${6:+ $6} $profile" \
+    "-o $out/validation --name $4 > $out/$to 2> $out/${to%.*}.log"
+}
+
 # The commands `run` executes, one per line (dry-run prints them).
 run_commands() {
   local out=$1 bin=$EVIDENCE/bin
@@ -79,10 +89,8 @@ run_commands() {
   local profile="\$([ -f $out/cuda.json ] && echo --profile $out/cuda.json)"
   for r in "${RUNS[@]}"; do
     read -r name model mb <<<"$r"
-    echo "timeout 180 $bin/zerosim validate bench/configs/gpt2_bf16.json --model $model" \
-      "--backend cuda --gpu $GPU_PRESET --gpus-per-node 1 --micro-batch $mb --seq-len 1024" \
-      "--steps $STEPS --warmup $WARMUP $profile" \
-      "-o $out/validation --name $name --json > $out/zerosim_$name.json 2> $out/zerosim_$name.log"
+    validate_cmd 180 bench/configs/gpt2_bf16.json "$model" "$name" "$STEPS" \
+      "--micro-batch $mb --json" "zerosim_$name.json"
     echo "timeout 180 python3 bench/pytorch_gpt2_baseline.py --model $name --micro-batch $mb" \
       "--seq-len 1024 --steps $STEPS --warmup $WARMUP > $out/pytorch_$name.json" \
       "2> $out/pytorch_$name.log"
@@ -98,10 +106,8 @@ run_commands() {
     "> $out/deepspeed.txt 2>&1"
   for m in "${MATRIX[@]}"; do
     read -r name cfg flags <<<"$m"
-    echo "timeout 120 $bin/zerosim validate bench/configs/gpu_matrix/$cfg.json --model gpt2" \
-      "--backend cuda --gpu $GPU_PRESET --gpus-per-node 1 --seq-len 1024" \
-      "--steps $MATRIX_STEPS --warmup $WARMUP${flags:+ $flags} $profile" \
-      "-o $out/validation --name $name > $out/matrix_$name.txt 2> $out/matrix_$name.log"
+    validate_cmd 120 "bench/configs/gpu_matrix/$cfg.json" gpt2 "$name" "$MATRIX_STEPS" \
+      "$flags" "matrix_$name.txt"
   done
 }
 
@@ -173,6 +179,14 @@ print(":".join(sorted({os.path.dirname(p) for p in glob.glob(base + "/**/lib*.so
   python3 - "$out" "${RUNS[@]}" <<'EOF' | tee "$out/summary.md"
 import glob, json, os, sys
 out, runs = sys.argv[1], sys.argv[2:]
+
+
+def last_lines(log, n=1, missing=()):
+    """The last n lines of a failed command's log: why it failed."""
+    return open(log).read().strip().splitlines()[-n:] if os.path.exists(log) else list(missing)
+
+
+mib = lambda b: f"{b / 2**20:,.0f} MiB" if b is not None else "?"
 print("## GPU tests\n\n| test | passed | failed | skipped |\n|---|---|---|---|")
 for path in sorted(glob.glob(os.path.join(out, "tests", "*.json"))):
     t = json.load(open(path))
@@ -186,8 +200,7 @@ if os.path.exists(os.path.join(out, "cuda.json")):
     print("```\n" + open(cal).read().strip() + "\n```")
     print("\nEvery prediction below uses this profile (cuda.json).")
 else:
-    log = os.path.join(out, "calibrate.log")
-    last = open(log).read().strip().splitlines()[-3:] if os.path.exists(log) else []
+    last = last_lines(os.path.join(out, "calibrate.log"), 3)
     print("failed: " + " / ".join(last)[:400] + "\n\nThe predictions below use the preset's profile.")
 print("\n## Training GPT-2 in bf16, sequence 1024 (zerosim's CUDA backend against PyTorch, same GPU)\n")
 print("| model | micro-batch | zerosim tokens/s | PyTorch tokens/s | ratio | zerosim MFU | PyTorch MFU | zerosim peak allocated | PyTorch peak allocated | predicted step | measured step (median) | error |")
@@ -196,8 +209,7 @@ def load(what, name):
     try:
         return json.load(open(os.path.join(out, f"{what}_{name}.json")))
     except Exception:  # a failed run says why in its log: its last line here
-        log = os.path.join(out, f"{what}_{name}.log")
-        last = open(log).read().strip().splitlines()[-1:] if os.path.exists(log) else []
+        last = last_lines(os.path.join(out, f"{what}_{name}.log"))
         print(f"| {name} | {mb} | {what} failed: {' '.join(last)[:200]} |")
         return None
 gib = lambda b: f"{b / 2**30:.2f} GiB" if b else "?"
@@ -230,13 +242,11 @@ for path in sorted(glob.glob(os.path.join(out, "predict_*.json"))):
     try:
         d = json.load(open(os.path.join(out, "deepspeed", f"deepspeed_{n}.json")))
     except Exception:
-        log = os.path.join(out, "deepspeed", f"deepspeed_{n}.log")
-        last = open(log).read().strip().splitlines()[-1:] if os.path.exists(log) else ["not run"]
+        last = last_lines(os.path.join(out, "deepspeed", f"deepspeed_{n}.log"), missing=["not run"])
         print(f"| {n} | failed: {' '.join(last)[:200]} |")
         continue
     ms, ps = d["time"]["step_s"], pr["time"]["step_s"]
     g, pg = d["memory"]["gpu"], pr["memory"]["gpu"]
-    mib = lambda b: f"{b / 2**20:,.0f} MiB"
     row = f"| {n} | {ms * 1e3:.1f} ms | {ps * 1e3:.1f} ms | {(ps - ms) / ms:+.1%} "
     for got, want in ((g["peak_bytes"], pg["allocator_allocated_peak_bytes"]),
                       (g["reserved_bytes"], pg["allocator_reserved_peak_bytes"])):
@@ -251,7 +261,6 @@ for path in sorted(glob.glob(os.path.join(out, "validation", "*.json"))):
         continue
     v = json.load(open(path))["validation"]
     s, m = v["step"], v["memory"]
-    mib = lambda b: f"{b / 2**20:,.0f} MiB" if b is not None else "?"
     err = f"{m['error']:+.2%}" if m["error"] is not None else "?"
     print(f"| {name} | {s['measured_s'] * 1e3:.1f} ms | {s['measured_min_s'] * 1e3:.1f}-{s['measured_max_s'] * 1e3:.1f} "
           f"| {s['predicted_s'] * 1e3:.1f} ms | {s['error']:+.1%} | {mib(m['measured_bytes'])} "
@@ -259,7 +268,7 @@ for path in sorted(glob.glob(os.path.join(out, "validation", "*.json"))):
 for path in sorted(glob.glob(os.path.join(out, "matrix_*.log"))):
     name = os.path.basename(path)[7:-4]
     if not os.path.exists(os.path.join(out, "validation", name + ".json")):
-        last = open(path).read().strip().splitlines()[-1:]
+        last = last_lines(path)
         print(f"| {name} | failed: {' '.join(last)[:200]} |")
 EOF
   cp "$out/summary.md" "$out/device.txt" "$dest/"

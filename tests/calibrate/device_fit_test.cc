@@ -74,20 +74,27 @@ std::vector<exec::OpTiming> timeline_at(const sim::SimulationResult& s, const si
   return out;
 }
 
+// A device's rates as the cost model takes them, fused kernels and nothing but the rates: a flat
+// GEMM curve, attention and HBM apart, no shortest kernel.
+sim::CostProfile device_rates(const configs::Cluster& cluster) {
+  sim::CostProfile p = sim::default_cost_profile(cluster);
+  p.kernel_style = sim::KernelStyle::kFused;
+  p.gemm_efficiency = {{1000, 0.55}};
+  p.gemm_sustained = 1;
+  p.attention_efficiency = 0.05;
+  p.hbm_efficiency = 0.6;
+  p.min_kernel_s = 0;
+  return p;
+}
+
 // The fit inverts the cost model: a device that runs exactly at a profile's rates gives back
 // those rates. Flat GEMM curve (every size column the same), unaligned GEMMs at a fraction of
 // it, and attention and HBM apart.
 TEST(DeviceFit, RecoversTheRatesOfADeviceThatRunsAsTheCostModelPrices) {
   const sim::SimulationResult s = gpt2_simulation();
   const configs::Cluster cluster = *configs::make_cluster("h100-80gb-sxm", 1, 1);
-  sim::CostProfile p = sim::default_cost_profile(cluster);
-  p.kernel_style = sim::KernelStyle::kFused;
-  p.gemm_efficiency = {{1000, 0.55}};
-  p.gemm_sustained = 1;
+  sim::CostProfile p = device_rates(cluster);
   p.gemm_unaligned_efficiency = 0.4;
-  p.attention_efficiency = 0.05;
-  p.hbm_efficiency = 0.6;
-  p.min_kernel_s = 0;
   const std::vector<exec::OpTiming> timeline = timeline_at(s, p, cluster.gpu);
   auto fit = fit_device_rates({{"gpt2", &s, &timeline, cluster.gpu, configs::Precision::kBf16}});
   ASSERT_TRUE(fit.ok()) << fit.status().message();
@@ -121,13 +128,7 @@ TEST(DeviceFit, RecoversTheHostRatesOfAnOffloadedOptimizer) {
     "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}, "zero_optimization": {"stage": 2,
     "offload_optimizer": {"device": "cpu", "pin_memory": true}}})");
   const configs::Cluster cluster = *configs::make_cluster("h100-80gb-sxm", 1, 1);
-  sim::CostProfile p = sim::default_cost_profile(cluster);
-  p.kernel_style = sim::KernelStyle::kFused;
-  p.gemm_efficiency = {{1000, 0.55}};
-  p.gemm_sustained = 1;
-  p.hbm_efficiency = 0.6;
-  p.attention_efficiency = 0.05;
-  p.min_kernel_s = 0;
+  sim::CostProfile p = device_rates(cluster);
   p.pcie_pinned_bytes_per_s = 3e9;
   p.cpu_adam_bytes_per_s_per_core = 1.5e9;
   const std::vector<exec::OpTiming> timeline = timeline_at(s, p, cluster.gpu, 16);
