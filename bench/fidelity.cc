@@ -62,7 +62,8 @@ std::string temp_file(const std::string& name, const std::string& text) {
 std::string family(const Row& r) {
   const std::string id = r["id"].substr(0, 2);
   if (id == "AT" || id == "DT") return "DeepSpeed V100";
-  if (id == "GR") return "DeepSpeed A100";
+  if (id == "GR" || id == "ZF") return "DeepSpeed A100";
+  if (id == "DH") return "DeepSpeed H100";
   if (id == "LC") return "llm.c A100 (peer)";
   if (id == "MF") return "FSDP A100/H100 (peer)";
   if (id == "BL") return "DeepSpeed TITAN RTX";
@@ -73,7 +74,8 @@ std::string family(const Row& r) {
 // - HF Trainer + DeepSpeed 2021 (AT: transformers 4.12): eager modules and eager attention (SDPA
 //   came to HF in 4.36); Megatron-LM GPT-2 in DeepSpeedExamples (DT, 2020): unfused attention
 //   scores and eager elementwise ops, taken as HF's eager GPT-2 modules;
-// - Granite 7B with DeepSpeed (GR, 2024): HF's eager modules with SDPA attention;
+// - Granite 7B with DeepSpeed (GR, 2024), Qwen2.5 with DeepSpeed 0.17-0.18 (ZF, 2025) and this
+//   project's GPT-2 runs of DeepSpeed 0.19.6 (DH, 2026): HF's eager modules with SDPA attention;
 // - BLOOM-560M with HF + DeepSpeed (BL, 2023): HF's BloomAttention is eager (baddbmm with the
 //   ALiBi bias, softmax);
 // - llm.c (LC): its own fused kernels and cuDNN flash attention;
@@ -135,11 +137,18 @@ std::string model_json(const Row& r) {
            R"(,"num_key_value_heads":)" + r["heads"] + R"(,"vocab_size":)" + r["vocab"] +
            R"(,"max_position_embeddings":)" + std::to_string(positions) + "}";
   }
+  // Qwen2.5-1.5B's config.json (Qwen/Qwen2.5-1.5B on the Hugging Face hub): GQA with 2 KV heads,
+  // intermediate 8960, tied embeddings, biases on q, k, v (the qwen2 model type has them).
+  if (r["model"] == "Qwen/Qwen2.5-1.5B") {
+    return R"({"model_type":"qwen2","num_hidden_layers":)" + r["layers"] + R"(,"hidden_size":)" +
+           r["hidden"] + R"(,"intermediate_size":8960,"num_attention_heads":)" + r["heads"] +
+           R"(,"num_key_value_heads":2,"vocab_size":)" + r["vocab"] +
+           R"(,"max_position_embeddings":32768,"tie_word_embeddings":true})";
+  }
   // BLOOM (ALiBi, no dropout) as GPT-2 without dropout: its learned position table is the
-  // difference the parameter count beside shows.
-  const std::string dropout = r["model"].find("bloom") != std::string::npos
-                                  ? R"(,"resid_pdrop":0,"attn_pdrop":0,"embd_pdrop":0)"
-                                  : "";
+  // difference the parameter count beside shows. This project's own runs (DH) set dropout 0.
+  const bool no_dropout = r["model"].find("bloom") != std::string::npos || r["id"].substr(0, 2) == "DH";
+  const std::string dropout = no_dropout ? R"(,"resid_pdrop":0,"attn_pdrop":0,"embd_pdrop":0)" : "";
   return R"({"model_type":"gpt2","n_layer":)" + r["layers"] + R"(,"n_embd":)" + r["hidden"] +
          R"(,"n_head":)" + r["heads"] + R"(,"vocab_size":)" + vocab_as_run(r) +
          R"(,"n_positions":)" + std::to_string(positions) + dropout + "}";
@@ -160,11 +169,17 @@ std::string config_json(const Row& r) {
   if (r["offload_optimizer"] == "cpu") zero += R"(, "offload_optimizer": {"device": "cpu"})";
   if (r["offload_param"] == "cpu") zero += R"(, "offload_param": {"device": "cpu"})";
   const std::string ga = is_int(r["grad_accum"]) ? r["grad_accum"] : "1";
+  // A client torch.optim.AdamW (the row's notes say so) is what DeepSpeed's torch_adam builds: the
+  // unfused optimizer wrappers, not FusedAdam.
+  const bool torch_adam = r["notes"].find("client torch.optim.AdamW") != std::string::npos;
+  const bool clipping = r["notes"].find("gradient_clipping 1.0") != std::string::npos;
   return R"({"train_micro_batch_size_per_gpu": )" + r["micro_batch"] +
          R"(, "gradient_accumulation_steps": )" + ga +
          (p.empty() ? "" : R"(, ")" + p + R"(": {"enabled": true})") +
-         R"(, "optimizer": {"type": "AdamW", "params": {"lr": 1e-4}}, "zero_optimization": {)" +
-         zero + "}}";
+         (clipping ? R"(, "gradient_clipping": 1.0)" : "") +
+         R"(, "optimizer": {"type": "AdamW", "params": {"lr": 1e-4)" +
+         (torch_adam ? R"(, "torch_adam": true)" : "") + R"(}}, "zero_optimization": {)" + zero +
+         "}}";
 }
 
 struct Outcome {
