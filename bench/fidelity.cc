@@ -147,7 +147,8 @@ std::string model_json(const Row& r) {
   }
   // BLOOM (ALiBi, no dropout) as GPT-2 without dropout: its learned position table is the
   // difference the parameter count beside shows. This project's own runs (DH) set dropout 0.
-  const bool no_dropout = r["model"].find("bloom") != std::string::npos || r["id"].substr(0, 2) == "DH";
+  const bool no_dropout =
+      r["model"].find("bloom") != std::string::npos || r["id"].substr(0, 2) == "DH";
   const std::string dropout = no_dropout ? R"(,"resid_pdrop":0,"attn_pdrop":0,"embd_pdrop":0)" : "";
   return R"({"model_type":"gpt2","n_layer":)" + r["layers"] + R"(,"n_embd":)" + r["hidden"] +
          R"(,"n_head":)" + r["heads"] + R"(,"vocab_size":)" + vocab_as_run(r) +
@@ -203,6 +204,7 @@ std::string generation(const zs::configs::GpuSpec& g) {
 struct Overrides {
   std::map<std::string, double> gemm_sustained;  // generation -> value
   double host_python_slowdown = 0;               // 0: the default
+  double host_memory_efficiency = 0;             // 0: the default
 };
 
 Outcome simulate_row(const Row& r, const Overrides& ov = {}, std::string* gen = nullptr) {
@@ -230,6 +232,9 @@ Outcome simulate_row(const Row& r, const Overrides& ov = {}, std::string* gen = 
     q.profile->gemm_sustained = it->second;
   }
   if (ov.host_python_slowdown > 0) q.profile->host_python_slowdown = ov.host_python_slowdown;
+  if (ov.host_memory_efficiency > 0) {
+    q.profile->host_memory_efficiency = ov.host_memory_efficiency;
+  }
   q.model = *model;
   q.cluster = *cluster;
   q.seq_len = std::stol(r["seq_len"]);
@@ -269,11 +274,17 @@ double speed_error(const std::string& metric, double predicted, double measured)
 
 }  // namespace
 
-// The fit (--fit): a grid search for host_python_slowdown and, per generation, gemm_sustained
-// that minimises the mean absolute speed error over the time rows. Writes the profile with
-// every row's residual as JSON to `out`.
+// The fit (--fit): host_python_slowdown, host_memory_efficiency and, per generation,
+// gemm_sustained that minimise the mean absolute speed error over the time rows, by coordinate
+// descent over a grid for each (three rounds from the defaults; a parameter keeps its value
+// unless another on its grid does strictly better). Each row is then predicted by a fit to the
+// others (two rounds from the full fit). Writes the parameters with every row's residual as JSON
+// to `out`.
 int fit(const std::vector<Row>& rows, const std::string& out_path) {
-  const std::vector<double> slowdowns = {0.5, 0.75, 1, 1.25, 1.5, 2, 2.5, 3, 4};
+  const std::vector<double> slowdowns = {0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.25,
+                                         2.5, 2.75, 3, 3.5,  4,   5,    6};
+  const std::vector<double> memory = {0.05, 0.075, 0.1,   0.125, 0.15, 0.2, 0.25,
+                                      0.3,  0.35,  0.426, 0.5,   0.6,  0.8, 1.0};
   std::vector<double> scales;
   for (int k = 0; k <= 10; ++k) scales.push_back(0.5 + 0.05 * k);
   // The time rows and their generations.
@@ -291,66 +302,77 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
     const Outcome o = simulate_row(*time_rows[i], ov);
     return std::abs(speed_error((*time_rows[i])["metric"], o.predicted, o.measured));
   };
-  // The grid search over the time rows but `left_out` (-1: none).
-  auto search = [&](int left_out, bool verbose) {
-    double best_total = 1e300;
-    Overrides best;
-    for (double s : slowdowns) {
-      Overrides ov;
-      ov.host_python_slowdown = s;
-      double total = 0;
+  // Total error over the rows but `left_out`, restricted to generation `g` when not empty.
+  auto total = [&](const Overrides& ov, int left_out, const std::string& g) {
+    double sum = 0;
+    for (std::size_t i = 0; i < time_rows.size(); ++i) {
+      if (static_cast<int>(i) == left_out || (!g.empty() && gens[i] != g)) continue;
+      sum += error_of(i, ov);
+    }
+    return sum;
+  };
+  auto descend = [&](Overrides ov, int left_out, int rounds, bool verbose) {
+    auto try_values = [&](const std::vector<double>& grid, double* value, const std::string& g) {
+      double best = total(ov, left_out, g);
+      double best_v = *value;
+      for (double v : grid) {
+        *value = v;
+        const double e = total(ov, left_out, g);
+        if (e < best - 1e-12) {
+          best = e;
+          best_v = v;
+        }
+      }
+      *value = best_v;
+    };
+    for (int round = 0; round < rounds; ++round) {
+      try_values(slowdowns, &ov.host_python_slowdown, "");
+      try_values(memory, &ov.host_memory_efficiency, "");
       for (const std::string_view gv : kGenerations) {
         const std::string g(gv);
-        double best_g = 1e300, best_scale = 1;
-        for (double sc : scales) {
-          Overrides trial = ov;
-          trial.gemm_sustained[g] = sc;
-          double sum = 0;
-          for (std::size_t i = 0; i < time_rows.size(); ++i) {
-            if (gens[i] == g && static_cast<int>(i) != left_out) sum += error_of(i, trial);
-          }
-          if (sum < best_g - 1e-12) {
-            best_g = sum;
-            best_scale = sc;
-          }
-        }
-        ov.gemm_sustained[g] = best_scale;
-        total += best_g;
+        try_values(scales, &ov.gemm_sustained[g], g);
       }
       if (verbose) {
-        std::fprintf(stderr, "fit: host_python_slowdown %.2f -> mean abs error %.1f%%\n", s,
-                     100 * total / time_rows.size());
-      }
-      if (total < best_total - 1e-12) {
-        best_total = total;
-        best = ov;
+        std::fprintf(stderr,
+                     "fit: round %d: host_python_slowdown %.2f, host_memory_efficiency %.3f -> "
+                     "mean abs error %.1f%%\n",
+                     round + 1, ov.host_python_slowdown, ov.host_memory_efficiency,
+                     100 * total(ov, left_out, "") / time_rows.size());
       }
     }
-    return best;
+    return ov;
   };
-  const Overrides best = search(-1, true);
+  Overrides start;
+  start.host_python_slowdown = 3.0;
+  start.host_memory_efficiency = 109.0 / 256.0;
+  for (const std::string_view gv : kGenerations) start.gemm_sustained[std::string(gv)] = 1.0;
+  const Overrides best = descend(start, -1, 3, true);
   // Leave-one-out: each row predicted by the fit to the others, the error a new run of a kind
   // already in the table would see.
   std::vector<double> loo(time_rows.size());
   double loo_sum = 0;
   for (std::size_t i = 0; i < time_rows.size(); ++i) {
-    const Outcome o = simulate_row(*time_rows[i], search(static_cast<int>(i), false));
+    const Outcome o = simulate_row(*time_rows[i], descend(best, static_cast<int>(i), 2, false));
     loo[i] = speed_error((*time_rows[i])["metric"], o.predicted, o.measured);
     loo_sum += std::abs(loo[i]);
   }
   // Residuals at the optimum and with the parameters at 1.
-  std::string json = "{\n  \"parameters\": {\n    \"host_python_slowdown\": " +
-                     std::to_string(best.host_python_slowdown) + ",\n    \"gemm_sustained\": {";
+  std::string json =
+      "{\n  \"parameters\": {\n    \"host_python_slowdown\": " +
+      std::to_string(best.host_python_slowdown) +
+      ",\n    \"host_memory_efficiency\": " + std::to_string(best.host_memory_efficiency) +
+      ",\n    \"gemm_sustained\": {";
   bool first = true;
   for (const auto& [g, v] : best.gemm_sustained) {
     json += (first ? "" : ", ") + std::string("\"") + g + "\": " + std::to_string(v);
     first = false;
   }
   json +=
-      "}\n  },\n  \"ranges\": {\"host_python_slowdown\": [0.5, 4], \"gemm_sustained\": [0.5, "
-      "1.0]},\n  \"residuals\": [\n";
+      "}\n  },\n  \"ranges\": {\"host_python_slowdown\": [0.5, 6], \"host_memory_efficiency\": "
+      "[0.05, 1.0], \"gemm_sustained\": [0.5, 1.0]},\n  \"residuals\": [\n";
   Overrides ones;
   ones.host_python_slowdown = 1;
+  ones.host_memory_efficiency = 1;
   for (const std::string_view gv : kGenerations) {
     const std::string g(gv);
     ones.gemm_sustained[g] = 1;

@@ -98,7 +98,7 @@ class PlanBuilder {
   }
   // The host makes `calls` framework calls of kind `task` before it issues the next op appended
   // (Op::host_calls): a hook that runs between two launches.
-  void host_calls_before_next(HostTask task, int calls) { pending_calls_[task] += calls; }
+  void host_calls_before_next(HostTask task, int calls) { pending_calls_.add(task, calls); }
   // torch.cuda.synchronize(): the host waits for the last op issued on every stream.
   int device_sync(Name name, Phase phase);
   // Work the host thread does itself (CPU Adam): runs on the host stream, the host waits.

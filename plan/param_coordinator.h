@@ -200,7 +200,8 @@ class Coordinator {
   // The fetch of module m at step visit_ and, for a parameter module, its release right after
   // it ran (the next step id).
   void visit(const FetchedModule& m) {
-    b_.host_calls_before_next(HostTask::kModuleVisit, 1);
+    b_.host_calls_before_next(
+        pass_ == Phase::kForward ? HostTask::kModuleVisit : HostTask::kModuleVisitBackward, 1);
     fetch(m, visit_);
     fetched_here_.insert(fetched_here_.end(), m.params.begin(), m.params.end());
     if (!m.params.empty()) release(m, visit_ + 1);
@@ -283,6 +284,7 @@ class Coordinator {
     }
     const CollectiveWork work = gather_params(b_, params, group);
     b_.host_calls_before_next(HostTask::kGather, 1);
+    b_.host_calls_before_next(HostTask::kGatherParam, static_cast<int>(params.size()));
     const std::size_t id = b_.plan().ops.size();
     const NameRef name = b_.name(label_, ".", what, ".", id);
     const int op = h2d >= 0 ? b_.op(name, b_.gather_stream(), pass_, work, {h2d})

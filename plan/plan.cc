@@ -7,6 +7,7 @@
 #include <utility>
 #include <variant>
 
+#include "common/check.h"
 #include "common/overloaded.h"
 #include "common/units.h"
 
@@ -119,18 +120,90 @@ std::string_view host_task_name(HostTask t) {
       return "engine.backward";
     case HostTask::kEngineStep:
       return "engine.step";
+    case HostTask::kAccumulateGrad:
+      return "autograd.accumulate_grad";
+    case HostTask::kStage0ReduceParam:
+      return "stage0.reduce_param";
+    case HostTask::kStage0ReduceBucket:
+      return "stage0.reduce_bucket";
+    case HostTask::kStage0StepParam:
+      return "stage0.step_param";
+    case HostTask::kStage0StepBody:
+      return "stage0.step_body";
     case HostTask::kGradHook:
       return "zero12.grad_hook";
+    case HostTask::kGradReduce:
+      return "zero12.grad_reduce";
+    case HostTask::kGradReduceLarge:
+      return "zero12.grad_reduce_large";
+    case HostTask::kBucketFlush:
+      return "zero12.bucket_flush";
+    case HostTask::kBucketFlushOverlap:
+      return "zero12.bucket_flush_overlap";
+    case HostTask::kPartitionCopy:
+      return "zero12.partition_copy";
+    case HostTask::kPartitionAccumulate:
+      return "zero12.partition_accumulate";
+    case HostTask::kOffloadGrad:
+      return "zero12.offload_grad";
+    case HostTask::kOffloadStepParam:
+      return "zero12.offload_step_param";
+    case HostTask::kOffloadAccumulate:
+      return "zero12.offload_accumulate";
+    case HostTask::kZeroStepParam:
+      return "zero12.step_param";
+    case HostTask::kZeroStepGrad:
+      return "zero12.step_grad";
+    case HostTask::kZeroStepBody:
+      return "zero12.step_body";
+    case HostTask::kOffloadStepBody:
+      return "zero12.offload_step_body";
     case HostTask::kStage3GradHook:
       return "zero3.grad_hook";
+    case HostTask::kStage3BucketFlush:
+      return "zero3.bucket_flush";
     case HostTask::kModuleVisit:
       return "zero3.module_hooks";
+    case HostTask::kModuleVisitBackward:
+      return "zero3.module_hooks_backward";
     case HostTask::kGather:
       return "zero3.gather_launch";
+    case HostTask::kGatherParam:
+      return "zero3.gather_param";
+    case HostTask::kStage3StepParam:
+      return "zero3.step_param";
+    case HostTask::kStage3StepBody:
+      return "zero3.step_body";
+    case HostTask::kStage3OffloadGrad:
+      return "zero3.offload_grad";
+    case HostTask::kStage3OffloadStepParam:
+      return "zero3.offload_step_param";
+    case HostTask::kStage3OffloadStepBody:
+      return "zero3.offload_step_body";
     case HostTask::kCount:
       break;
   }
   return "?";
+}
+
+void HostCalls::add(HostTask task, int n) {
+  ZS_CHECK(n >= 0 && task != HostTask::kCount);
+  if (n == 0) return;
+  for (std::size_t i = 0; i < used_; ++i) {
+    if (slots_[i].task == task) {
+      slots_[i].count += n;
+      return;
+    }
+  }
+  ZS_CHECK_MSG(used_ < kSlots, "more kinds of host calls before one op than HostCalls holds");
+  slots_[used_++] = HostCall{task, n};
+}
+
+int HostCalls::operator[](HostTask task) const {
+  for (const HostCall& c : calls()) {
+    if (c.task == task) return c.count;
+  }
+  return 0;
 }
 
 std::string_view step_role_name(StepRole r) {
@@ -347,9 +420,6 @@ Status validate(const Plan& plan) {
       return bad(op_where(i) + " makes the host wait for op " + std::to_string(op.host_wait_for));
     }
     const bool on_host = host_stream[op.stream];
-    for (int k = 0; k < kHostTaskCount; ++k) {
-      if (op.host_calls.n[k] < 0) return bad(op_where(i) + " has a negative host call count");
-    }
     if (on_host && !op.host_waits) {
       return bad(op_where(i) + " runs on the host thread but the host does not wait for it");
     }
@@ -450,9 +520,10 @@ std::string to_text(const Plan& plan) {
     if (op.host_waits) out += " host_waits";
     if (op.host_wait_for >= 0) out += " after_host_waits_for " + std::to_string(op.host_wait_for);
     for (int k = 0; k < kHostTaskCount; ++k) {
-      if (op.host_calls.n[k] == 0) continue;
+      const int n = op.host_calls[static_cast<HostTask>(k)];
+      if (n == 0) continue;
       out += " host_calls " + std::string(host_task_name(static_cast<HostTask>(k))) + " x" +
-             std::to_string(op.host_calls.n[k]);
+             std::to_string(n);
     }
     if (op.skipped_on_overflow) out += " skipped_on_overflow";
     if (op.step_role != StepRole::kNone) out += " " + std::string(step_role_name(op.step_role));

@@ -302,36 +302,90 @@ enum class StepRole : std::uint8_t {
 inline constexpr int kStepRoleCount = static_cast<int>(StepRole::kUnscaleClip) + 1;
 std::string_view step_role_name(StepRole r);
 
-// Framework (Python) work the host does before it can issue an op, besides launching the op's
-// kernels: DeepSpeed's engine entry points and hooks, in calls of each kind. The plan says how
-// many calls DeepSpeed's code makes where; the simulator prices a call of each kind
-// (sim/cost_profile.h host_call_s). Counts per op, summed over what runs before its issue.
+// Framework (Python) work the host does before it can issue an op, besides the op's own
+// launches: DeepSpeed's engine entry points, hooks and step loops, in calls of each kind. The
+// plan says how many calls DeepSpeed's code makes where; plan/host_ops.h says what ATen calls
+// each kind makes (measured on real DeepSpeed 0.19.6), and the simulator prices a call's Python
+// (sim/cost_profile.h host_call_s) and its ATen calls. Counts per op, summed over what runs
+// before its issue. "Per parameter" means per parameter tensor.
 enum class HostTask : std::uint8_t {
   kEngineForward,   // DeepSpeedEngine.forward around the model's: once per micro-step
   kEngineBackward,  // DeepSpeedEngine.backward around loss.backward(): once per micro-step
-  kEngineStep,      // DeepSpeedEngine.step with the ZeRO optimizer's bookkeeping: once per step
-  kGradHook,        // ZeRO 1/2's per-parameter gradient hook when it reduces (stage 2, or stage
-              // 1 with overlap_comm at the boundary): reduce_ready_partitions_and_remove_grads
-  kStage3GradHook,  // ZeRO 3's per-parameter gradient hook (reduce_partition_and_remove_grads)
-  kModuleVisit,     // ZeRO 3's hooks on one module run: the pre hook (fetch_sub_module with its
-                    // prefetch bookkeeping) and the post hook (release_sub_module), forward or
-                    // backward, for every nn.Module, parameter-free ones included
-  kGather,          // one coalesced parameter all-gather launched by a fetch
+  kEngineStep,      // DeepSpeedEngine.step's own bookkeeping: once per optimizer step
+  // autograd's AccumulateGrad of one parameter into a .grad that holds the earlier micro-steps'
+  // sum (stages 0 and 1 after the first micro-step): an add, where the first micro-step's (and
+  // stage 2/3's, whose hooks take the gradient away) only keeps the tensor
+  kAccumulateGrad,
+  // Stage 0 (engine.py allreduce_gradients -> buffered_allreduce_fallback), at the boundary,
+  // with one rank too: per parameter (gathered, flattened, copied back) and per bucket
+  kStage0ReduceParam,
+  kStage0ReduceBucket,
+  // FP16_UnfusedOptimizer's step (stage 0, 16-bit, a client optimizer): per parameter (the
+  // overflow test, norm, cast, unscale and copy back) and its constant part
+  kStage0StepParam,
+  kStage0StepBody,
+  kGradHook,  // ZeRO 1/2's per-parameter gradient hook, every micro-step (grad_handling_hook)
+  // ZeRO 1/2's reduction of one parameter (reduce_independent_p_g_buckets_and_remove_grads):
+  // copied into the IPG bucket, or alone when larger than the bucket
+  kGradReduce,
+  kGradReduceLarge,
+  kBucketFlush,          // ZeRO 1/2: one IPG bucket reduced (reduce_ipg_grads, average_tensor)
+  kBucketFlushOverlap,   // the same with overlap_comm (its stream waits and record_stream)
+  kPartitionCopy,        // ZeRO 1/2: one parameter of this rank's partition taken from a bucket
+  kPartitionAccumulate,  // ZeRO 2: ... added to the partition's earlier micro-steps' gradients
+  // ZeRO 1/2 with the optimizer offloaded: one parameter of the partition at the boundary (its
+  // norm and inf/NaN test on the GPU, the fp32 cast and the copy to the host), and in step() its
+  // norm's .item()
+  kOffloadGrad,
+  kOffloadStepParam,
+  // ZeRO 2 offloaded, after the first micro-step: one parameter of the partition accumulated on
+  // the host through the GPU (async_accumulate_grad_in_cpu_via_gpu: up, add, down; the first
+  // micro-step's only goes down, as kPartitionCopy)
+  kOffloadAccumulate,
+  kZeroStepParam,        // ZeRO 1/2's step per parameter (_update_model_bit16_weights)
+  kZeroStepGrad,         // ZeRO 1/2's step per gradient of the partition (overflow test, norm)
+  kZeroStepBody,         // ZeRO 1/2's step, its constant part (the optimizer's call included)
+  kOffloadStepBody,      // the same with the optimizer offloaded (DeepSpeedCPUAdam's call)
+  kStage3GradHook,       // ZeRO 3's per-parameter gradient hook (reduce_partition_and_remove_grads)
+  kStage3BucketFlush,    // ZeRO 3: one IPG bucket reduce-scattered and partitioned
+  kModuleVisit,          // ZeRO 3's hooks on one module run in forward: the pre hook
+                         // (fetch_sub_module with its prefetch bookkeeping), the post hook
+                         // (release_sub_module) and the autograd functions they wrap the module's
+                         // inputs and outputs in, for every nn.Module, parameter-free ones included
+  kModuleVisitBackward,  // the same in backward (the functions' backward)
+  kGather,               // one coalesced parameter all-gather launched by a fetch
+  kGatherParam,          // one parameter of a gather, when its handle is waited for
+  kStage3StepParam,      // ZeRO 3's step per parameter (norm, fp32 gradient, unflatten)
+  kStage3StepBody,       // ZeRO 3's step, its constant part
+  // ZeRO 3 with the optimizer offloaded: one parameter's gradient at the boundary (its norm,
+  // the fp32 copy to the host), and the step's parts
+  kStage3OffloadGrad,
+  kStage3OffloadStepParam,
+  kStage3OffloadStepBody,
   kCount,
 };
 inline constexpr int kHostTaskCount = static_cast<int>(HostTask::kCount);
 std::string_view host_task_name(HostTask t);
 
-struct HostCalls {
-  std::array<int, kHostTaskCount> n{};
-  int& operator[](HostTask t) { return n[static_cast<int>(t)]; }
-  int operator[](HostTask t) const { return n[static_cast<int>(t)]; }
-  bool empty() const {
-    for (int x : n) {
-      if (x != 0) return false;
-    }
-    return true;
-  }
+struct HostCall {
+  HostTask task = HostTask::kCount;
+  int count = 0;
+};
+
+// An op's host calls: a few kinds each (an op sits where at most six kinds of DeepSpeed's work
+// run before it), kept inline so that a plan of 10^4 ops allocates nothing per op.
+class HostCalls {
+ public:
+  static constexpr int kSlots = 6;
+  // Adds `n` calls of `task`. REQUIRES: n >= 0; a slot for it (a plan/ bug otherwise).
+  void add(HostTask task, int n);
+  int operator[](HostTask task) const;
+  bool empty() const { return used_ == 0; }
+  std::span<const HostCall> calls() const { return {slots_.data(), used_}; }
+
+ private:
+  std::array<HostCall, kSlots> slots_{};
+  std::size_t used_ = 0;
 };
 
 struct Op {

@@ -35,8 +35,11 @@ std::vector<MicroStepRun> micro_step_runs(const Layout& l, bool uniform) {
 
 void begin_micro_steps(PlanBuilder& b, const MicroStepRun& run) {
   b.begin_segment("micro_step." + run.label.substr(2), run.last - run.first + 1);
-  // engine.forward() wraps the model's forward, ZeRO-3's fetches included.
+  // engine.forward() wraps the model's forward, ZeRO-3's fetches included. Its prologue starts
+  // the ThroughputTimer, which synchronizes the device (utils/timer.py start); the GPU is idle
+  // there already (end_micro_steps), so it costs a round trip.
   b.host_calls_before_next(HostTask::kEngineForward, 1);
+  if (b.layout().timer_sync) b.device_sync({run.label, ".timer_start"}, Phase::kForward);
 }
 
 void end_micro_steps(PlanBuilder& b, const MicroStepRun& run, bool uniform) {
@@ -44,7 +47,7 @@ void end_micro_steps(PlanBuilder& b, const MicroStepRun& run, bool uniform) {
   // nothing issued in between, one device sync (utils/timer.py). The boundary micro-step's
   // stop comes after the optimizer step (end_of_step_sync).
   if (b.layout().timer_sync && (!run.boundary || uniform)) {
-    b.device_sync({run.label, ".timer_sync"}, Phase::kBackward);
+    b.device_sync({run.label, ".timer_sync"}, Phase::kStep);
   }
   b.end_segment();
 }

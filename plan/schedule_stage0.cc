@@ -50,11 +50,22 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
                                  Device::kGpu, Category::kGrads, true));
         b.alloc(op, grads.back());
       } else if (run.first > 0) {
-        // AccumulateGrad's incoming gradient.
+        // AccumulateGrad's incoming gradient, added into the .grad of the earlier micro-steps.
         b.at(op).transient_bytes += flow.largest[t.block] * e;
+        b.at(op).host_calls.add(HostTask::kAccumulateGrad,
+                                static_cast<int>(flow.created[t.block].size()));
       }
     }
     const int last_op = model.finish();
+    if (run.boundary) {
+      // allreduce_gradients runs with one rank too (engine.py buffered_allreduce_fallback):
+      // every gradient gathered, the bucket flattened, all-reduced, scaled and copied back.
+      const int buckets =
+          static_cast<int>((psi + kAllreduceBucketElems - 1) / kAllreduceBucketElems);
+      b.at(last_op).host_calls.add(HostTask::kStage0ReduceParam,
+                                   static_cast<int>(l.real_params().size()));
+      b.at(last_op).host_calls.add(HostTask::kStage0ReduceBucket, buckets);
+    }
     if (run.boundary && l.world > 1) {
       // engine.py allreduce_gradients: buckets of MEMORY_OPT_ALLREDUCE_SIZE elements.
       std::int64_t bucket = 0;
@@ -87,6 +98,19 @@ void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
 
   b.begin_segment("step", 1);
   b.host_calls_before_next(HostTask::kEngineStep, 1);
+  // The wrapper's Python and ATen calls: FP16_UnfusedOptimizer loops over the parameters
+  // (fp16/unfused_optimizer.py step); FP16_Optimizer's flat step is taken as ZeRO-1/2's (no
+  // recording of it); fp32 runs the optimizer alone.
+  const int params = static_cast<int>(l.real_params().size());
+  if (mixed && !fused) {
+    b.host_calls_before_next(HostTask::kStage0StepParam, params);
+    b.host_calls_before_next(HostTask::kStage0StepBody, 1);
+  } else if (mixed) {
+    b.host_calls_before_next(HostTask::kZeroStepParam, params);
+    b.host_calls_before_next(HostTask::kZeroStepBody, 1);
+  } else {
+    b.host_calls_before_next(HostTask::kStage0StepBody, 1);
+  }
   int fp32_grads = -1;
   if (mixed) {
     // CheckOverflow.has_overflow_serial: float(x.float().sum()) per parameter, then a flag's

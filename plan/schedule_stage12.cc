@@ -31,6 +31,7 @@ namespace zs::plan {
 namespace {
 
 struct ReducerOptions {
+  bool first = false;               // the step's first micro-step
   bool boundary = false;            // the micro-step ends the gradient accumulation
   bool keep_partition = false;      // grads_in_partition outlives this backward (the step reads it)
   bool partition_is_state = false;  // it is the gradient storage the ZeRO paper counts (stage 2)
@@ -44,6 +45,7 @@ class Reducer {
         l_(b.layout()),
         label_(label),
         ipg_(ipg),
+        first_(o.first),
         boundary_(o.boundary),
         keep_partition_(o.keep_partition),
         partition_is_state_(o.partition_is_state),
@@ -59,6 +61,10 @@ class Reducer {
     if (would_flush(p)) wait = flush(producer);
     ensure_ipg(producer);
     bucket_.add(p, producer);
+    // reduce_independent_p_g_buckets_and_remove_grads: copied into the bucket unless larger.
+    b_.host_calls_before_next(
+        l_.params()[p].numel > l_.bucket_elems ? HostTask::kGradReduceLarge : HostTask::kGradReduce,
+        1);
     return wait;
   }
 
@@ -77,12 +83,27 @@ class Reducer {
   int flush(int producer) {
     bool owned = false;
     std::int64_t owned_elems = 0, owned_full = 0;
+    int owned_params = 0;
     for (int p : bucket_.params()) {
       owned_elems += l_.owned_elems(p);
       if (l_.owned_by_rank(p)) {
         owned = true;
         owned_full += l_.params()[p].numel;
+        ++owned_params;
       }
+    }
+    // reduce_ipg_grads: the bucket's reduction, then its parameters of this rank's partition
+    // taken into grads_in_partition, or, offloaded, sent to the host (copy_grads_in_partition).
+    // Offloaded, every micro-step after the first accumulates on the host through the GPU
+    // (async_accumulate_grad_in_cpu_via_gpu), the boundary's too, before its own work.
+    b_.host_calls_before_next(
+        l_.overlap_comm ? HostTask::kBucketFlushOverlap : HostTask::kBucketFlush, 1);
+    if (!l_.offload_optimizer) {
+      b_.host_calls_before_next(HostTask::kPartitionCopy, owned_params);
+    } else {
+      if (!first_) b_.host_calls_before_next(HostTask::kOffloadAccumulate, owned_params);
+      if (boundary_) b_.host_calls_before_next(HostTask::kOffloadGrad, owned_params);
+      if (first_ && !boundary_) b_.host_calls_before_next(HostTask::kPartitionCopy, owned_params);
     }
     int op = -1;
     for (const Piece& piece : pieces()) {
@@ -129,8 +150,18 @@ class Reducer {
           all.insert(all.end(), piece.parts.begin(), piece.parts.end());
         copy.slices = b_.slices(all);
       }
-      const int d2h = b_.op(b_.name(label_, ".grads_to_host.", flushes_.size()), b_.d2h_stream(),
-                            Phase::kReduce, copy, {op});
+      // At the boundary each of the bucket's parameters of this partition is tested for inf
+      // and NaN with a bool() of a device tensor before its copy (update_offload_overflow_
+      // tracker): one host-device round trip each, which also waits for the reduction. The
+      // copies run on the current stream, behind the reduction and the backward's kernels
+      // ("copy_grad_stream is disabled because of race with reduce", reduce_ipg_grads).
+      int after = op;
+      if (boundary_ && owned_params > 0) {
+        after = b_.host_sync({label_, ".offload_flag_sync.", flushes_.size()}, Phase::kReduce, {op},
+                             owned_params);
+      }
+      const int d2h = b_.op(b_.name(label_, ".grads_to_host.", flushes_.size()), b_.reduce_stream(),
+                            Phase::kReduce, copy, {after});
       if (boundary_) b_.at(d2h).transient_bytes = owned_elems * 4;
     }
     bucket_.reduced(op);
@@ -145,6 +176,11 @@ class Reducer {
     if (!bucket_.empty()) flush(last_op);
     const Bytes s = l_.owned_full * l_.param_bytes;
     const bool add = accumulate_into >= 0 && partition_ >= 0;
+    if (add) {
+      int owned = 0;
+      for (int p : l_.real_params()) owned += l_.owned_by_rank(p) ? 1 : 0;
+      b_.host_calls_before_next(HostTask::kPartitionAccumulate, owned);
+    }
     const int op = b_.op(b_.name(label_, ".epilogue"), b_.compute_stream(), Phase::kReduce,
                          MemoryWork{add ? 2 * s : 0, add ? s : 0},
                          {flushes_.empty() ? last_op : flushes_.back()});
@@ -232,6 +268,7 @@ class Reducer {
   const Layout& l_;
   std::string label_;
   std::vector<int>* ipg_;
+  bool first_;
   bool boundary_;
   bool keep_partition_;
   bool partition_is_state_;
@@ -298,7 +335,8 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     // Stage 1 keeps its grads_in_partition for the step; stage 2 adds later micro-steps' into
     // the first one's, which is the gradient storage the ZeRO paper counts.
     Reducer reducer(b, label, l.stage == 1 ? &stage1_ipg : &stage2_ipg,
-                    ReducerOptions{.boundary = run.boundary,
+                    ReducerOptions{.first = first,
+                                   .boundary = run.boundary,
                                    .keep_partition = l.stage == 1 || first,
                                    .partition_is_state = l.stage == 2 && first});
     // Stage 2 reduces in the gradient hooks; stage 1 only at the boundary, in the hooks with
@@ -333,21 +371,19 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
           full.track(buf, flow.created[t.block]);
         } else if (!first) {
           b.at(op).transient_bytes += flow.largest[t.block] * e;  // AccumulateGrad's input
+          b.at(op).host_calls.add(HostTask::kAccumulateGrad,
+                                  static_cast<int>(flow.created[t.block].size()));
         }
         // The first gradient hook of micro-step 0 sets up the IPG buffers (setup_buckets).
         if (first && !completed.empty()) reducer.ensure_ipg(op);
       } else {
         b.at(op).transient_bytes += flow.largest[t.block] * e;  // each gradient until copied
       }
-      if (!hooks_reduce) continue;
-      if (offload && run.boundary && !completed.empty()) {
-        // The offload gradient hooks test a device flag per parameter with bool(), which
-        // synchronizes the compute stream (stage_1_and_2.py copy_grads_in_partition).
-        b.host_sync({label, ".offload_flag_sync.", l.blocks()[t.block].name}, Phase::kBackward,
-                    {op}, static_cast<int>(completed.size()));
-      }
-      // The hooks run as autograd produces the block's gradients, before the next launch.
+      // The hooks run as autograd produces the block's gradients, before the next launch,
+      // every micro-step (grad_handling_hook); they reduce in stage 2 and, with overlap_comm,
+      // in stage 1's last micro-step.
       b.host_calls_before_next(HostTask::kGradHook, static_cast<int>(completed.size()));
+      if (!hooks_reduce) continue;
       for (int p : completed) {
         const int w = reducer.add(p, op);
         if (w >= 0) wait = w;
@@ -371,10 +407,9 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
             walk = b.op(b.name(label, ".copy_to_ipg.", b.plan().ops.size()), compute,
                         Phase::kReduce, MemoryWork{}, {last_op});
           }
-          reducer.add(p, walk);
           // Each parameter goes through reduce_ready_partitions_and_remove_grads, as the
           // hooks would have (stage_1_and_2.py reduce_gradients), with the GPU idle.
-          ++b.at(walk).host_calls[HostTask::kGradHook];
+          reducer.add(p, walk);
           auto& copy = std::get<MemoryWork>(b.at(walk).work);
           copy.bytes_read += l.params()[p].numel * e;
           copy.bytes_written += l.params()[p].numel * e;
@@ -397,6 +432,14 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
 
   b.begin_segment("step", 1);
   b.host_calls_before_next(HostTask::kEngineStep, 1);
+  // The step's Python and ATen calls, where they run: per gradient of the partition (the
+  // overflow test and the norm; offloaded, the norm's .item()) and the rest before the overflow
+  // check; per parameter (_update_model_bit16_weights) after the all-gather, below.
+  int owned_params = 0;
+  for (int p : l.real_params()) owned_params += l.owned_by_rank(p) ? 1 : 0;
+  b.host_calls_before_next(offload ? HostTask::kOffloadStepParam : HostTask::kZeroStepGrad,
+                           owned_params);
+  b.host_calls_before_next(offload ? HostTask::kOffloadStepBody : HostTask::kZeroStepBody, 1);
   // step(): the overflow check (an all_reduce of one flag and its .item()), skipped on
   // overflow from here on: the norm, the optimizer, the 16-bit update and the all-gather.
   int last = b.last_op();
@@ -404,14 +447,15 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   const int first_skipped = static_cast<int>(b.plan().ops.size());
   if (offload) {
     // complete_grad_norm_calculation_for_cpu_offload: a norm and an .item() per parameter.
-    int owned = 0;
-    for (int p : l.real_params()) owned += l.owned_by_rank(p) ? 1 : 0;
-    const int synced = grad_norm(b, l.owned_full * e, Dtype::kFp32, last, std::max(owned, 1) + 1);
-    // DeepSpeedCPUAdam on the host thread (28 bytes per element: fp32 param, grad, m, v read,
-    // param, m, v written), then the fp32 partition is cast into the 16-bit CPU buffer and
-    // copied up without blocking the host (stage_1_and_2.py step, cpu_offload branch).
+    const int synced =
+        grad_norm(b, l.owned_full * e, Dtype::kFp32, last, std::max(owned_params, 1) + 1);
+    // On the host thread, in order (stage_1_and_2.py step, cpu_offload branch): the unscale pass
+    // over the fp32 gradients, run whatever the scale (unscale_and_clip_grads: 8 bytes per
+    // element), DeepSpeedCPUAdam (28: fp32 param, grad, m, v read, param, m, v written), and the
+    // cast of the fp32 partition into the 16-bit pinned buffer (4 + e); then the copy up,
+    // without blocking the host.
     const int adam = b.host_op({"step.optimizer.cpu"}, Phase::kStep,
-                               OptimizerWork{true, part, part * (28 + 4 + e)}, {synced});
+                               OptimizerWork{true, part, part * (8 + 28 + 4 + e)}, {synced});
     b.at(adam).step_role = StepRole::kUnscaleClip;  // unscale_and_clip_grads, on the host
     const int up = b.op({"step.params_to_gpu"}, b.h2d_stream(), Phase::kStep,
                         CopyWork{part * e, true, l.pin_optimizer, CopyRole::kParams, adam}, {adam});
@@ -438,6 +482,14 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
     b.op({"step.allgather_params"}, compute, Phase::kPostStep, gather_flat_group(b, l));
   }
   if (l.check_overflow) mark_skipped_on_overflow(b, first_skipped);
+  // _update_model_bit16_weights after the all-gather's launch: before the timer's sync, or, with
+  // none, with the all-gather itself.
+  const int params = static_cast<int>(l.real_params().size());
+  if (l.timer_sync) {
+    b.host_calls_before_next(HostTask::kZeroStepParam, params);
+  } else {
+    b.at(b.last_op()).host_calls.add(HostTask::kZeroStepParam, params);
+  }
   end_of_step_sync(b);
   b.end_segment();
 }

@@ -39,8 +39,13 @@ namespace {
 // The IPG bucket and its reduce-scatters for one backward.
 class Scatterer {
  public:
-  Scatterer(PlanBuilder& b, const std::string& label, int index)
-      : b_(b), l_(b.layout()), label_(label), index_(index), bucket_(b, label, true) {}
+  Scatterer(PlanBuilder& b, const std::string& label, int index, bool boundary)
+      : b_(b),
+        l_(b.layout()),
+        label_(label),
+        index_(index),
+        boundary_(boundary),
+        bucket_(b, label, true) {}
 
   // Adds p's completed gradient from op `producer`.
   void add(int p, int producer) {
@@ -54,6 +59,11 @@ class Scatterer {
     // fetches, the plan cannot know which have finished, so it waits for the third back.
     const std::size_t k = flushes_.size();
     if (k >= 3) b_.host_wait_before_next(flushes_[k - 3]);
+    b_.host_calls_before_next(HostTask::kStage3BucketFlush, 1);
+    if (l_.offload_optimizer && boundary_) {
+      b_.host_calls_before_next(HostTask::kStage3OffloadGrad,
+                                static_cast<int>(bucket_.params().size()));
+    }
     std::int64_t padded = 0, shard = 0;
     for (int p : bucket_.params()) {
       padded += l_.world * l_.partition_elems[p];
@@ -106,6 +116,7 @@ class Scatterer {
   const Layout& l_;
   std::string label_;
   int index_;
+  bool boundary_;
   GradBucket bucket_;
   std::vector<int> flushes_;
 };
@@ -196,7 +207,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   for (const MicroStepRun& run : micro_step_runs(l, uniform)) {
     begin_micro_steps(b, run);
     Coordinator coordinator(b, c, queue, run.label, &hpz);
-    Scatterer scatterer(b, run.label, run.first);
+    Scatterer scatterer(b, run.label, run.first, run.boundary);
     MicroStepCompute model(b, run.label);
     std::vector<int> deps;
     while (!model.done()) {
@@ -235,6 +246,11 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
 
   b.begin_segment("step", 1);
   b.host_calls_before_next(HostTask::kEngineStep, 1);
+  const int params = static_cast<int>(l.real_params().size());
+  b.host_calls_before_next(
+      l.offload_optimizer ? HostTask::kStage3OffloadStepParam : HostTask::kStage3StepParam, params);
+  b.host_calls_before_next(
+      l.offload_optimizer ? HostTask::kStage3OffloadStepBody : HostTask::kStage3StepBody, 1);
   // step() begins with _partition_all_parameters: the persistent parameters' full copies are
   // freed (stage3.py step), so the inner optimizer runs without them (the oracle's snapshots).
   const int step_begin = static_cast<int>(b.plan().ops.size());
@@ -282,11 +298,12 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
                      NvmeWork{s * (4 + state), true}, {ready});
         b.at(ready).host_waits = true;
       }
-      // CPU Adam (28 bytes per element), then the fp32 partition is cast to 16 bits on the CPU
-      // for the copy below (4 + e bytes per element more).
+      // The unscale pass over the fp32 gradients (unscale_and_clip_grads, run whatever the
+      // scale: 8 bytes per element), CPU Adam (28), then the fp32 partition cast to 16 bits on
+      // the CPU for the copy below (4 + e bytes per element more).
       const Bytes cast_bytes = l.offload_param ? 0 : s * (4 + e);
       last = b.host_op({name, ".optimizer.cpu"}, Phase::kStep,
-                       OptimizerWork{true, s, s * 28 + cast_bytes, first_elem}, {ready});
+                       OptimizerWork{true, s, s * (8 + 28) + cast_bytes, first_elem}, {ready});
       const int adam = last;
       if (j == 0) b.at(adam).step_role = StepRole::kUnscaleClip;
       if (l.optimizer_on_nvme) {

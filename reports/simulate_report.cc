@@ -51,7 +51,7 @@ std::string render_host_text(const sim::HostTime& h) {
     double s;
     std::int64_t calls;
   };
-  std::vector<Part> parts = {{"kernel launches", h.launch_s, h.kernels},
+  std::vector<Part> parts = {{"model ATen and module calls", h.launch_s, h.model_calls},
                              {"syncs with the GPU", h.sync_s, -1}};
   for (int k = 0; k < plan::kHostTaskCount; ++k) {
     if (h.task_calls[k] == 0) continue;
@@ -97,6 +97,18 @@ std::string render_time_text(const sim::SimulationResult& r) {
   }
   out += "  " + t.bottleneck + "\n";
   out += render_host_text(t.host);
+  const sim::OffloadTime& o = t.offload;
+  if (o.cpu_s > 0 || o.to_host_bytes > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "  offload: CPU work %.2f ms (DeepSpeedCPUAdam, the unscale and cast passes: "
+                  "%.2f GB at %.1f GB/s per rank on %d cores); gradients to the host %.2f GB "
+                  "(%.2f ms alone), parameters back %.2f GB (%.2f ms alone), %.2f ms of copies "
+                  "exposed\n",
+                  o.cpu_s * 1e3, o.cpu_bytes / 1e9, o.cpu_bytes_per_s / 1e9, o.cpu_cores,
+                  o.to_host_bytes / 1e9, o.to_host_s * 1e3, o.to_device_bytes / 1e9,
+                  o.to_device_s * 1e3, o.exposed_copies_s * 1e3);
+    out += buf;
+  }
   out += "  (rates: " + r.profile.source + ")\n";
   return out;
 }
@@ -226,6 +238,16 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
                  {"comm_busy_s", t.comm_busy_s},
                  {"offload_busy_s", t.offload_busy_s},
                  {"cpu_optimizer_s", t.cpu_optimizer_s},
+                 {"offload",
+                  {{"cpu_s", t.offload.cpu_s},
+                   {"cpu_bytes", t.offload.cpu_bytes},
+                   {"cpu_bytes_per_s", t.offload.cpu_bytes_per_s},
+                   {"cpu_cores", t.offload.cpu_cores},
+                   {"to_host_bytes", t.offload.to_host_bytes},
+                   {"to_host_s", t.offload.to_host_s},
+                   {"to_device_bytes", t.offload.to_device_bytes},
+                   {"to_device_s", t.offload.to_device_s},
+                   {"exposed_copies_s", t.offload.exposed_copies_s}}},
                  {"bottleneck", t.bottleneck}};
   if (t.overflow_possible) out["time"]["overflow_step_s"] = t.overflow_step_s;
   json::Json tasks = json::Json::object();
@@ -234,7 +256,7 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
         {"s", t.host.task_s[k]}, {"calls", t.host.task_calls[k]}};
   }
   out["time"]["host"] = {{"busy_s", t.host.busy_s},     {"gpu_idle_s", t.host.gpu_idle_s},
-                         {"launch_s", t.host.launch_s}, {"kernels", t.host.kernels},
+                         {"launch_s", t.host.launch_s}, {"model_calls", t.host.model_calls},
                          {"sync_s", t.host.sync_s},     {"deepspeed", tasks}};
   out["throughput"] = {{"samples_per_s", t.samples_per_s},
                        {"tokens_per_s", t.tokens_per_s},

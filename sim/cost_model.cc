@@ -8,6 +8,7 @@
 
 #include "common/overloaded.h"
 #include "kernels/collective.h"
+#include "models/eager_dispatch.h"
 #include "models/op_costs.h"
 
 namespace zs::sim {
@@ -23,13 +24,6 @@ struct KernelTime {
 
 double roofline(double flops, double flop_rate, double bytes, double byte_rate) {
   return std::max(flops / flop_rate, bytes / byte_rate);
-}
-
-// The cores a rank's CPU Adam runs on: the profile's, else the node's divided among its ranks.
-int cores_per_rank(const configs::Cluster& cluster, const CostProfile& p) {
-  return p.cpu_cores_per_rank > 0
-             ? p.cpu_cores_per_rank
-             : std::max(1, cluster.node.cpu_cores / std::max(1, cluster.gpus_per_node));
 }
 
 KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double hbm,
@@ -192,6 +186,12 @@ double cpu_attention_pairs(const models::Op& op) {
   return static_cast<double>(a.batch * a.heads * models::attention_pairs(a.seq, a.causal));
 }
 
+int cores_per_rank(const configs::Cluster& cluster, const CostProfile& p) {
+  return p.cpu_cores_per_rank > 0
+             ? p.cpu_cores_per_rank
+             : std::max(1, cluster.node.cpu_cores / std::max(1, cluster.gpus_per_node));
+}
+
 double peak_flops(const configs::GpuSpec& gpu, configs::Precision precision) {
   switch (precision) {
     case configs::Precision::kFp32:
@@ -214,6 +214,12 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
   t.fwd_prefix_s.assign(n + 1, 0);
   t.bwd_prefix_s.assign(n + 1, 0);
   t.fwd_prefix_kernels.assign(n + 1, 0);
+  t.fwd_prefix_host_s.assign(n + 1, 0);
+  t.bwd_prefix_host_s.assign(n + 1, 0);
+  t.fwd_prefix_calls.assign(n + 1, 0);
+  t.bwd_prefix_calls.assign(n + 1, 0);
+  const bool eager = profile.kernel_style == KernelStyle::kEager;
+  const double slow = profile.host_python_slowdown;
   t.bwd_prefix_kernels.assign(n + 1, 0);
   const bool cpu = gpu.backend == "cpu";
   for (std::size_t i = 0; i < n; ++i) {
@@ -228,6 +234,23 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
     t.bwd_prefix_s[i + 1] = t.bwd_prefix_s[i] + k.bwd_s;
     t.fwd_prefix_kernels[i + 1] = t.fwd_prefix_kernels[i] + k.fwd_kernels;
     t.bwd_prefix_kernels[i + 1] = t.bwd_prefix_kernels[i] + k.bwd_kernels;
+    // The host: what HF's eager modules dispatch, or one launch per fused kernel.
+    models::HostDispatch fwd{k.fwd_kernels, 0, 0, 0}, bwd{k.bwd_kernels, 0, 0, 0};
+    if (eager && !cpu) {
+      const models::EagerDispatch d =
+          models::eager_dispatch(graph.ops[i], graph.spec, graph.workload);
+      fwd = d.fwd;
+      bwd = d.bwd;
+    }
+    auto host_s = [&profile, slow](const models::HostDispatch& h) {
+      return (h.kernels * profile.kernel_launch_s + h.other * profile.dispatch_s +
+              h.modules * profile.module_call_s) *
+             slow;
+    };
+    t.fwd_prefix_host_s[i + 1] = t.fwd_prefix_host_s[i] + host_s(fwd);
+    t.bwd_prefix_host_s[i + 1] = t.bwd_prefix_host_s[i] + host_s(bwd);
+    t.fwd_prefix_calls[i + 1] = t.fwd_prefix_calls[i] + fwd.calls();
+    t.bwd_prefix_calls[i + 1] = t.bwd_prefix_calls[i] + bwd.calls();
     if (k.unaligned_extra_s > 0) {
       t.unaligned_extra_s += k.unaligned_extra_s;
       if (t.unaligned_example.empty()) {
@@ -339,6 +362,7 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
                                       p.host_memory_efficiency / ranks_per_node);
   }
   out.cpu_adam_bytes_per_s = cpu_rate;
+  out.cpu_cores_per_rank = cores_per_rank(cluster, p);
   const GroupTopology world = group_topology(plan.world_size, cluster.gpus_per_node);
 
   // The same few collectives recur once per layer: a small direct-mapped cache of estimates.
@@ -355,7 +379,8 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
   for (std::size_t i = 0; i < plan.ops.size(); ++i) {
     const plan::Op& op = plan.ops[i];
     OpCost& c = out.costs[i];
-    c.host_s = p.kernel_launch_s;
+    // Memory work, copies and the optimizer are launched inside DeepSpeed's calls (host_calls).
+    c.host_s = 0;
     if (op.host_wait_for >= 0) c.host_wait_s = p.kernel_launch_s;
     std::visit(
         Overloaded{
@@ -363,9 +388,9 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
               const int a = w.first_model_op, b = w.last_model_op + 1;
               const bool bwd = w.pass == plan::Pass::kBackward;
               const auto& ps = bwd ? m.bwd_prefix_s : m.fwd_prefix_s;
-              const auto& pk = bwd ? m.bwd_prefix_kernels : m.fwd_prefix_kernels;
+              const auto& ph = bwd ? m.bwd_prefix_host_s : m.fwd_prefix_host_s;
               c.fixed_s = ps[b] - ps[a];
-              c.host_s = p.kernel_launch_s * (pk[b] - pk[a]);
+              c.host_s = ph[b] - ph[a];
             },
             [&](const plan::CollectiveWork& cw) {
               const auto key = static_cast<std::uint64_t>(cw.bytes) * 0x9E3779B97F4A7C15ull +
@@ -380,6 +405,7 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
                           estimate_collective(cw.kind, cw.bytes, t, p)};
               }
               const CollectiveEstimate& e = mm.e;
+              c.host_s = p.kernel_launch_s * p.host_python_slowdown;  // the deepspeed.comm call
               c.fixed_s = e.latency_s * collective_slowdown;
               c.link = kNcclLink;
               c.link_amount = e.transfer_s * collective_slowdown;
@@ -388,11 +414,7 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
               c.fixed_s = memory_s(static_cast<double>(mw.bytes_read + mw.bytes_written), hbm, p);
             },
             [&](const plan::CopyWork& pw) {
-              // An empty copy (a bucket whose gradients the rank owns none of) launches nothing.
-              if (pw.bytes == 0) {
-                c.host_s = 0;
-                return;
-              }
+              if (pw.bytes == 0) return;  // an empty copy (a bucket this rank owns none of)
               c.fixed_s = p.pcie_latency_s;
               c.link = kPcieLink;
               c.link_amount = static_cast<double>(pw.bytes);
@@ -413,7 +435,9 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
         },
         op.work);
     // DeepSpeed's hooks and engine calls that run before the host issues the op.
-    for (int k = 0; k < plan::kHostTaskCount; ++k) c.host_s += op.host_calls.n[k] * call_s[k];
+    for (const plan::HostCall& hc : op.host_calls.calls()) {
+      c.host_before_s += hc.count * call_s[static_cast<int>(hc.task)];
+    }
   }
   return out;
 }

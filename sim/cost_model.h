@@ -10,9 +10,14 @@
 //   activation, residual adds and the loss is what HF's modules launch in eager PyTorch
 //   (sim/eager_kernels.h: kernels and bytes recorded from the real modules); with kFused, one
 //   ideal kernel per op (models/op_costs.h). A compute op over a range of model ops costs the
-//   sum, and its host time is one kernel_launch_s per kernel.
-// - DeepSpeed's host work: each op's plan::HostCalls, priced per call by host_call_seconds,
-//   adds to the host time of issuing it.
+//   sum. Its host time: eager, what HF's modules dispatch (models/eager_dispatch.h: a
+//   kernel_launch_s per ATen call that launches a kernel, a dispatch_s per other call, a
+//   module_call_s per nn.Module call); fused, a kernel_launch_s per kernel; all times
+//   host_python_slowdown.
+// - DeepSpeed's host work: each op's plan::HostCalls, priced per call by host_call_seconds (its
+//   Python and its ATen calls, plan/host_ops.h), adds to the host time of issuing it. The
+//   Plan's memory work, copies and optimizer are launched inside those calls, so they add no
+//   host time of their own; a collective is a deepspeed.comm call (a kernel_launch_s).
 // - Memory work and the GPU optimizer (fused Adam): bytes over achieved HBM bandwidth.
 // - Collectives: NCCL's latency as fixed time, then the transfer as a flow on the rank's NCCL
 //   link (capacity 1 second per second: concurrent collectives share it).
@@ -21,7 +26,8 @@
 // - CPU Adam: bytes over min(cores per rank x per-core rate, host DRAM peak x efficiency /
 //   ranks per node), on the host thread.
 // - NVMe: a flow on the node's NVMe volume share for this rank.
-// - Host syncs: one launch per round trip (a sync op's rounds; an op's host_wait_for wait).
+// - Host syncs: a kernel_launch_s per round trip (a sync op's rounds; an op's host_wait_for
+//   wait).
 // - A straggler: every collective (latency and transfer) stretched by `collective_slowdown`,
 //   since the whole group waits for its slowest rank.
 // A CPU device (configs::GpuSpec::backend "cpu": zerosim's CPU backend, one rank per core) is
@@ -73,6 +79,11 @@ struct ModelOpTimes {
   // Prefix sums over ops: [i] = sum of ops < i.
   std::vector<double> fwd_prefix_s, bwd_prefix_s;
   std::vector<int> fwd_prefix_kernels, bwd_prefix_kernels;
+  // Prefix sums of each op's host seconds, forward and backward (ModelOpHost): its ATen calls
+  // and module calls priced by the profile, host_python_slowdown included.
+  std::vector<double> fwd_prefix_host_s, bwd_prefix_host_s;
+  // Prefix sums of the ATen calls that launch a kernel and of those that do not.
+  std::vector<std::int64_t> fwd_prefix_calls, bwd_prefix_calls;
   // GEMMs with a dimension off the 16-byte grid (CostProfile::gemm_unaligned_efficiency): the
   // seconds they take beyond what aligned ones would, over one forward and one backward of the
   // model, and the first such op ("lm_head: 8192 x 50257 x 768", m x n x k), or "".
@@ -110,10 +121,15 @@ std::shared_ptr<const PricedModel> price_model(const std::shared_ptr<const plan:
 // one, each falling back to the other 16-bit rate, then to fp32, when the GPU lists no figure.
 double peak_flops(const configs::GpuSpec& gpu, configs::Precision precision);
 
+// The cores a rank's CPU work (CPU Adam) runs on: the profile's cpu_cores_per_rank, else the
+// node's cores divided among its ranks (deepspeed --bind_cores_to_rank's share).
+int cores_per_rank(const configs::Cluster& cluster, const CostProfile& profile);
+
 struct PricedPlan {
   std::vector<OpCost> costs;
   std::vector<Link> links;
   double cpu_adam_bytes_per_s = 0;  // per rank
+  int cpu_cores_per_rank = 0;
 };
 
 PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& model_ops,

@@ -11,6 +11,7 @@
 #include "common/json_path.h"
 #include "common/json_reader.h"
 #include "common/units.h"
+#include "plan/host_ops.h"
 
 namespace zs::sim {
 namespace {
@@ -122,35 +123,70 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   // (PTsolvers/gpu-workshop-JuliaCon23#7); H100 SXM gather kernels 2646-2771 of 3350 GB/s =
   // 79-83% (pytorch/FBGEMM#3993), 80% taken. V100 (no figure found) uses A100's; H200 H100's.
   p.hbm_efficiency = gen == Generation::kHopper ? 0.80 : 0.87;
-  // Host time per eager op: 7 us, the launch-overhead floor of Meta's autoparallel cost model
-  // fitted on H100 (meta-pytorch/autoparallel compute_estimation.py `kernel_launch_overhead =
-  // 7`), matching ~7 us per eager pointwise op (flagos-ai/FlagGems#4812) and within HTA's 5-20 us.
+  // The host's work on the reference host, priced per call of what plan/host_ops.h counts:
+  // - an ATen call that launches a kernel: 7 us, the launch-overhead floor of Meta's
+  //   autoparallel cost model fitted on H100 (meta-pytorch/autoparallel compute_estimation.py
+  //   `kernel_launch_overhead = 7`), matching torch.add's 7.1 us per call on an A100 host
+  //   (flagos-ai/FlagGems#4558) and within HTA's 5-20 us;
+  // - one that launches nothing: 1.155 us, torch.add on 1-element CPU tensors on the development
+  //   VM (reports/measurements/2026-11-25-deepspeed-host-costs.md, unit (a)), which is what a
+  //   dispatch through Python costs without a device;
+  // - an nn.Module call's own Python: 5 us, "~5 microseconds extra per module call for
+  //   nn.Linear" (pytorch/pytorch#50431, with a bare torch op at 0.91 us there, near unit (a)).
   p.kernel_launch_s = 7e-6;
-  // DeepSpeed 0.19.6's Python per call, measured with real DeepSpeed on the development VM (AMD
-  // EPYC, 2 cores under KVM, Python 3.11, torch 2.13; one eager torch.add there: 1.155 us) by
-  // scripts/measure_host_costs.py, reports/measurements/2026-11-25-deepspeed-host-costs.md.
-  // Medians on tiny GPT-2/Llama models, where the data work is negligible, collectives
-  // excluded:
-  // - engine.forward: engine.forward minus the module's forward, 110-225 us per micro-step;
-  // - engine.backward: outside autograd on a non-boundary micro-step, 100-210 us;
-  // - engine.step: step minus the inner optimizer, 2.1-2.7 ms (overflow check, norm, unscale,
-  //   the loops over parameter groups); the plan's step ops add their own launches on top;
-  // - ZeRO 1/2's reducing gradient hook (reduce_ready_partitions_and_remove_grads, stage 2
-  //   and stage 1 with overlap_comm): 10-24 us per parameter;
-  // - ZeRO 3's gradient hook (reduce_partition_and_remove_grads): 29 us per parameter;
-  // - ZeRO 3's module hooks per module run: stage 3's engine.forward minus stage 0's over the
-  //   module runs, 178 us forward and 162 us backward (pre and post hooks, the autograd
-  //   functions they wrap outputs in, fetch and release bookkeeping), less the gathers below;
-  // - one coalesced all-gather launch (__all_gather_params): 152 us.
-  // host_python_slowdown scales them to a slower host (calibration fits it; 1 by default).
+  p.dispatch_s = 1.155e-6;
+  p.module_call_s = 5e-6;
+  // DeepSpeed 0.19.6's Python per call, its ATen calls apart: the per-call times measured with
+  // real DeepSpeed on the development VM (Python 3.11, torch 2.13) by
+  // scripts/measure_host_costs.py (reports/measurements/2026-11-25-deepspeed-host-costs.md, tiny
+  // GPT-2/Llama, collectives excluded), less the task's ATen calls (plan/host_ops.cc) at unit (a).
+  // The measured figures each comes from (medians unless said):
+  // - engine.forward minus the module's forward, 110-225 us per micro-step; engine.backward
+  //   outside autograd, 100-210 us;
+  // - the boundary engine.step minus the inner optimizer: stage 0 2.9 ms, stages 1-2 2.6-2.7
+  //   ms, stage 3 2.1 ms over 52 parameters, shared as below between the engine's step (its
+  //   zero_grad and scheduler), the per-parameter and per-gradient loops and the rest;
+  // - ZeRO-1's hook without a reduction 2.0 us, ZeRO-2's reducing hook 18.7 us, a bucket flush
+  //   (reduce_ipg_grads) 214-269 us with its partition copies;
+  // - ZeRO-3's hooks per module run 178 us forward and 162 us backward, its gradient hook 29-31
+  //   us, a bucket flush 306-383 us, a gather launch 143-158 us.
+  // The offload tasks (no measurement yet) are taken as their non-offloaded twins' Python plus
+  // 10 us per helper call they add; plan/host_ops.cc lists what each does.
   auto set_call = [&p](plan::HostTask t, double s) { p.host_call_s[static_cast<int>(t)] = s; };
-  set_call(plan::HostTask::kEngineForward, 150e-6);
-  set_call(plan::HostTask::kEngineBackward, 150e-6);
-  set_call(plan::HostTask::kEngineStep, 2.5e-3);
-  set_call(plan::HostTask::kGradHook, 20e-6);
-  set_call(plan::HostTask::kStage3GradHook, 29e-6);
-  set_call(plan::HostTask::kModuleVisit, 165e-6);
-  set_call(plan::HostTask::kGather, 152e-6);
+  using plan::HostTask;
+  set_call(HostTask::kEngineForward, 150e-6);
+  set_call(HostTask::kEngineBackward, 145e-6);
+  set_call(HostTask::kEngineStep, 300e-6);
+  set_call(HostTask::kAccumulateGrad, 0);  // autograd's C++
+  set_call(HostTask::kStage0ReduceParam, 5e-6);
+  set_call(HostTask::kStage0ReduceBucket, 100e-6);
+  set_call(HostTask::kStage0StepParam, 15e-6);
+  set_call(HostTask::kStage0StepBody, 150e-6);
+  set_call(HostTask::kGradHook, 1e-6);
+  set_call(HostTask::kGradReduce, 11e-6);
+  set_call(HostTask::kGradReduceLarge, 10e-6);
+  set_call(HostTask::kBucketFlush, 200e-6);
+  set_call(HostTask::kBucketFlushOverlap, 210e-6);
+  set_call(HostTask::kPartitionCopy, 10e-6);
+  set_call(HostTask::kPartitionAccumulate, 5e-6);
+  set_call(HostTask::kOffloadGrad, 30e-6);
+  set_call(HostTask::kOffloadStepParam, 5e-6);
+  set_call(HostTask::kOffloadAccumulate, 25e-6);
+  set_call(HostTask::kZeroStepParam, 5e-6);
+  set_call(HostTask::kZeroStepGrad, 15e-6);
+  set_call(HostTask::kZeroStepBody, 800e-6);
+  set_call(HostTask::kOffloadStepBody, 800e-6);
+  set_call(HostTask::kStage3GradHook, 14e-6);
+  set_call(HostTask::kStage3BucketFlush, 370e-6);
+  set_call(HostTask::kModuleVisit, 175e-6);
+  set_call(HostTask::kModuleVisitBackward, 162e-6);
+  set_call(HostTask::kGather, 147e-6);
+  set_call(HostTask::kGatherParam, 5e-6);
+  set_call(HostTask::kStage3StepParam, 10e-6);
+  set_call(HostTask::kStage3StepBody, 770e-6);
+  set_call(HostTask::kStage3OffloadGrad, 20e-6);
+  set_call(HostTask::kStage3OffloadStepParam, 10e-6);
+  set_call(HostTask::kStage3OffloadStepBody, 800e-6);
   // Calibrated against published runs (scripts/calibrate_published.sh, the residuals in
   // configs/profiles/published_runs_fit.json): the hosts of those runs ran DeepSpeed's Python 3x
   // slower than the reference host (range searched 0.5-4), and their tensor cores sustained a
@@ -225,6 +261,22 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   return p;
 }
 
+double host_call_seconds(const CostProfile& p, plan::HostTask task) {
+  if (p.backend == "cpu") return 0;  // zerosim's CPU backend runs no DeepSpeed
+  const plan::TaskDispatch d = plan::task_dispatch(task);
+  return (p.host_call_s[static_cast<int>(task)] + d.kernels * p.kernel_launch_s +
+          d.other * p.dispatch_s) *
+         p.host_python_slowdown;
+}
+
+std::array<double, plan::kHostTaskCount> host_call_seconds(const CostProfile& p) {
+  std::array<double, plan::kHostTaskCount> s{};
+  for (int k = 0; k < plan::kHostTaskCount; ++k) {
+    s[k] = host_call_seconds(p, static_cast<plan::HostTask>(k));
+  }
+  return s;
+}
+
 double gemm_efficiency(const CostProfile& p, double size) {
   const auto& c = p.gemm_efficiency;
   if (c.empty()) return 1.0;
@@ -258,6 +310,8 @@ constexpr NumberField kNumberFields[] = {
     {"gemm_unaligned_efficiency", &CostProfile::gemm_unaligned_efficiency, kMinEfficiency, 1},
     {"hbm_efficiency", &CostProfile::hbm_efficiency, kMinEfficiency, 1},
     {"kernel_launch_s", &CostProfile::kernel_launch_s, 1e-9, 1},
+    {"dispatch_s", &CostProfile::dispatch_s, 0, 1},
+    {"module_call_s", &CostProfile::module_call_s, 0, 1},
     {"host_python_slowdown", &CostProfile::host_python_slowdown, 0.1, 100},
     {"min_kernel_s", &CostProfile::min_kernel_s, 1e-9, 1},
     {"nvlink_ring_busbw_bytes_per_s", &CostProfile::nvlink_ring_busbw_bytes_per_s, 1e6, 1e14},

@@ -59,12 +59,15 @@ struct CostProfile {
   // bf16: HF GPT-2's 50257-word vocabulary) cannot use cuBLAS's vectorised tensor-core kernels
   // and runs at this fraction of the aligned rate (cost_profile.cc cites the figure).
   double gemm_unaligned_efficiency = 1;
-  double hbm_efficiency = 0;   // memory-bound kernels, fraction of HBM bandwidth
-  double kernel_launch_s = 0;  // host time per PyTorch op (dispatch + cudaLaunchKernel)
-  // DeepSpeed's Python per call of each plan::HostTask, as measured on the reference host
-  // (cost_profile.cc), and how much slower the target host runs Python than that one (1: as
-  // fast; 2: half as fast). A call costs host_call_s[task] * host_python_slowdown.
+  double hbm_efficiency = 0;  // memory-bound kernels, fraction of HBM bandwidth
+  // The host's work, on the reference host (cost_profile.cc), counted by plan/host_ops.h:
+  double kernel_launch_s = 0;  // an ATen call that launches a kernel (dispatch + launch)
+  double dispatch_s = 0;       // an ATen call that launches none (a view, an allocation)
+  double module_call_s = 0;    // the Python of one nn.Module call besides its ATen calls
+  // DeepSpeed's Python per call of each plan::HostTask, its ATen calls apart.
   std::array<double, plan::kHostTaskCount> host_call_s{};
+  // How much slower the target host runs all of the above than the reference host (1: as fast;
+  // 2: half as fast): a call costs its figure times host_python_slowdown.
   double host_python_slowdown = 1;
   double min_kernel_s = 0;  // the shortest kernel on the GPU
 
@@ -127,18 +130,11 @@ Result<CostProfile> load_cost_profile(const std::string& path, CostProfile base)
 // The same for a parsed document (its `source` names it in messages).
 Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostProfile base);
 
-// Host seconds of one call of `task` on the target (host_call_s x host_python_slowdown).
-inline double host_call_seconds(const CostProfile& p, plan::HostTask task) {
-  return p.host_call_s[static_cast<int>(task)] * p.host_python_slowdown;
-}
+// Host seconds of one call of `task` on the target: its Python and its ATen calls
+// (plan::task_dispatch), times host_python_slowdown.
+double host_call_seconds(const CostProfile& p, plan::HostTask task);
 // The same for every task, indexed by plan::HostTask.
-inline std::array<double, plan::kHostTaskCount> host_call_seconds(const CostProfile& p) {
-  std::array<double, plan::kHostTaskCount> s{};
-  for (int k = 0; k < plan::kHostTaskCount; ++k) {
-    s[k] = host_call_seconds(p, static_cast<plan::HostTask>(k));
-  }
-  return s;
-}
+std::array<double, plan::kHostTaskCount> host_call_seconds(const CostProfile& p);
 
 // Efficiency of a GEMM of side `size` (the geometric mean of its dimensions).
 double gemm_efficiency(const CostProfile& p, double size);

@@ -104,6 +104,7 @@ enum class OpState : std::uint8_t { kPending, kQueued, kRunning, kDone };
 // Everything the event loop reads and writes about an op, in one record: the Plan's ops carry
 // names and variants the loop does not need.
 struct HotOp {
+  std::int64_t before_ns = 0;  // host work before its issue
   std::int64_t host_ns = 0;
   std::int64_t wait_ns = 0;     // the round trip of the wait before it
   std::int64_t fixed_ns = 0;    // 0 when skipped
@@ -147,6 +148,7 @@ class Engine {
       const OpCost& c = costs[i];
       HotOp& h = hot_.emplace_back();
       h.skipped = options.overflow && op.skipped_on_overflow;
+      h.before_ns = to_ns(c.host_before_s);
       h.host_ns = to_ns(c.host_s);
       h.wait_ns = to_ns(c.host_wait_s);
       h.wait_for = op.host_wait_for;
@@ -297,6 +299,18 @@ class Engine {
     while (next_ < end_issue_) {
       const int i = next_;
       const HotOp& h = hot_[i];
+      if (h.before_ns > 0 && prepaid_ != i) {
+        // The framework's work before the launch; events due meanwhile happen first.
+        prepaid_ = i;
+        t += h.before_ns;
+        host_t_ = t;
+        if (past_horizon(t)) return;
+        if (!events_.empty() && events_.at(events_.earliest()).t <= t) {
+          push(t, EventKind::kHostIssue, 0);
+          return;
+        }
+        now_ = std::max(now_, t);
+      }
       if (h.wait_for >= 0 && waited_ != i) {
         // event.synchronize() before the launch: a round trip, then the host sleeps until the
         // op it waits for has finished (finish() wakes it and this op is issued then).
@@ -502,7 +516,8 @@ class Engine {
   std::int64_t now_ = 0;
   std::int64_t host_t_ = 0;
   int host_blocked_on_ = -1;
-  int waited_ = -1;  // the op whose host_wait_for wait the host has done
+  int waited_ = -1;   // the op whose host_wait_for wait the host has done
+  int prepaid_ = -1;  // the op whose host_before_s the host has spent
   bool log_transitions_ = false;
   int next_ = 0;
   int end_issue_ = 0;
@@ -524,7 +539,8 @@ Result<EngineResult> run_engine(const plan::Plan& plan, const std::vector<OpCost
     ZS_CHECK(c.link < static_cast<int>(links.size()));
     // Costs come from rates the user may give (a cluster file, a profile): a NaN or a negative
     // one is bad input, reported, never a wrong or endless run.
-    for (const double v : {c.host_s, c.host_wait_s, c.fixed_s, c.link_amount, c.rate_cap}) {
+    for (const double v :
+         {c.host_before_s, c.host_s, c.host_wait_s, c.fixed_s, c.link_amount, c.rate_cap}) {
       if (!(v >= 0)) {
         return Status::invalid_argument("op " + std::to_string(i) + " (" +
                                         std::string(plan.op_name(static_cast<int>(i))) +

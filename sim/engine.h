@@ -5,7 +5,9 @@
 // events were scheduled and a run is deterministic. At most one event is pending per stream, per
 // link and for the host, so they sit in one slot each rather than in a heap (engine.cc).
 //
-// - The host issues ops in plan order; issuing op i takes OpCost::host_s of host time. After an
+// - The host issues ops in plan order: first it spends OpCost::host_before_s (framework work that
+//   runs before the launch: the op cannot start earlier), then issuing op i takes OpCost::host_s
+//   of host time, during which the op may run (it launches kernel by kernel). After an
 //   op marked host_waits (and every op on the host stream) the host stops until it finishes.
 //   Before an op with Op::host_wait_for >= 0 the host spends OpCost::host_wait_s on the
 //   round trip and stops until that op has finished.
@@ -40,12 +42,13 @@
 namespace zs::sim {
 
 struct OpCost {
-  double host_s = 0;       // host time to issue the op
-  double host_wait_s = 0;  // host time of the synchronize before it (Op::host_wait_for)
-  double fixed_s = 0;      // time on its stream before (or without) a flow
-  int link = -1;           // the shared link its flow uses, or -1
-  double link_amount = 0;  // units of the link's capacity (bytes, or seconds for NCCL)
-  double rate_cap = 0;     // the most the flow can take per second (0: the link's capacity)
+  double host_before_s = 0;  // host work before the op can be issued (DeepSpeed's calls)
+  double host_s = 0;         // host time to issue the op (its launches, overlapping its run)
+  double host_wait_s = 0;    // host time of the synchronize before it (Op::host_wait_for)
+  double fixed_s = 0;        // time on its stream before (or without) a flow
+  int link = -1;             // the shared link its flow uses, or -1
+  double link_amount = 0;    // units of the link's capacity (bytes, or seconds for NCCL)
+  double rate_cap = 0;       // the most the flow can take per second (0: the link's capacity)
 };
 
 struct Link {

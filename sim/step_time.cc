@@ -100,25 +100,21 @@ HostTime host_time(const plan::Plan& plan, const ModelOpTimes& m, const PricedPl
     for (int i = seg.first_op; i < seg.end_op; ++i) {
       const plan::Op& op = plan.ops[i];
       const OpCost& c = priced.costs[i];
-      double tasks = 0;
-      for (int k = 0; k < plan::kHostTaskCount; ++k) {
-        const double s = op.host_calls.n[k] * call_s[k];
+      for (const plan::HostCall& hc : op.host_calls.calls()) {
+        const int k = static_cast<int>(hc.task);
+        const double s = hc.count * call_s[k];
         h.task_s[k] += r * s;
-        h.task_calls[k] += static_cast<std::int64_t>(seg.repeat) * op.host_calls.n[k];
-        tasks += s;
+        h.task_calls[k] += static_cast<std::int64_t>(seg.repeat) * hc.count;
       }
-      const double own = c.host_s - tasks;  // launches, or a sync's round trips
+      const double own = c.host_s;  // launches, or a sync's round trips
       if (std::holds_alternative<plan::SyncWork>(op.work)) {
         h.sync_s += r * own;
       } else {
         h.launch_s += r * own;
         if (const auto* w = std::get_if<plan::ComputeWork>(&op.work)) {
-          const auto& pk =
-              w->pass == plan::Pass::kBackward ? m.bwd_prefix_kernels : m.fwd_prefix_kernels;
-          h.kernels += seg.repeat * (pk[w->last_model_op + 1] - pk[w->first_model_op]);
-        } else if (const auto* cw = std::get_if<plan::CopyWork>(&op.work);
-                   cw == nullptr || cw->bytes > 0) {
-          h.kernels += seg.repeat;  // an empty copy launches nothing
+          const auto& pc =
+              w->pass == plan::Pass::kBackward ? m.bwd_prefix_calls : m.fwd_prefix_calls;
+          h.model_calls += seg.repeat * (pc[w->last_model_op + 1] - pc[w->first_model_op]);
         }
       }
       h.sync_s += r * c.host_wait_s;
@@ -127,6 +123,28 @@ HostTime host_time(const plan::Plan& plan, const ModelOpTimes& m, const PricedPl
   h.busy_s = h.launch_s + h.sync_s;
   for (double s : h.task_s) h.busy_s += s;
   return h;
+}
+
+// The offload's parts from the priced ops, repeated segments counted as often as they run.
+OffloadTime offload_time(const plan::Plan& plan, const PricedPlan& priced) {
+  OffloadTime o;
+  for (const plan::Segment& seg : plan.segments) {
+    for (int i = seg.first_op; i < seg.end_op; ++i) {
+      const OpCost& c = priced.costs[i];
+      if (const auto* w = std::get_if<plan::OptimizerWork>(&plan.ops[i].work); w && w->on_cpu) {
+        o.cpu_s += seg.repeat * c.fixed_s;
+        o.cpu_bytes += seg.repeat * static_cast<double>(w->bytes_touched);
+      } else if (const auto* cw = std::get_if<plan::CopyWork>(&plan.ops[i].work)) {
+        const double bytes = seg.repeat * static_cast<double>(cw->bytes);
+        const double s = c.rate_cap > 0 ? bytes / c.rate_cap : 0;
+        (cw->host_to_device ? o.to_device_bytes : o.to_host_bytes) += bytes;
+        (cw->host_to_device ? o.to_device_s : o.to_host_s) += s;
+      }
+    }
+  }
+  o.cpu_bytes_per_s = priced.cpu_adam_bytes_per_s;
+  o.cpu_cores = priced.cpu_cores_per_rank;
+  return o;
 }
 
 std::string pct(double part, double whole) {
@@ -150,11 +168,13 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
   const double step = t.step_s;
   std::string s;
   if (t.cpu_optimizer_s > 0.2 * step) {
-    s = "The CPU optimizer is on the critical path: DeepSpeedCPUAdam takes " +
+    s = "The CPU optimizer is on the critical path: DeepSpeedCPUAdam with its unscale and cast "
+        "passes takes " +
         secs(t.cpu_optimizer_s) + " of the " + secs(step) + " step (" +
         pct(t.cpu_optimizer_s, step) + ") at " +
-        std::to_string(static_cast<int>(t.cpu_adam_bytes_per_s / 1e9)) +
-        " GB/s per rank, and nothing overlaps it. More CPU cores per GPU (deepspeed "
+        std::to_string(static_cast<int>(t.cpu_adam_bytes_per_s / 1e9)) + " GB/s per rank on " +
+        std::to_string(t.offload.cpu_cores) +
+        " cores, and nothing overlaps it. More CPU cores per GPU (deepspeed "
         "--bind_cores_to_rank), more GPUs to shrink each rank's partition, or keeping the "
         "optimizer on the GPU would move it; a larger gradient accumulation spreads it over "
         "more samples.";
@@ -179,8 +199,8 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
         "offloaded tensors would move it.";
   } else if (t.host.gpu_idle_s > 0.25 * step) {
     // The host's largest part.
-    std::string what =
-        "launching " + std::to_string(t.host.kernels) + " kernels (" + secs(t.host.launch_s) + ")";
+    std::string what = "the model's " + std::to_string(t.host.model_calls) +
+                       " ATen calls and their modules (" + secs(t.host.launch_s) + ")";
     double largest = t.host.launch_s;
     for (int k = 0; k < plan::kHostTaskCount; ++k) {
       if (t.host.task_s[k] > largest) {
@@ -197,7 +217,20 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
       s += " ZeRO-3 runs Python hooks on every module, forward and backward; stage 1 or 2 "
            "(if the model states fit), a larger micro-batch, or fewer, larger modules move it.";
     } else {
-      s += " A larger micro-batch makes each launch and hook worth more.";
+      // The host's work per step hardly depends on the micro-batch (the same calls on larger
+      // tensors) while the GPU's grows with it: the micro-batch whose GPU work would cover it.
+      const double gpu_busy = step - t.host.gpu_idle_s;
+      std::int64_t mb = l.micro_batch;
+      while (gpu_busy > 0 && static_cast<double>(mb) / l.micro_batch * gpu_busy < t.host.busy_s &&
+             mb < (std::int64_t{1} << 20)) {
+        mb *= 2;
+      }
+      s += " A larger micro-batch makes each launch and hook worth more";
+      if (gpu_busy > 0 && mb > l.micro_batch) {
+        s += ": at about " + std::to_string(mb) + " (now " + std::to_string(l.micro_batch) +
+             ") the GPU's work would cover the host's, if it fits in memory";
+      }
+      s += ".";
     }
   } else if (b.other_s > 0.25 * step) {
     s = "Other GPU work is on the critical path: for " + secs(b.other_s) + " (" +
@@ -258,6 +291,10 @@ Result<StepTime> simulate_step_time(const StepTimeRequest& req) {
   st.comm_busy_s = swept.comm_busy_s;
   st.offload_busy_s = swept.offload_busy_s;
   st.cpu_optimizer_s = swept.cpu_optimizer_s;
+  if (!serial) {
+    st.offload = offload_time(plan, st.priced);
+    st.offload.exposed_copies_s = st.breakdown.exposed_offload_s;
+  }
 
   st.overflow_possible = l.precision == configs::Precision::kFp16;
   if (st.overflow_possible) {

@@ -32,18 +32,33 @@ struct TimeBreakdown {
   double other_s = 0;  // other GPU work and host time
 };
 
-// Where the host's time goes in one step: launching ops, waiting for the GPU, and DeepSpeed's
-// Python per kind of call (plan::HostTask), repeated micro-steps counted as often as they run.
-// The host issues work ahead of the GPU, so its time costs step time only where the GPU waits
-// for it: gpu_idle_s, the instants of the step with nothing running on the GPU.
+// Where the host's time goes in one step: the model's calls, waiting for the GPU, and DeepSpeed's
+// calls per kind (plan::HostTask: their Python and ATen calls), repeated micro-steps counted as
+// often as they run. The host issues work ahead of the GPU, so its time costs step time only where
+// the GPU waits for it: gpu_idle_s, the instants of the step with nothing running on the GPU.
 struct HostTime {
-  double launch_s = 0;  // one kernel_launch_s per kernel and per non-kernel op
-  std::int64_t kernels = 0;
-  double sync_s = 0;  // host-device round trips (syncs, event waits)
+  // The model's ATen and module calls (HF's eager modules, plan/host_ops.h) and the
+  // collectives' launches.
+  double launch_s = 0;
+  std::int64_t model_calls = 0;  // the model's ATen calls
+  double sync_s = 0;             // host-device round trips (syncs, event waits)
   std::array<double, plan::kHostTaskCount> task_s{};
   std::array<std::int64_t, plan::kHostTaskCount> task_calls{};
   double busy_s = 0;  // all of the above
   double gpu_idle_s = 0;
+};
+
+// What CPU offload of the optimizer costs in one step (all zero without it): the host's CPU
+// work (DeepSpeedCPUAdam with the unscale and cast passes around it), the copies over PCIe each
+// way, each as the time it would take alone, and how much of the step they leave exposed.
+struct OffloadTime {
+  double cpu_s = 0;
+  double cpu_bytes = 0;
+  double cpu_bytes_per_s = 0;  // per rank
+  int cpu_cores = 0;           // per rank
+  double to_host_bytes = 0, to_host_s = 0;
+  double to_device_bytes = 0, to_device_s = 0;
+  double exposed_copies_s = 0;  // TimeBreakdown::exposed_offload_s
 };
 
 struct StepTime {
@@ -62,6 +77,7 @@ struct StepTime {
   double tflops_per_gpu = 0;
   double mfu = 0;
   double cpu_adam_bytes_per_s = 0;
+  OffloadTime offload;
   int drained_repeats = 0;
   std::string bottleneck;  // one paragraph
   EngineResult timeline;   // the normal step (per-op times with StepTimeRequest::record_ops)

@@ -86,21 +86,29 @@ std::string trace_json(const plan::Plan& plan, const StepTime& time) {
       append_escaped(&out, plan::describe_work(op.work));
       out += "\",\"issued_us\":" + us(t.issue_ns + shift) + "}},\n";
     }
+    // DeepSpeed's calls before the launch (and before any wait), then the launch itself.
+    const auto before_ns = static_cast<std::int64_t>(time.priced.costs[i].host_before_s * 1e9);
+    if (t.issue_ns >= 0 && before_ns > 0) {
+      const std::int64_t end = t.wait_ns >= 0 ? t.wait_ns : t.issue_ns;
+      out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(issue_tid) +
+             ",\"ts\":" + us(end - before_ns + shift) + ",\"dur\":" + us(before_ns) +
+             ",\"name\":\"DeepSpeed before ";
+      append_escaped(&out, plan.op_name(i));
+      out += "\",\"args\":{";
+      std::string args;
+      for (const plan::HostCall& c : op.host_calls.calls()) {
+        args += (args.empty() ? "\"" : ",\"") + std::string(plan::host_task_name(c.task)) +
+                "\":" + std::to_string(c.count);
+      }
+      out += args + "}},\n";
+    }
     const double host_s = time.priced.costs[i].host_s;
     if (t.issue_ns >= 0 && host_s > 0) {
       out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(issue_tid) +
              ",\"ts\":" + us(t.issue_ns + shift) +
              ",\"dur\":" + us(static_cast<std::int64_t>(host_s * 1e9)) + ",\"name\":\"issue ";
       append_escaped(&out, plan.op_name(i));
-      out += "\",\"args\":{";
-      std::string args;
-      for (int k = 0; k < plan::kHostTaskCount; ++k) {
-        if (op.host_calls.n[k] == 0) continue;
-        args += (args.empty() ? "\"" : ",\"") +
-                std::string(plan::host_task_name(static_cast<plan::HostTask>(k))) +
-                "\":" + std::to_string(op.host_calls.n[k]);
-      }
-      out += args + "}},\n";
+      out += "\"},\n";
     }
     if (t.wait_ns >= 0 && t.issue_ns > t.wait_ns) {
       out += "{\"ph\":\"X\",\"pid\":0,\"tid\":" + std::to_string(wait_tid) +

@@ -38,25 +38,32 @@ TEST(StepTime, PartsSumToTheStep) {
   EXPECT_NEAR(r.time.samples_per_s * r.time.step_s, static_cast<double>(r.train_batch_size), 1e-6);
 }
 
+// Where the GPU has the work to hide the host's (micro-batches of 4 and 8 here). At micro-batch 1
+// the host bounds the step, and overlap_comm's synchronize at the end of backward
+// (independent_gradient_partition_epilogue) leaves the step's Python after it exposed: there it
+// may cost a few percent, as host_time_test says.
 TEST(StepTime, OverlapCommIsNeverSlowerAndStrictlyFasterWhenCommunicationMatters) {
   for (int stage : {1, 2, 3}) {
-    for (int mb : {1, 4}) {
+    for (int mb : {4, 8}) {
       const auto on = simulate_text(zero(stage, R"("overlap_comm": true)", mb, 2), two_nodes());
       const auto off = simulate_text(zero(stage, R"("overlap_comm": false)", mb, 2), two_nodes());
       EXPECT_LE(on.time.step_s, off.time.step_s * (1 + 1e-9)) << "stage " << stage << " mb " << mb;
     }
   }
-  // Stage 2 at micro-batch 1 across two nodes is communication-heavy.
-  const auto on = simulate_text(zero(2, R"("overlap_comm": true)", 1, 2), two_nodes());
-  const auto off = simulate_text(zero(2, R"("overlap_comm": false)", 1, 2), two_nodes());
+  // Stage 2 across two nodes is communication-heavy.
+  const auto on = simulate_text(zero(2, R"("overlap_comm": true)", 4, 2), two_nodes());
+  const auto off = simulate_text(zero(2, R"("overlap_comm": false)", 4, 2), two_nodes());
   EXPECT_GT(off.time.breakdown.exposed_comm_s, 0.1 * off.time.step_s);
-  EXPECT_LT(on.time.step_s, 0.95 * off.time.step_s);
+  EXPECT_LT(on.time.step_s, 0.98 * off.time.step_s);
+  EXPECT_LT(on.time.breakdown.exposed_comm_s, 0.7 * off.time.breakdown.exposed_comm_s);
   EXPECT_LT(on.time.breakdown.exposed_comm_s, off.time.breakdown.exposed_comm_s);
 }
 
 TEST(StepTime, ReduceBucketSizeHasAnInteriorMinimumWhenCommunicationBound) {
-  // GPT-2 124M on two nodes, micro-batch 1: reductions dominate. Tiny buckets pay NCCL's
-  // latency per bucket; a bucket as large as the model reduces everything after backward.
+  // GPT-2 350M on two nodes, micro-batch 4. Tiny buckets pay NCCL's latency and DeepSpeed's
+  // Python (reduce_ipg_grads, about 200 us on the reference host) per bucket; a bucket as large
+  // as the model reduces everything after backward. At micro-batch 1 the host's per-step work
+  // hides the reduction whatever the bucket.
   const double sizes[] = {2e4, 2e5, 2e6, 2e7, 2e8, 2e9};
   std::vector<double> t;
   for (double b : sizes) {
@@ -64,14 +71,13 @@ TEST(StepTime, ReduceBucketSizeHasAnInteriorMinimumWhenCommunicationBound) {
     std::snprintf(
         extra, sizeof extra,
         R"("overlap_comm": true, "reduce_bucket_size": %.0f, "allgather_bucket_size": %.0f)", b, b);
-    t.push_back(simulate_text(zero(2, extra, 1, 1), two_nodes("gpt2")).time.step_s);
+    t.push_back(simulate_text(zero(2, extra, 4, 1), two_nodes("gpt2-medium")).time.step_s);
   }
   const auto best = std::min_element(t.begin(), t.end()) - t.begin();
   EXPECT_GT(best, 0) << "tiny buckets should be latency bound";
   EXPECT_LT(best, static_cast<long>(t.size()) - 1) << "huge buckets should expose the reduction";
-  // DeepSpeed's per-parameter hooks (host time) hide part of the tiny buckets' latency.
   EXPECT_GT(t.front(), 1.05 * t[best]);
-  EXPECT_GT(t.back(), 1.05 * t[best]);
+  EXPECT_GT(t.back(), 1.02 * t[best]);
 }
 
 // Bus bytes (what each rank sends) of the collectives in the segment named `segment`.
@@ -126,7 +132,8 @@ TEST(StepTime, CpuOffloadStepGrowsWithModelSizeAtTheCpuAdamRate) {
     step.push_back(r.time.step_s);
     adam.push_back(r.time.cpu_optimizer_s);
     const double part = static_cast<double>(r.built.layout.partition);
-    expected.push_back(part * (28 + 4 + 2) / r.time.cpu_adam_bytes_per_s);
+    // The unscale pass (8 bytes per element), CPU Adam (28), the cast to bf16 (4 + 2).
+    expected.push_back(part * (8 + 28 + 4 + 2) / r.time.cpu_adam_bytes_per_s);
   }
   for (std::size_t i = 0; i < step.size(); ++i) EXPECT_NEAR(adam[i], expected[i], 1e-6 * adam[i]);
   for (std::size_t i = 1; i < step.size(); ++i) {
@@ -192,12 +199,13 @@ TEST(StepTime, AVocabularyOffTheSixteenByteGridSlowsTheLmHeadAndIsExplained) {
     s.spec = *spec;
     s.spec->vocab_size = vocab;
     s.gpus_per_node = 1;
-    return simulate_text(zero(0, ""), s);
+    // Micro-batch 16: at 4 the one GPU waits for DeepSpeed's Python, which hides the GEMMs.
+    return simulate_text(zero(0, "", 16), s);
   };
   const auto odd = with_vocab(50257);
   const auto padded = with_vocab(50304);
   EXPECT_GT(odd.time.step_s, 1.1 * padded.time.step_s);
-  EXPECT_NE(odd.time.bottleneck.find("lm_head: 4096 x 50257 x 768"), std::string::npos)
+  EXPECT_NE(odd.time.bottleneck.find("lm_head: 16384 x 50257 x 768"), std::string::npos)
       << odd.time.bottleneck;
   EXPECT_NE(odd.time.bottleneck.find("50304"), std::string::npos);
   EXPECT_EQ(padded.time.bottleneck.find("alignment"), std::string::npos) << padded.time.bottleneck;

@@ -1,0 +1,184 @@
+#include "models/eager_dispatch.h"
+
+#include <string_view>
+
+#include "common/check.h"
+
+namespace zs::models {
+namespace {
+
+struct Counts {
+  int kernels = 0, other = 0, syncs = 0;
+};
+struct Entry {
+  std::string_view variant, op;
+  Counts fwd, bwd;
+  int modules = 0;
+};
+
+// scripts/measure_eager_dispatch.py --cxx (transformers 5.16.1, torch 2.13.0, bf16): variant, op,
+// forward {kernels, other, of which scalar reads}, backward the same, forward module calls.
+// clang-format off
+constexpr Entry kTable[] = {
+    {"gpt2", "embed", {13, 9, 1}, {3, 5, 0}, 4},
+    {"gpt2", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2", "attn.qkv", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2", "attn.core", {2, 10, 0}, {2, 9, 0}, 2},
+    {"gpt2", "attn.out_proj", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2", "mlp.up", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2", "mlp.act", {9, 1, 0}, {9, 1, 0}, 3},
+    {"gpt2", "mlp.down", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2", "residual", {2, 0, 0}, {0, 12, 0}, 1},
+    {"gpt2", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"gpt2", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"gpt2_nodropout", "embed", {12, 9, 1}, {2, 5, 0}, 4},
+    {"gpt2_nodropout", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_nodropout", "attn.qkv", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_nodropout", "attn.core", {1, 10, 0}, {1, 9, 0}, 2},
+    {"gpt2_nodropout", "attn.out_proj", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_nodropout", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_nodropout", "mlp.up", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_nodropout", "mlp.act", {8, 1, 0}, {8, 1, 0}, 3},
+    {"gpt2_nodropout", "mlp.down", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_nodropout", "residual", {2, 0, 0}, {0, 12, 0}, 1},
+    {"gpt2_nodropout", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_nodropout", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"gpt2_nodropout", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"gpt2_eager", "embed", {22, 23, 1}, {3, 5, 0}, 4},
+    {"gpt2_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_eager", "attn.qkv", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_eager", "attn.core", {11, 21, 0}, {10, 20, 0}, 2},
+    {"gpt2_eager", "attn.out_proj", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_eager", "mlp.up", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_eager", "mlp.act", {9, 1, 0}, {10, 1, 0}, 3},
+    {"gpt2_eager", "mlp.down", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_eager", "residual", {2, 0, 0}, {0, 12, 0}, 1},
+    {"gpt2_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"gpt2_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"gpt2_eager_nodropout", "embed", {21, 23, 1}, {2, 5, 0}, 4},
+    {"gpt2_eager_nodropout", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_eager_nodropout", "attn.qkv", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_eager_nodropout", "attn.core", {9, 21, 0}, {9, 20, 0}, 2},
+    {"gpt2_eager_nodropout", "attn.out_proj", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_eager_nodropout", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_eager_nodropout", "mlp.up", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_eager_nodropout", "mlp.act", {8, 1, 0}, {8, 1, 0}, 3},
+    {"gpt2_eager_nodropout", "mlp.down", {1, 2, 0}, {4, 5, 0}, 1},
+    {"gpt2_eager_nodropout", "residual", {2, 0, 0}, {0, 12, 0}, 1},
+    {"gpt2_eager_nodropout", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt2_eager_nodropout", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"gpt2_eager_nodropout", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"llama", "embed", {20, 17, 1}, {0, 3, 0}, 3},
+    {"llama", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"llama", "attn.q_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama", "attn.k_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama", "attn.v_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama", "attn.core", {11, 15, 0}, {15, 13, 0}, 1},
+    {"llama", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama", "mlp_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"llama", "mlp.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama", "mlp.gate", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama", "mlp.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"llama", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama", "residual", {2, 0, 0}, {0, 9, 0}, 1},
+    {"llama", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"llama", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"llama_eager", "embed", {29, 31, 1}, {0, 3, 0}, 3},
+    {"llama_eager", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"llama_eager", "attn.q_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama_eager", "attn.k_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama_eager", "attn.v_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama_eager", "attn.core", {21, 32, 0}, {25, 28, 0}, 1},
+    {"llama_eager", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama_eager", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"llama_eager", "mlp.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama_eager", "mlp.gate", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama_eager", "mlp.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"llama_eager", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama_eager", "residual", {2, 0, 0}, {0, 9, 0}, 1},
+    {"llama_eager", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"llama_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"llama_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"qwen2", "embed", {20, 17, 1}, {0, 2, 0}, 3},
+    {"qwen2", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen2", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"qwen2", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"qwen2", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"qwen2", "attn.core", {11, 15, 0}, {15, 13, 0}, 1},
+    {"qwen2", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen2", "mlp_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"qwen2", "mlp.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen2", "mlp.gate", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen2", "mlp.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"qwen2", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen2", "residual", {2, 0, 0}, {0, 12, 0}, 1},
+    {"qwen2", "final_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen2", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen2", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+};
+// clang-format on
+
+const Entry& find(std::string_view variant, std::string_view op) {
+  for (const Entry& e : kTable) {
+    if (e.variant == variant && e.op == op) return e;
+  }
+  ZS_CHECK_MSG(false, "no eager dispatch entry");
+  return kTable[0];
+}
+
+// The table's name for a model op: its name without the layer ("layers.3.attn.core" ->
+// "attn.core"); the residual adds share one entry, half each.
+std::string_view op_key(const Op& op) {
+  std::string_view n = op.name;
+  if (n.substr(0, 7) == "layers.") {
+    n.remove_prefix(n.find('.', 7) + 1);
+  }
+  if (n == "attn.residual" || n == "mlp.residual") return "residual";
+  return n;
+}
+
+std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::string_view key) {
+  const bool sdpa = w.flash_attention;
+  switch (spec.model_type) {
+    case ModelType::kGpt2: {
+      const bool dropout = spec.dropout.attn > 0 || spec.dropout.resid > 0 || spec.dropout.embd > 0;
+      if (sdpa) return dropout ? "gpt2" : "gpt2_nodropout";
+      return dropout ? "gpt2_eager" : "gpt2_eager_nodropout";
+    }
+    case ModelType::kLlama:
+    case ModelType::kMistral:
+      return sdpa ? "llama" : "llama_eager";
+    case ModelType::kQwen2:
+      // Qwen2's attention module is Llama's but for the q/k/v biases (their gradients are summed
+      // in the projections' entries): its eager core is Llama's.
+      return sdpa || key != "attn.core" ? "qwen2" : "llama_eager";
+  }
+  return "gpt2";
+}
+
+}  // namespace
+
+EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
+  const std::string_view key = op_key(op);
+  EagerDispatch d;
+  if (key == "attn.rotary") return d;  // inside the attention module's entry
+  const Entry& e = find(variant_of(spec, w, key), key);
+  d.fwd = {e.fwd.kernels, e.fwd.other, e.modules, e.fwd.syncs};
+  d.bwd = {e.bwd.kernels, e.bwd.other, 0, e.bwd.syncs};
+  if (key == "residual") {
+    // The decoder layer's own calls, shared by its two residual ops: the attention's half rounded
+    // up, so that the two sum to the layer's.
+    const bool first = op.name.find("attn.residual") != std::string::npos;
+    auto half = [first](int n) { return first ? (n + 1) / 2 : n / 2; };
+    d.fwd = {half(e.fwd.kernels), half(e.fwd.other), half(e.modules), half(e.fwd.syncs)};
+    d.bwd = {half(e.bwd.kernels), half(e.bwd.other), 0, half(e.bwd.syncs)};
+  }
+  return d;
+}
+
+}  // namespace zs::models

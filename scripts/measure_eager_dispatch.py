@@ -1,0 +1,392 @@
+#!/usr/bin/env python3
+"""What Hugging Face's eager modules ask of the host: ATen calls and module calls per model op.
+
+A training step's host time is mostly the dispatcher calls it makes: every ATen operator call
+that reaches the dispatcher below autograd, forward and backward (the autograd engine's own),
+whether it launches a kernel or only makes a view, plus the Python of each nn.Module call around
+them. This script counts them on the real modules (transformers' GPT-2, Llama and Qwen2 causal
+LMs in bf16, training mode, SDPA attention, the loss from labels), with the classification of
+scripts/record_host_ops.py (kernel, view, alloc, copy, scalar_read, ...), and charges them to
+zerosim's model ops (models/op_graph.h):
+
+  forward   each call goes to the innermost module running it (module pre/post hooks): a norm
+            module to its norm op, a Linear/Conv1D to its linear op, the attention module's own
+            calls (head split and merge, rotary, the SDPA core) to attn.core, the MLP's own calls
+            and its activation module to mlp.act, the decoder layer's own calls (the residual
+            adds) half to attn.residual and half to mlp.residual, the base model's own calls
+            (position ids, masks, the rotary table, embedding dropout) and the embeddings to
+            embed, the causal LM's own calls (the loss) to loss;
+  backward  per layer, the whole model's count (loss.backward() on 1 and 2 layers, the
+            difference) is shared among the layer's ops in the proportions each part's backward
+            has alone (torch.autograd.grad of the part's output), the residual ops taking what
+            the parts leave (the adds of the two gradient streams); the embedding, final norm,
+            LM head and loss alike for the calls outside the layers.
+
+Per model op and pass it prints the ATen calls by class and the module calls (forward only).
+The counts do not depend on the shapes (the script checks that two shapes agree) but for a
+micro-batch of 1, which PyTorch and HF special-case: it saves an expand or two in the embedding,
+the loss and eager attention (1-3 calls a micro-step of about 100 per layer); the table is for
+micro-batches of 2 and more. They are the same on
+the CPU and CUDA for the same code path: F.dropout is sent down native_dropout (one op on CUDA)
+and SDPA's dropout to its fused kernel, as scripts/record_host_ops.py does.
+
+Run with the oracle's Python (torch, transformers):
+  python scripts/measure_eager_dispatch.py > reports/measurements/2026-11-28-eager-dispatch.json
+  python scripts/measure_eager_dispatch.py --cxx    # the table in models/eager_dispatch.cc
+"""
+import collections
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record_host_ops as rho  # noqa: E402  (op_class, install_dropout_cuda_path)
+
+import torch  # noqa: E402
+import transformers  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
+
+CLASSES = ("kernel", "view", "alloc", "copy", "scalar_read", "other")
+
+
+def klass(func):
+    c = rho.op_class(func)
+    return c if c in CLASSES else "other"
+
+
+class Counter(TorchDispatchMode):
+    """Counts every dispatcher call by class, charged to `owner()` at the time of the call."""
+
+    def __init__(self, owner):
+        super().__init__()
+        self.owner = owner
+        self.counts = collections.defaultdict(collections.Counter)
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.counts[self.owner()][klass(func)] += 1
+        return func(*args, **(kwargs or {}))
+
+
+FAMILY_CONFIGS = {
+    "gpt2": dict(rho.FAMILIES["gpt2"]),
+    "llama": dict(rho.FAMILIES["llama"]),
+    "qwen2": dict(rho.FAMILIES["qwen2"]),
+}
+# The variants measured: (name, family, attention implementation, GPT-2's dropout). GPT-2 comes
+# with dropout 0.1 on embeddings, residuals and attention probabilities (transformers' default);
+# Llama and Qwen2 have none. "eager" is the attention of HF before SDPA (2021-2023 runs).
+VARIANTS = (
+    ("gpt2", "gpt2", "sdpa", 0.1),
+    ("gpt2_nodropout", "gpt2", "sdpa", 0.0),
+    ("gpt2_eager", "gpt2", "eager", 0.1),
+    ("gpt2_eager_nodropout", "gpt2", "eager", 0.0),
+    ("llama", "llama", "sdpa", 0.0),
+    ("llama_eager", "llama", "eager", 0.0),
+    ("qwen2", "qwen2", "sdpa", 0.0),
+)
+
+
+def build(family, layers, shapes, attn, dropout):
+    cfg = dict(FAMILY_CONFIGS[family])
+    if family == "gpt2":
+        cfg.update(n_layer=layers, n_embd=shapes["h"], n_head=shapes["heads"],
+                   n_positions=max(128, shapes["s"]), resid_pdrop=dropout, embd_pdrop=dropout,
+                   attn_pdrop=dropout)
+    else:
+        cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"],
+                   num_attention_heads=shapes["heads"],
+                   num_key_value_heads=max(1, shapes["heads"] // 2),
+                   intermediate_size=shapes["ffn"], max_position_embeddings=max(128, shapes["s"]))
+    config = transformers.AutoConfig.for_model(**cfg)
+    config._attn_implementation = attn
+    torch.manual_seed(0)
+    model = transformers.AutoModelForCausalLM.from_config(config).to(torch.bfloat16).train()
+    return model
+
+
+def role(module, family):
+    """The model op a module's own calls go to, or None to look further out."""
+    name = type(module).__name__
+    if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm"):
+        return "norm"
+    if name in ("Linear", "Conv1D"):
+        return "linear"
+    if name.endswith("Attention"):
+        return "core"
+    if name.endswith("MLP") or "Activation" in name or name in ("SiLU", "SiLUActivation",
+                                                                "GELUActivation"):
+        return "act"
+    if name.endswith("Block") or name.endswith("DecoderLayer"):
+        return "residual"
+    if name in ("Embedding",):
+        return "embed"
+    if name.endswith("RotaryEmbedding") or name in ("GPT2Model", "LlamaModel", "Qwen2Model"):
+        return "embed"
+    if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
+        return "loss"
+    if name == "Dropout":
+        return None  # charged to the module that holds it
+    return None
+
+
+def forward_counts(model, family, ids):
+    """Forward: calls per model op (aggregated by role and layer), and module calls."""
+    stack = []  # (module, role, qualified name)
+    names = {m: n for n, m in model.named_modules()}
+
+    def owner():
+        for m, r, n in reversed(stack):
+            if r is not None:
+                return (r, n)
+        return ("loss", "")
+
+    module_calls = collections.Counter()
+
+    def pre(m, args):
+        r = role(m, family)
+        stack.append((m, r, names.get(m, "")))
+        module_calls[owner_of_call(m, r)] += 1
+
+    def owner_of_call(m, r):
+        if r is not None:
+            return (r, names.get(m, ""))
+        for mm, rr, n in reversed(stack[:-1]):
+            if rr is not None:
+                return (rr, n)
+        return ("loss", "")
+
+    def post(m, args, out):
+        stack.pop()
+
+    h1 = torch.nn.modules.module.register_module_forward_pre_hook(pre)
+    h2 = torch.nn.modules.module.register_module_forward_hook(post)
+    counter = Counter(owner)
+    try:
+        with counter:
+            out = model(input_ids=ids, labels=ids, use_cache=False)
+    finally:
+        h1.remove()
+        h2.remove()
+    return out.loss, counter.counts, module_calls
+
+
+def backward_total(loss):
+    counter = Counter(lambda: ("all", ""))
+    with counter:
+        loss.backward()
+    return counter.counts[("all", "")]
+
+
+def part_backward(fn, x, params):
+    counter = Counter(lambda: ("all", ""))
+    out = fn(x)
+    if isinstance(out, tuple):
+        out = out[0]
+    with counter:
+        torch.autograd.grad(out, [x] + [p for p in params if p.requires_grad],
+                            torch.ones_like(out))
+    return collections.Counter(counter.counts[("all", "")])
+
+
+def layer_of(name):
+    for key in (".h.", ".layers."):
+        if key in name:
+            rest = name.split(key, 1)[1]
+            return int(rest.split(".", 1)[0])
+    return None
+
+
+def op_name(role_, name, family):
+    """zerosim's model op name (models/op_graph.h) for a role and a module name."""
+    layer = layer_of(name)
+    if role_ == "linear":
+        leaf = name.rsplit(".", 1)[-1]
+        mapping = {"c_attn": "attn.qkv", "q_proj": "attn.q_proj", "k_proj": "attn.k_proj",
+                   "v_proj": "attn.v_proj", "o_proj": "attn.out_proj", "c_fc": "mlp.up",
+                   "up_proj": "mlp.up", "gate_proj": "mlp.gate", "down_proj": "mlp.down",
+                   "lm_head": "lm_head"}
+        if leaf == "c_proj":
+            return f"layers.{layer}." + ("attn.out_proj" if ".attn." in name else "mlp.down")
+        return mapping[leaf] if layer is None else f"layers.{layer}." + mapping[leaf]
+    if role_ == "norm":
+        if layer is None:
+            return "final_norm"
+        return f"layers.{layer}." + ("attn_norm" if name.endswith(("ln_1", "input_layernorm"))
+                                      else "mlp_norm")
+    if role_ == "core":
+        return f"layers.{layer}.attn.core"
+    if role_ == "act":
+        return f"layers.{layer}.mlp.act"
+    if role_ == "residual":
+        return f"layers.{layer}.residual"
+    return role_  # embed, loss
+
+
+def kind_of(op):
+    """The per-kind key the C++ table uses."""
+    if op in ("embed", "loss", "final_norm", "lm_head"):
+        return op
+    return op.split(".", 2)[2]  # layers.N.x -> attn_norm, attn.qkv, attn.core, mlp.act, residual ...
+
+
+def settle(parts, total, rest):
+    """parts[rest] = what `total` leaves after the other parts, per class. A part alone may make a
+    call or two the model does not (GPT-2's isolated layer parts: 33 kernels against 31 in the
+    model): the excess comes off the part with the most of that class, so that every class's
+    total stays exact."""
+    parts[rest] = collections.Counter({c: total[c] - sum(p[c] for k, p in parts.items() if k != rest)
+                                       for c in CLASSES})
+    for c in CLASSES:
+        while parts[rest][c] < 0:
+            top = max((k for k in parts if k != rest), key=lambda k: (parts[k][c], k))
+            parts[top][c] -= 1
+            parts[rest][c] += 1
+
+
+def measure(family, shapes, attn="sdpa", dropout=0.0):
+    ids = torch.randint(0, 1024, (shapes["b"], shapes["s"]), generator=torch.Generator().manual_seed(1))
+    per_layers = {}
+    for layers in (1, 2):
+        model = build(family, layers, shapes, attn, dropout)
+        loss, fwd, mods = forward_counts(model, family, ids)
+        bwd = backward_total(loss)
+        per_layers[layers] = (model, fwd, mods, bwd)
+    # Forward per model op (the 1-layer model; layer 0's ops are the per-layer ones).
+    model, fwd, mods, bwd1 = per_layers[1]
+    table = collections.defaultdict(lambda: {"fwd": collections.Counter(), "bwd": collections.Counter(),
+                                             "modules": 0})
+    for (r, name), c in fwd.items():
+        table[kind_of(op_name(r, name, family))]["fwd"].update(c)
+    for (r, name), n in mods.items():
+        table[kind_of(op_name(r, name, family))]["modules"] += n
+    # Check: the 2-layer model's forward is the 1-layer one plus one more layer's ops.
+    _, fwd2, _, bwd2 = per_layers[2]
+    layer_fwd = sum(sum(c.values()) for (r, n), c in fwd2.items() if layer_of(n) == 1)
+    layer_fwd0 = sum(sum(c.values()) for (r, n), c in fwd.items() if layer_of(n) == 0)
+    assert layer_fwd == layer_fwd0, (family, layer_fwd, layer_fwd0)
+    total_fwd1 = sum(sum(c.values()) for c in fwd.values())
+    total_fwd2 = sum(sum(c.values()) for c in fwd2.values())
+    assert total_fwd2 - total_fwd1 == layer_fwd0, (family, total_fwd1, total_fwd2, layer_fwd0)
+    # Backward: per layer = the difference; the rest outside the layers.
+    per_layer_bwd = {k: bwd2[k] - bwd1[k] for k in CLASSES}
+    outside_bwd = {k: bwd1[k] - per_layer_bwd[k] for k in CLASSES}
+    # Each part's own backward, alone, to share the counts out.
+    layer = model.transformer.h[0] if family == "gpt2" else model.model.layers[0]
+    x = torch.randn(shapes["b"], shapes["s"], shapes["h"], dtype=torch.bfloat16, requires_grad=True)
+    parts = {}
+    if family == "gpt2":
+        parts["attn_norm"] = part_backward(layer.ln_1, x, list(layer.ln_1.parameters()))
+        parts["mlp_norm"] = part_backward(layer.ln_2, x, list(layer.ln_2.parameters()))
+        parts["attn.qkv"] = part_backward(layer.attn.c_attn, x, list(layer.attn.c_attn.parameters()))
+        parts["attn.out_proj"] = part_backward(layer.attn.c_proj, x, list(layer.attn.c_proj.parameters()))
+        parts["mlp.up"] = part_backward(layer.mlp.c_fc, x, list(layer.mlp.c_fc.parameters()))
+        y = torch.randn(shapes["b"], shapes["s"], layer.mlp.c_proj.nf if hasattr(layer.mlp.c_proj, "nf") else shapes["h"],
+                        dtype=torch.bfloat16, requires_grad=True)
+        xi = torch.randn(shapes["b"], shapes["s"], layer.mlp.c_fc.nf, dtype=torch.bfloat16, requires_grad=True)
+        parts["mlp.down"] = part_backward(layer.mlp.c_proj, xi, list(layer.mlp.c_proj.parameters()))
+        attn_all = part_backward(lambda t: layer.attn(t)[0], x, list(layer.attn.parameters()))
+        mlp_all = part_backward(layer.mlp, x, list(layer.mlp.parameters()))
+        parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
+        parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
+    else:
+        a = layer.self_attn
+        parts["attn_norm"] = part_backward(layer.input_layernorm, x, list(layer.input_layernorm.parameters()))
+        parts["mlp_norm"] = part_backward(layer.post_attention_layernorm, x,
+                                          list(layer.post_attention_layernorm.parameters()))
+        for n in ("q_proj", "k_proj", "v_proj"):
+            parts["attn." + n] = part_backward(getattr(a, n), x, list(getattr(a, n).parameters()))
+        xo = torch.randn(shapes["b"], shapes["s"], a.o_proj.in_features, dtype=torch.bfloat16, requires_grad=True)
+        parts["attn.out_proj"] = part_backward(a.o_proj, xo, list(a.o_proj.parameters()))
+        m = layer.mlp
+        parts["mlp.gate"] = part_backward(m.gate_proj, x, list(m.gate_proj.parameters()))
+        parts["mlp.up"] = part_backward(m.up_proj, x, list(m.up_proj.parameters()))
+        xi = torch.randn(shapes["b"], shapes["s"], m.down_proj.in_features, dtype=torch.bfloat16, requires_grad=True)
+        parts["mlp.down"] = part_backward(m.down_proj, xi, list(m.down_proj.parameters()))
+        rope = model.model.rotary_emb
+        pos = torch.arange(shapes["s"]).unsqueeze(0).expand(shapes["b"], -1)
+        cos, sin = rope(x.detach(), pos)
+        attn_all = part_backward(lambda t: a(t, attention_mask=None, position_embeddings=(cos, sin))[0], x,
+                                 list(a.parameters()))
+        mlp_all = part_backward(m, x, list(m.parameters()))
+        parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in ("q_proj", "k_proj", "v_proj", "out_proj")),
+                                            collections.Counter())
+        parts["mlp.act"] = mlp_all - parts["mlp.gate"] - parts["mlp.up"] - parts["mlp.down"]
+    settle(parts, per_layer_bwd, "residual")
+    # Outside the layers: final norm and LM head alone, the rest to the loss and embedding.
+    if family == "gpt2":
+        fn, head = model.transformer.ln_f, model.lm_head
+    else:
+        fn, head = model.model.norm, model.lm_head
+    outside = {"final_norm": part_backward(fn, x, list(fn.parameters()))}
+    # The LM head's weight may be the tied embedding: its gradient counts there either way.
+    outside["lm_head"] = part_backward(head, x, [head.weight])
+
+    # The loss's backward (log-softmax and NLL grads, the upcast) against the embedding's.
+    logits = torch.randn(shapes["b"], shapes["s"], 1024, dtype=torch.bfloat16, requires_grad=True)
+    from transformers.loss.loss_utils import ForCausalLMLoss
+    outside["loss"] = part_backward(lambda t: ForCausalLMLoss(t, ids, 1024), logits, [])
+    settle(outside, outside_bwd, "embed")
+    # Totals per class share the counts out in proportion (classes kept exact per layer).
+    bwd_parts = dict(parts)
+    bwd_parts.update(outside)
+    result = {}
+    for op, row in table.items():
+        result[op] = {"fwd": dict(row["fwd"]), "modules": row["modules"]}
+    for op, c in bwd_parts.items():
+        result.setdefault(op, {"fwd": {}, "modules": 0})["bwd"] = {k: v for k, v in c.items() if v}
+    # Class split of the backward per layer and outside, for the kernels' share.
+    result["_layer_bwd_classes"] = per_layer_bwd
+    result["_outside_bwd_classes"] = outside_bwd
+    return result
+
+
+def differ(x, y):
+    """The largest difference between two results' counts."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        return max([differ(x.get(k, 0), y.get(k, 0)) for k in set(x) | set(y)] or [0])
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+        return abs(x - y)
+    return 0 if x == y else 1 << 30
+
+
+def main():
+    notes = rho.install_dropout_cuda_path()
+    a = {"b": 2, "s": 64, "h": 128, "heads": 4, "ffn": 344}
+    b = {"b": 3, "s": 48, "h": 96, "heads": 6, "ffn": 256}
+    out = {"torch": torch.__version__, "transformers": transformers.__version__, "dtype": "bfloat16",
+           "attention": "sdpa", "cuda_paths": notes, "families": {}}
+    for name, family, attn, dropout in VARIANTS:
+        ma, mb = measure(family, a, attn, dropout), measure(family, b, attn, dropout)
+        bad = [k for k in ma if differ(ma[k], mb.get(k)) > 0]
+        if bad or ma.keys() != mb.keys():
+            sys.exit(f"{name}: the two shapes disagree at " + ", ".join(bad))
+        out["families"][name] = ma
+    if "--cxx" in sys.argv:
+        print(cxx(out))
+        return
+    print(json.dumps(out, indent=1, sort_keys=True))
+
+
+KINDS = ("embed", "attn_norm", "attn.qkv", "attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.core",
+         "attn.out_proj", "mlp_norm", "mlp.up", "mlp.gate", "mlp.act", "mlp.down", "residual",
+         "final_norm", "lm_head", "loss")
+
+
+def cxx(out):
+    lines = []
+    for fam, t in out["families"].items():
+        for k in KINDS:
+            if k not in t:
+                continue
+            row = t[k]
+            f, b = row["fwd"], row.get("bwd", {})
+            fk = f.get("kernel", 0) + f.get("copy", 0)
+            bk = b.get("kernel", 0) + b.get("copy", 0)
+            lines.append('    {"%s", "%s", {%d, %d, %d}, {%d, %d, %d}, %d},' % (
+                fam, k, fk, sum(f.values()) - fk, f.get("scalar_read", 0), bk, sum(b.values()) - bk,
+                b.get("scalar_read", 0), row["modules"]))
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
