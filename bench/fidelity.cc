@@ -205,6 +205,7 @@ struct Overrides {
   std::map<std::string, double> gemm_sustained;  // generation -> value
   double host_python_slowdown = 0;               // 0: the default
   double host_memory_efficiency = 0;             // 0: the default
+  double sync_s = 0;                             // 0: the default
 };
 
 Outcome simulate_row(const Row& r, const Overrides& ov = {}, std::string* gen = nullptr) {
@@ -235,6 +236,7 @@ Outcome simulate_row(const Row& r, const Overrides& ov = {}, std::string* gen = 
   if (ov.host_memory_efficiency > 0) {
     q.profile->host_memory_efficiency = ov.host_memory_efficiency;
   }
+  if (ov.sync_s > 0) q.profile->sync_s = ov.sync_s;
   q.model = *model;
   q.cluster = *cluster;
   q.seq_len = std::stol(r["seq_len"]);
@@ -285,6 +287,11 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
                                          2.5, 2.75, 3, 3.5,  4,   5,    6};
   const std::vector<double> memory = {0.05, 0.075, 0.1,   0.125, 0.15, 0.2, 0.25,
                                       0.3,  0.35,  0.426, 0.5,   0.6,  0.8, 1.0};
+  // A sync's round trip past the work it waits for: the launch latency of the kernel it waits
+  // on, the scalar's copy and the host's wake-up, 5-50 us on the GPUs of the table (the range
+  // stops where one round trip would be longer than all three together). The profile the fit
+  // writes shows how little the rows constrain it.
+  const std::vector<double> syncs = {5e-6, 7e-6, 10e-6, 15e-6, 20e-6, 30e-6, 40e-6, 50e-6};
   std::vector<double> scales;
   for (int k = 0; k <= 10; ++k) scales.push_back(0.5 + 0.05 * k);
   // The time rows and their generations.
@@ -328,15 +335,16 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
     for (int round = 0; round < rounds; ++round) {
       try_values(slowdowns, &ov.host_python_slowdown, "");
       try_values(memory, &ov.host_memory_efficiency, "");
+      try_values(syncs, &ov.sync_s, "");
       for (const std::string_view gv : kGenerations) {
         const std::string g(gv);
         try_values(scales, &ov.gemm_sustained[g], g);
       }
       if (verbose) {
         std::fprintf(stderr,
-                     "fit: round %d: host_python_slowdown %.2f, host_memory_efficiency %.3f -> "
-                     "mean abs error %.1f%%\n",
-                     round + 1, ov.host_python_slowdown, ov.host_memory_efficiency,
+                     "fit: round %d: host_python_slowdown %.2f, host_memory_efficiency %.3f, "
+                     "sync_s %.0f us -> mean abs error %.1f%%\n",
+                     round + 1, ov.host_python_slowdown, ov.host_memory_efficiency, ov.sync_s * 1e6,
                      100 * total(ov, left_out, "") / time_rows.size());
       }
     }
@@ -345,6 +353,7 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
   Overrides start;
   start.host_python_slowdown = 3.0;
   start.host_memory_efficiency = 109.0 / 256.0;
+  start.sync_s = 7e-6;
   for (const std::string_view gv : kGenerations) start.gemm_sustained[std::string(gv)] = 1.0;
   const Overrides best = descend(start, -1, 3, true);
   // Leave-one-out: each row predicted by the fit to the others, the error a new run of a kind
@@ -361,7 +370,7 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
       "{\n  \"parameters\": {\n    \"host_python_slowdown\": " +
       std::to_string(best.host_python_slowdown) +
       ",\n    \"host_memory_efficiency\": " + std::to_string(best.host_memory_efficiency) +
-      ",\n    \"gemm_sustained\": {";
+      ",\n    \"sync_s\": " + std::to_string(best.sync_s) + ",\n    \"gemm_sustained\": {";
   bool first = true;
   for (const auto& [g, v] : best.gemm_sustained) {
     json += (first ? "" : ", ") + std::string("\"") + g + "\": " + std::to_string(v);
@@ -369,10 +378,30 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
   }
   json +=
       "}\n  },\n  \"ranges\": {\"host_python_slowdown\": [0.5, 6], \"host_memory_efficiency\": "
-      "[0.05, 1.0], \"gemm_sustained\": [0.5, 1.0]},\n  \"residuals\": [\n";
+      "[0.05, 1.0], \"sync_s\": [5e-6, 5e-5], \"gemm_sustained\": [0.5, 1.0]},\n";
+  // How well the data pin each global parameter: the mean absolute error along its grid with
+  // the others at the optimum. A flat profile means the rows barely constrain that parameter.
+  auto profile = [&](const std::string& name, const std::vector<double>& grid,
+                     double Overrides::*field) {
+    std::string out = "    \"" + name + "\": [";
+    for (std::size_t k = 0; k < grid.size(); ++k) {
+      Overrides ov = best;
+      ov.*field = grid[k];
+      char cell[64];
+      std::snprintf(cell, sizeof cell, "%s[%.6g, %.4f]", k ? ", " : "", grid[k],
+                    total(ov, -1, "") / time_rows.size());
+      out += cell;
+    }
+    return out + "]";
+  };
+  json += "  \"mean_abs_speed_error_along\": {\n" +
+          profile("host_python_slowdown", slowdowns, &Overrides::host_python_slowdown) + ",\n" +
+          profile("host_memory_efficiency", memory, &Overrides::host_memory_efficiency) + ",\n" +
+          profile("sync_s", syncs, &Overrides::sync_s) + "\n  },\n  \"residuals\": [\n";
   Overrides ones;
   ones.host_python_slowdown = 1;
   ones.host_memory_efficiency = 1;
+  ones.sync_s = 7e-6;
   for (const std::string_view gv : kGenerations) {
     const std::string g(gv);
     ones.gemm_sustained[g] = 1;

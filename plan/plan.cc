@@ -187,21 +187,26 @@ std::string_view host_task_name(HostTask t) {
 }
 
 void HostCalls::add(HostTask task, int n) {
+  constexpr std::uint32_t kMaxCount = (1u << 24) - 1;
   ZS_CHECK(n >= 0 && task != HostTask::kCount);
   if (n == 0) return;
   for (std::size_t i = 0; i < used_; ++i) {
     if (slots_[i].task == task) {
-      slots_[i].count += n;
+      ZS_CHECK(slots_[i].count + static_cast<std::uint32_t>(n) <= kMaxCount);
+      slots_[i].count += static_cast<std::uint32_t>(n);
       return;
     }
   }
   ZS_CHECK_MSG(used_ < kSlots, "more kinds of host calls before one op than HostCalls holds");
-  slots_[used_++] = HostCall{task, n};
+  ZS_CHECK(static_cast<std::uint32_t>(n) <= kMaxCount);
+  slots_[used_].task = task;
+  slots_[used_].count = static_cast<std::uint32_t>(n);
+  ++used_;
 }
 
 int HostCalls::operator[](HostTask task) const {
   for (const HostCall& c : calls()) {
-    if (c.task == task) return c.count;
+    if (c.task == task) return static_cast<int>(c.count);
   }
   return 0;
 }

@@ -367,10 +367,12 @@ enum class HostTask : std::uint8_t {
 inline constexpr int kHostTaskCount = static_cast<int>(HostTask::kCount);
 std::string_view host_task_name(HostTask t);
 
+// One kind of call and how many, in 4 bytes (a count past 2^24 is a plan/ bug: HostCalls::add).
 struct HostCall {
-  HostTask task = HostTask::kCount;
-  int count = 0;
+  HostTask task : 8 = HostTask::kCount;
+  std::uint32_t count : 24 = 0;
 };
+static_assert(sizeof(HostCall) == 4);
 
 // An op's host calls: a few kinds each (an op sits where at most six kinds of DeepSpeed's work
 // run before it), kept inline so that a plan of 10^4 ops allocates nothing per op.
@@ -385,7 +387,7 @@ class HostCalls {
 
  private:
   std::array<HostCall, kSlots> slots_{};
-  std::size_t used_ = 0;
+  std::uint8_t used_ = 0;
 };
 
 struct Op {

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# The calibration against published runs: fits host_python_slowdown and, per GPU generation,
-# gemm_sustained (sim/cost_profile.h) to the time rows of bench/data/published_runs.tsv by a
-# grid search within their stated ranges (bench/fidelity.cc, fit()), and writes the result with
+# The calibration against published runs: fits host_python_slowdown (how much slower the runs'
+# hosts are than the reference host for the Python, dispatches and launches plan/host_ops.h
+# counts), host_memory_efficiency (the DRAM share DeepSpeed's offloaded CPU work reaches), sync_s
+# (what one host-device synchronization costs) and, per GPU generation, gemm_sustained (sim/cost_profile.h) to the time rows of
+# bench/data/published_runs.tsv, by coordinate descent over grids within their stated ranges
+# (bench/fidelity.cc, fit()), and writes the result with
 # every row's residual to configs/profiles/published_runs_fit.json, stamped with the date and
 # the commit. default_cost_profile (sim/cost_profile.cc) carries the fitted values; the test
 # sim_cost_profile_test checks that they are the file's.
@@ -19,9 +22,11 @@ import json, sys
 fit = json.load(open(sys.argv[1]))
 doc = {
     "name": "published_runs_fit",
-    "what": "host_python_slowdown and per-generation gemm_sustained fitted to the time rows of "
-            "bench/data/published_runs.tsv (mean absolute speed error); residuals per row, "
-            "unfitted (both parameters 1) and left out (the row predicted by a fit to the others)",
+    "what": "host_python_slowdown, host_memory_efficiency, sync_s and per-generation "
+            "gemm_sustained "
+            "fitted to the time rows of bench/data/published_runs.tsv (mean absolute speed "
+            "error); residuals per row, unfitted (every parameter 1) and left out (the row "
+            "predicted by a fit to the others)",
     "command": "scripts/calibrate_published.sh",
     "date": sys.argv[3],
     "commit": sys.argv[4],

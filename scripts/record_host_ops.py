@@ -1391,30 +1391,32 @@ def effective_config(name_or_path, ga, mb, ws):
     return name, as_given, cfg
 
 
-def run_case(args):
-    import torch
-    import torch.multiprocessing as mp
-    import deepspeed
-    import transformers
-    spec = dict(FAMILIES[args.family])
-    if args.n_layers is not None:
-        spec[LAYER_KEY[args.family]] = args.n_layers
-    cname, as_given, cfg = effective_config(args.config, args.ga, args.micro_batch, args.world_size)
+def free_port():
+    """A free TCP port on the loopback for the ranks' rendezvous."""
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    a = {"world_size": args.world_size, "port": port, "ds_config": cfg, "model": spec, "seq_len": args.seq_len,
-         "warmup_steps": args.warmup_steps, "cuda_paths": args.cuda_paths}
-    tmpdir = tempfile.mkdtemp(prefix="host_ops_")
+    return port
+
+
+def run_ranks(worker, a, world_size, timeout_s, prefix, poll_s=5):
+    """Spawns `worker(rank, a, tmpdir)` on world_size processes, kills them past timeout_s, and
+    returns (per-rank results read from tmpdir/rank{r}.json, error or None, wall seconds). A rank
+    without a result file gets {"ok": False} and the tail of its log; DeepSpeed's shared-memory
+    all-reduce buffers of the run's port (a["port"]) are removed."""
+    import glob
+    import shutil
+    import torch.multiprocessing as mp
+    tmpdir = tempfile.mkdtemp(prefix=prefix)
     t0 = time.time()
-    ctx = mp.start_processes(worker, args=(a, tmpdir), nprocs=args.world_size, join=False, start_method="spawn")
+    ctx = mp.start_processes(worker, args=(a, tmpdir), nprocs=world_size, join=False, start_method="spawn")
     err = None
-    deadline = time.time() + args.timeout
+    deadline = time.time() + timeout_s
     try:
-        while not ctx.join(timeout=5):
+        while not ctx.join(timeout=poll_s):
             if time.time() > deadline:
-                err = f"timeout after {args.timeout}s"
+                err = f"timeout after {timeout_s}s"
                 for p in ctx.processes:
                     if p.is_alive():
                         p.kill()
@@ -1425,14 +1427,13 @@ def run_case(args):
             if p.is_alive():
                 p.kill()
     wall = round(time.time() - t0, 1)
-    import glob
-    for fpath in glob.glob(f"/dev/shm/deepspeed_allreduce_buffer_*_{port}_*"):
+    for fpath in glob.glob(f"/dev/shm/deepspeed_allreduce_buffer_*_{a['port']}_*"):
         try:
             os.remove(fpath)
         except OSError:
             pass
     ranks = []
-    for r in range(args.world_size):
+    for r in range(world_size):
         p = os.path.join(tmpdir, f"rank{r}.json")
         if os.path.exists(p):
             with open(p) as f:
@@ -1443,8 +1444,22 @@ def run_case(args):
         if not ranks[-1].get("ok") and os.path.exists(lp):
             with open(lp, errors="replace") as f:
                 ranks[-1]["log_tail"] = [l[:300] for l in f.read().splitlines()[-40:]]
-    import shutil
     shutil.rmtree(tmpdir, ignore_errors=True)
+    return ranks, err, wall
+
+
+def run_case(args):
+    import torch
+    import deepspeed
+    import transformers
+    spec = dict(FAMILIES[args.family])
+    if args.n_layers is not None:
+        spec[LAYER_KEY[args.family]] = args.n_layers
+    cname, as_given, cfg = effective_config(args.config, args.ga, args.micro_batch, args.world_size)
+    port = free_port()
+    a = {"world_size": args.world_size, "port": port, "ds_config": cfg, "model": spec, "seq_len": args.seq_len,
+         "warmup_steps": args.warmup_steps, "cuda_paths": args.cuda_paths}
+    ranks, err, wall = run_ranks(worker, a, args.world_size, args.timeout, "host_ops_")
     ok = err is None and all(r.get("ok") for r in ranks)
     r0 = ranks[args.rank]
     meta = {

@@ -381,7 +381,7 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
     OpCost& c = out.costs[i];
     // Memory work, copies and the optimizer are launched inside DeepSpeed's calls (host_calls).
     c.host_s = 0;
-    if (op.host_wait_for >= 0) c.host_wait_s = p.kernel_launch_s;
+    if (op.host_wait_for >= 0) c.host_wait_s = p.sync_s;
     std::visit(
         Overloaded{
             [&](const plan::ComputeWork& w) {
@@ -431,7 +431,7 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
               c.rate_cap =
                   (nw.read ? p.nvme_read_bytes_per_s : p.nvme_write_bytes_per_s) / ranks_per_node;
             },
-            [&](const plan::SyncWork& yw) { c.host_s = p.kernel_launch_s * yw.rounds; },
+            [&](const plan::SyncWork& yw) { c.host_s = p.sync_s * yw.rounds; },
         },
         op.work);
     // DeepSpeed's hooks and engine calls that run before the host issues the op.

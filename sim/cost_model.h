@@ -26,8 +26,7 @@
 // - CPU Adam: bytes over min(cores per rank x per-core rate, host DRAM peak x efficiency /
 //   ranks per node), on the host thread.
 // - NVMe: a flow on the node's NVMe volume share for this rank.
-// - Host syncs: a kernel_launch_s per round trip (a sync op's rounds; an op's host_wait_for
-//   wait).
+// - Host syncs: a sync_s per round trip (a sync op's rounds; an op's host_wait_for wait).
 // - A straggler: every collective (latency and transfer) stretched by `collective_slowdown`,
 //   since the whole group waits for its slowest rank.
 // A CPU device (configs::GpuSpec::backend "cpu": zerosim's CPU backend, one rank per core) is

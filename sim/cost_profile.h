@@ -64,6 +64,10 @@ struct CostProfile {
   double kernel_launch_s = 0;  // an ATen call that launches a kernel (dispatch + launch)
   double dispatch_s = 0;       // an ATen call that launches none (a view, an allocation)
   double module_call_s = 0;    // the Python of one nn.Module call besides its ATen calls
+  // One host-device round trip of a sync (.item(), synchronize()) after the work it waits for:
+  // the copy and the wake-up, and in a loop of them (an .item() per parameter) the few small
+  // kernels each waits for, which the GPU runs one chain at a time. Not scaled by the host.
+  double sync_s = 0;
   // DeepSpeed's Python per call of each plan::HostTask, its ATen calls apart.
   std::array<double, plan::kHostTaskCount> host_call_s{};
   // How much slower the target host runs all of the above than the reference host (1: as fast;

@@ -148,14 +148,17 @@ class Engine {
       const OpCost& c = costs[i];
       HotOp& h = hot_.emplace_back();
       h.skipped = options.overflow && op.skipped_on_overflow;
-      h.before_ns = to_ns(c.host_before_s);
-      h.host_ns = to_ns(c.host_s);
-      h.wait_ns = to_ns(c.host_wait_s);
-      h.wait_for = op.host_wait_for;
+      // A skipped op costs the host nothing either: DeepSpeed returns from step() after the
+      // overflow check, before the norm, the optimizer and their launches and syncs
+      // (runtime/zero/stage_1_and_2.py step, runtime/fp16/fused_optimizer.py step).
+      h.before_ns = h.skipped ? 0 : to_ns(c.host_before_s);
+      h.host_ns = h.skipped ? 0 : to_ns(c.host_s);
+      h.wait_ns = h.skipped ? 0 : to_ns(c.host_wait_s);
+      h.wait_for = h.skipped ? -1 : op.host_wait_for;
       h.fixed_ns = h.skipped ? 0 : to_ns(c.fixed_s);
       h.stream = op.stream;
       h.link = !h.skipped && c.link >= 0 && c.link_amount > 0 ? c.link : -1;
-      h.waits = options.serial || op.host_waits || on_host[op.stream] != 0;
+      h.waits = options.serial || (!h.skipped && (op.host_waits || on_host[op.stream] != 0));
       h.compute = std::holds_alternative<plan::ComputeWork>(op.work);
       h.dep_cursor = op.deps.begin;
       h.deps_end = op.deps.end;

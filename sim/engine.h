@@ -24,8 +24,9 @@
 //   default), every repetition takes the same time and the engine replays one and advances the
 //   clock by the rest. Otherwise the host drains the device before each repetition (an
 //   approximation the result reports in `drained_repeats`).
-// - Ops marked skipped_on_overflow take no time when `overflow` is set (an fp16 step whose loss
-//   scaler found inf/NaN).
+// - Ops marked skipped_on_overflow take no time, on the device or the host (no launch, no
+//   DeepSpeed call, no sync), when `overflow` is set (an fp16 step whose loss scaler found
+//   inf/NaN).
 // - One representative rank is simulated: the data-parallel ranks are symmetric, and a
 //   collective's cost already holds the other ranks' part (sim/collective_cost.h). A straggler,
 //   which makes everyone wait at each collective, is a cost (sim/cost_model.h), not an engine

@@ -291,7 +291,7 @@ Result<StepTime> simulate_step_time(const StepTimeRequest& req) {
   st.comm_busy_s = swept.comm_busy_s;
   st.offload_busy_s = swept.offload_busy_s;
   st.cpu_optimizer_s = swept.cpu_optimizer_s;
-  if (!serial) {
+  if (!serial && (l.offload_optimizer || l.offload_param)) {
     st.offload = offload_time(plan, st.priced);
     st.offload.exposed_copies_s = st.breakdown.exposed_offload_s;
   }

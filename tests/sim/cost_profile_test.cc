@@ -62,8 +62,14 @@ TEST(CostProfile, DefaultsAreTheCommittedCalibrationFit) {
     const CostProfile p = defaults(gpu);
     EXPECT_DOUBLE_EQ(p.gemm_sustained, params["gemm_sustained"][gen].get<double>());
     EXPECT_DOUBLE_EQ(p.host_python_slowdown, params["host_python_slowdown"].get<double>());
+    EXPECT_DOUBLE_EQ(p.host_memory_efficiency, params["host_memory_efficiency"].get<double>());
+    EXPECT_DOUBLE_EQ(p.sync_s, params["sync_s"].get<double>());
   }
   // Each fitted value lies in the range the fit searched.
+  for (const char* key : {"host_python_slowdown", "host_memory_efficiency", "sync_s"}) {
+    EXPECT_GE(params[key].get<double>(), doc->root["ranges"][key][0].get<double>()) << key;
+    EXPECT_LE(params[key].get<double>(), doc->root["ranges"][key][1].get<double>()) << key;
+  }
   for (const auto& [gen, v] : params["gemm_sustained"].items()) {
     EXPECT_GE(v.get<double>(), doc->root["ranges"]["gemm_sustained"][0].get<double>()) << gen;
     EXPECT_LE(v.get<double>(), doc->root["ranges"]["gemm_sustained"][1].get<double>()) << gen;

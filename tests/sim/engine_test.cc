@@ -232,6 +232,24 @@ TEST(Engine, OverflowSkipsMarkedOps) {
   EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{.overflow = true}).value().step_ns, 1'000'000);
 }
 
+// DeepSpeed returns from step() after the overflow check: the skipped ops' Python, launches and
+// syncs are skipped with their kernels, so a host-bound step shortens too.
+TEST(Engine, OverflowSkipsTheMarkedOpsHostWorkAndSyncs) {
+  PlanMaker m;
+  const int a = m.stream("compute", plan::StreamKind::kCompute);
+  m.add("check", a, plan::ComputeWork{});
+  const int norm = m.add("norm", a, plan::ComputeWork{}, {}, /*host_waits=*/true);
+  const int opt = m.add("optimizer", a, plan::OptimizerWork{});
+  m.p.ops[norm].skipped_on_overflow = true;
+  m.p.ops[opt].skipped_on_overflow = true;
+  std::vector<OpCost> c(3, OpCost{.host_before_s = 1e-3, .host_s = 1e-3, .fixed_s = 1e-6});
+  // 2 ms of host per op (each kernel runs while its launch is issued, and the host's wait for
+  // the norm's finds it done): the host's 6 ms.
+  EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{}).value().step_ns, 6'000'000);
+  // Only the check is left, with its 2 ms of host.
+  EXPECT_EQ(run_engine(m.p, c, {}, EngineOptions{.overflow = true}).value().step_ns, 2'000'000);
+}
+
 TEST(Engine, IdenticalInputsGiveIdenticalTimes) {
   PlanMaker m;
   const int a = m.stream("compute", plan::StreamKind::kCompute);
