@@ -805,19 +805,7 @@ def install_comm():
             return w
 
         originals[id(orig)] = (orig, mk(orig, op))
-    n = 0
-    for modname, mod in list(sys.modules.items()):
-        if mod is None or not (modname == "deepspeed" or modname.startswith("deepspeed.")):
-            continue
-        d = getattr(mod, "__dict__", None)
-        if not d:
-            continue
-        for attr, val in list(d.items()):
-            hit = originals.get(id(val))
-            if hit is not None and hit[0] is val:
-                setattr(mod, attr, hit[1])
-                n += 1
-    return n
+    return rebind_in_deepspeed(originals)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1389,6 +1377,24 @@ def effective_config(name_or_path, ga, mb, ws):
     cfg.setdefault("steps_per_print", 10**9)
     cfg.setdefault("wall_clock_breakdown", False)
     return name, as_given, cfg
+
+
+def rebind_in_deepspeed(originals):
+    """Replaces, in every loaded deepspeed.* module's namespace, each name bound to a function
+    of `originals` ({id(fn): (fn, wrapper)}) by its wrapper; returns how many names it rebound."""
+    n = 0
+    for modname, mod in list(sys.modules.items()):
+        if mod is None or not (modname == "deepspeed" or modname.startswith("deepspeed.")):
+            continue
+        d = getattr(mod, "__dict__", None)
+        if not d:
+            continue
+        for attr, val in list(d.items()):
+            hit = originals.get(id(val))
+            if hit is not None and hit[0] is val:
+                setattr(mod, attr, hit[1])
+                n += 1
+    return n
 
 
 def free_port():

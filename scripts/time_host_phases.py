@@ -131,18 +131,7 @@ def install_comm_timers():
         orig = getattr(dcomm, op, None)
         if orig is not None:
             originals[id(orig)] = (orig, mk_ds(orig))
-    n = 0
-    for modname, mod in list(sys.modules.items()):
-        if mod is None or not (modname == "deepspeed" or modname.startswith("deepspeed.")):
-            continue
-        d = getattr(mod, "__dict__", None)
-        if not d:
-            continue
-        for attr, val in list(d.items()):
-            hit = originals.get(id(val))
-            if hit is not None and hit[0] is val:
-                setattr(mod, attr, hit[1])
-                n += 1
+    n = rho.rebind_in_deepspeed(originals)
 
     def mk_c10d(fn):
 

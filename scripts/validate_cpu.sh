@@ -7,6 +7,12 @@
 #
 #   scripts/validate_cpu.sh OUT_DIR [RANKS]     (RANKS: 2 by default; run under no load)
 #
+# The model and shape default to tiny-gpt at sequence 64, micro-batch 4, 12 steps; to validate
+# on a shape calibrate never saw, set ZS_MODEL (a zoo name or an HF config.json), ZS_SEQ_LEN,
+# ZS_MICRO_BATCH and ZS_STEPS, e.g. the 4-layer GQA Llama of bench/configs/llama_gqa_tiny.json:
+#   ZS_MODEL=bench/configs/llama_gqa_tiny.json ZS_SEQ_LEN=256 ZS_MICRO_BATCH=2 ZS_STEPS=8 \
+#     scripts/validate_cpu.sh OUT_DIR
+#
 # Writes OUT_DIR/cpu.json and OUT_DIR/cpu.cluster.json (calibrate), OUT_DIR/validation/*.json
 # (one per row; `zerosim report` reads them from a sweep directory's validation/ folder), and
 # OUT_DIR/summary.md with the machine, date, commit and commands. Needs build/zerosim and mpirun.
@@ -14,6 +20,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/validate_cpu.sh OUT_DIR [RANKS]}
 ranks=${2:-2}
+model=${ZS_MODEL:-tiny-gpt}
+seq_len=${ZS_SEQ_LEN:-64}
+micro_batch=${ZS_MICRO_BATCH:-4}
+steps=${ZS_STEPS:-12}
 zerosim=build/zerosim
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out/configs" "$out/validation"
@@ -40,9 +50,10 @@ rows=(
   echo "- machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) logical CPUs"
   echo "- date: $(date -u +%Y-%m-%d), commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . 2>/dev/null || echo -dirty)"
   echo "- calibrate: \`${calibrate[*]}\` (its progress lines: calibrate.log)"
-  echo "- each row: \`${mpi[*]} $zerosim validate configs/NAME.json --model tiny-gpt --seq-len 64"
-  echo "  --cluster cpu.cluster.json --profile cpu.json --steps 12 --warmup 2 -o validation --name NAME [FLAGS]\`"
-  echo "- measured: the median over 10 steps of each step's slowest rank; predicted: simulate's step"
+  echo "- each row: \`${mpi[*]} $zerosim validate configs/NAME.json --model $model --seq-len $seq_len"
+  echo "  --cluster cpu.cluster.json --profile cpu.json --steps $steps --warmup 2 -o validation --name NAME [FLAGS]\`"
+  echo "  (micro-batch $micro_batch, gradient accumulation 2)"
+  echo "- measured: the median over $((steps - 2)) steps of each step's slowest rank; predicted: simulate's step"
   echo
   echo "| row | measured (ms) | min-max (ms) | predicted (ms) | predicted/measured | error | device buffers' peak error |"
   echo "|---|---:|---:|---:|---:|---:|---:|"
@@ -51,13 +62,13 @@ for row in "${rows[@]}"; do
   IFS='|' read -r name zero precision flags <<< "$row"
   cfg="$out/configs/$name.json"
   cat > "$cfg" <<JSON
-{"train_micro_batch_size_per_gpu": 4, "gradient_accumulation_steps": 2, $precision,
+{"train_micro_batch_size_per_gpu": $micro_batch, "gradient_accumulation_steps": 2, $precision,
  "optimizer": {"type": "AdamW", "params": {"lr": 1e-3}}, "gradient_clipping": 1.0,
  "zero_optimization": $zero}
 JSON
   # shellcheck disable=SC2086
-  text=$("${mpi[@]}" "$zerosim" validate "$cfg" --model tiny-gpt --seq-len 64 \
-    --cluster "$out/cpu.cluster.json" --profile "$out/cpu.json" --steps 12 --warmup 2 \
+  text=$("${mpi[@]}" "$zerosim" validate "$cfg" --model "$model" --seq-len "$seq_len" \
+    --cluster "$out/cpu.cluster.json" --profile "$out/cpu.json" --steps "$steps" --warmup 2 \
     -o "$out/validation" --name "$name" $flags 2> "$out/validation/$name.log" | grep -v '^step ')
   echo "$text" > "$out/validation/$name.txt"
   [ -s "$out/validation/$name.log" ] || rm -f "$out/validation/$name.log"
