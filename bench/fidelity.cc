@@ -137,12 +137,14 @@ std::string model_json(const Row& r) {
            R"(,"num_key_value_heads":)" + r["heads"] + R"(,"vocab_size":)" + r["vocab"] +
            R"(,"max_position_embeddings":)" + std::to_string(positions) + "}";
   }
-  // Qwen2.5-1.5B's config.json (Qwen/Qwen2.5-1.5B on the Hugging Face hub): GQA with 2 KV heads,
-  // intermediate 8960, tied embeddings, biases on q, k, v (the qwen2 model type has them).
-  if (r["model"] == "Qwen/Qwen2.5-1.5B") {
+  // Qwen2.5-1.5B's and -3B's config.json (Qwen/Qwen2.5-1.5B, -3B on the Hugging Face hub): GQA
+  // with 2 KV heads, intermediate 8960 and 11008, tied embeddings, biases on q, k, v (the qwen2
+  // model type has them); transformers' Qwen2 on the meta device counts the rows' parameters.
+  if (r["model"] == "Qwen/Qwen2.5-1.5B" || r["model"] == "Qwen/Qwen2.5-3B") {
+    const char* intermediate = r["model"] == "Qwen/Qwen2.5-3B" ? "11008" : "8960";
     return R"({"model_type":"qwen2","num_hidden_layers":)" + r["layers"] + R"(,"hidden_size":)" +
-           r["hidden"] + R"(,"intermediate_size":8960,"num_attention_heads":)" + r["heads"] +
-           R"(,"num_key_value_heads":2,"vocab_size":)" + r["vocab"] +
+           r["hidden"] + R"(,"intermediate_size":)" + intermediate + R"(,"num_attention_heads":)" +
+           r["heads"] + R"(,"num_key_value_heads":2,"vocab_size":)" + r["vocab"] +
            R"(,"max_position_embeddings":32768,"tie_word_embeddings":true})";
   }
   // BLOOM (ALiBi, no dropout) as GPT-2 without dropout: its learned position table is the
