@@ -504,6 +504,7 @@ json::Json cpu_profile_json(const CpuCalibration& c, const std::string& date,
   j["cpu_adam_bytes_per_s_per_core"] = c.adam_bytes_per_s.median;
   j["cpu_cores_per_rank"] = 1;
   j["kernel_launch_s"] = c.op_overhead_s;
+  j["sync_s"] = c.op_overhead_s;  // the executor's syncs: ops that do nothing but be issued
   if (c.ranks > 1) {
     j["mpi_latency_s"] = c.mpi_latency_s;
     j["mpi_busbw_bytes_per_s"] = c.mpi_busbw_bytes_per_s;

@@ -76,6 +76,7 @@ CostProfile default_cpu_profile() {
   p.host_memory_efficiency = 1;
   p.cpu_cores_per_rank = 1;
   p.kernel_launch_s = 47.6e-9;
+  p.sync_s = p.kernel_launch_s;  // the executor's syncs are ops that do nothing but be issued
   p.mpi_latency_s = 1.14e-6;
   p.mpi_busbw_bytes_per_s = 8.42 * kGBps;
   p.mpi_allreduce_latency_s = 2.48e-6;
