@@ -112,8 +112,10 @@ std::string unsupported(const Row& r) {
 std::string gpu_preset(const Row& r) {
   const std::string gpu = r["gpu"];
   if (gpu == "a100-80gb-sxm" || gpu == "a100-unknown") return "a100-80gb";
-  // 16 V100 32GB in one node: a DGX-2 (the rows' notes say so).
+  // 16 V100 32GB in one node: a DGX-2 (the rows' notes say so). A V100-SXM3 is the DGX-2's
+  // module (the row's source names it), so its host is the DGX-2's too.
   if (gpu == "v100-32gb" && r["gpus_per_node"] == "16") return "v100-32gb-dgx2";
+  if (gpu == "v100-32gb-sxm3") return "v100-32gb-dgx2";
   return gpu;
 }
 

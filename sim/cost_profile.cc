@@ -256,8 +256,8 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   // the whole offloaded step reaches (unscale, Adam, cast, its copies; ranks sharing the node)
   // is fitted to the published offload rows (scripts/calibrate_published.sh, range 0.05-1):
   // 0.15, pinned by ZF02 and ZF03 (DeepSpeed 0.17-0.18, two ranks bound to the cores of one
-  // 2 x EPYC 7742 host) against DT07 (the 2020 ZeRO-Offload run, one rank), which wants more and
-  // is left 41% too slow.
+  // 2 x EPYC 7742 host) against DT07 (the 2020 ZeRO-Offload run, one rank on a DGX-2), which
+  // wants about 0.3 and is left 24.5% too slow.
   p.cpu_adam_bytes_per_s_per_core = 109.0 / 48.0 * kGBps;
   p.host_memory_efficiency = 0.15;
   p.cpu_cores_per_rank = 0;
