@@ -2,8 +2,9 @@
 """Real DeepSpeed training of HF GPT-2 on one GPU, to hold `zerosim simulate` against.
 
 Trains transformers' GPT2LMHeadModel (GPT-2 124M or 350M shapes, no dropout, SDPA attention)
-on seeded random tokens through deepspeed.initialize with a client torch.optim.AdamW and the
-given ds_config (its bf16/fp16 and ZeRO settings), as one process without a launcher. Prints
+on seeded random tokens through deepspeed.initialize with a client torch.optim.AdamW (the
+config's own optimizer, DeepSpeedCPUAdam, when it offloads the optimizer) and the given
+ds_config (its bf16/fp16 and ZeRO settings), as one process without a launcher. Prints
 one JSON object on stdout, shaped like bench/pytorch_gpt2_baseline.py's: the median step time
 after the warmup, tokens/s, and the peak GPU memory of the whole run
 (torch.cuda.max_memory_allocated / max_memory_reserved). Everything else goes to stderr.
@@ -35,13 +36,22 @@ VOCAB = 50257
 POSITIONS = 1024
 
 
+def offloads_optimizer(cfg):
+    off = cfg.get("zero_optimization", {}).get("offload_optimizer") or {}
+    return off.get("device", "none") in ("cpu", "nvme")
+
+
 def load_config(path, micro_batch):
     with open(path) as f:
         cfg = json.load(f)
     # zerosim's configs may name an optimizer; the client AdamW below replaces it, so that
     # DeepSpeed does not JIT-compile FusedAdam (minutes of nvcc on a machine with no time to
-    # spare).
-    cfg.pop("optimizer", None)
+    # spare). With the optimizer offloaded, the config's is kept: DeepSpeed then builds
+    # DeepSpeedCPUAdam (runtime/engine.py _configure_basic_optimizer; a client torch optimizer
+    # is refused unless zero_force_ds_cpu_optimizer is false), JIT-compiling its C++ op (CPU
+    # only, no nvcc) on first use.
+    if not offloads_optimizer(cfg):
+        cfg.pop("optimizer", None)
     # The data below is shaped by --micro-batch: make DeepSpeed count the same batch.
     cfg["train_micro_batch_size_per_gpu"] = micro_batch
     cfg.pop("train_batch_size", None)
@@ -131,9 +141,14 @@ def main():
     # Counted before initialize: ZeRO-3 partitions the parameters (numel 0 afterwards).
     # parameters() yields the tied wte/lm_head weight once.
     params = sum(p.numel() for p in model.parameters())
-    opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.95), eps=1e-8,
-                            weight_decay=0.0, fused=False)
-    engine, _, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=cfg)
+    if "optimizer" in cfg:  # offloaded: DeepSpeed's own (DeepSpeedCPUAdam)
+        opt = None
+        engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(),
+                                               config=cfg)
+    else:
+        opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.95), eps=1e-8,
+                                weight_decay=0.0, fused=False)
+        engine, _, _, _ = deepspeed.initialize(model=model, optimizer=opt, config=cfg)
     gas = engine.gradient_accumulation_steps()
 
     dev = engine.device
@@ -169,6 +184,9 @@ def main():
         "seq_len": a.seq_len,
         "zero_stage": engine.zero_optimization_stage(),
         "precision": precision(cfg),
+        "optimizer": type(engine.optimizer).__name__ + (
+            " over client torch.optim.AdamW" if opt is not None else " over DeepSpeed's "
+            + type(getattr(engine.optimizer, "optimizer", engine.optimizer)).__name__),
         "time": {"step_s": step_s, "steps_s": times},
         "throughput": {"tokens_per_s": tokens / step_s},
         "memory": {"gpu": {"peak_bytes": torch.cuda.max_memory_allocated(),

@@ -6,9 +6,10 @@
 #   scripts/fetch_deepspeed_wheels.sh [DEEPSPEED_VERSION (default 0.19.6, the rules zerosim follows)]
 #
 # DeepSpeed is published as an sdist only: it is built into a pure-Python wheel with
-# DS_BUILD_OPS=0 (no op prebuilt; the runs use a client torch AdamW, so none is JIT-built either)
-# in a throwaway virtual environment. The others are the manylinux / py3 wheels for Python 3.12,
-# the GPU machine's.
+# DS_BUILD_OPS=0 (no op prebuilt; the runs use a client torch AdamW except the offload configs,
+# whose DeepSpeedCPUAdam DeepSpeed JIT-builds there with ninja, fetched here) in a throwaway
+# virtual environment. The others are the manylinux / py3 wheels for Python 3.12, the GPU
+# machine's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:-0.19.6}
@@ -21,7 +22,7 @@ trap 'rm -rf "$work"' EXIT
 platforms=(--platform manylinux_2_28_x86_64 --platform manylinux_2_27_x86_64
   --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64)
 for pkg in hjson==3.1.0 pydantic==2.14.4 pydantic-core==2.50.5 annotated-types==0.8.0 \
-  typing-inspection==0.4.5 typing-extensions==4.16.0; do
+  typing-inspection==0.4.5 typing-extensions==4.16.0 ninja==1.13.2; do
   python3 -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 \
     --implementation cp "${platforms[@]}" -d .whl "$pkg"
 done

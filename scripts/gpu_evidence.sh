@@ -1,5 +1,10 @@
 #!/usr/bin/env bash
 # What a lent GPU machine (one H100 or H200) owes the project, in one command, in this order:
+# - real DeepSpeed (scripts/deepspeed_gpu.sh, from wheels carried in .whl) on GPT-2 124M with
+#   torch.profiler's host/device split: ZeRO-2 at micro-batch 1, 2 and 8, ZeRO-2 with optimizer
+#   offload and ZeRO-3 with optimizer and parameter offload (DeepSpeedCPUAdam), then ZeRO 0, 1
+#   and 3, each beside `zerosim simulate` with the preset's profile, which describes DeepSpeed
+#   (first: where zerosim's host model most needs measuring);
 # - the gpu-labelled tests (every CUDA kernel against its CPU reference; the CUDA executor against
 #   the CPU one, every ZeRO stage and optimizer offload on one GPU);
 # - `zerosim calibrate --backend cuda`: the profile of zerosim's own CUDA backend on this GPU,
@@ -7,8 +12,6 @@
 # - zerosim training GPT-2 124M and 350M in bf16 through `zerosim validate` (the median step after
 #   warm-up against the prediction, per-op differences, the allocator's peak against simulate's
 #   replay; files in validation/ for `zerosim report`), beside bench/pytorch_gpt2_baseline.py;
-# - real DeepSpeed (scripts/deepspeed_gpu.sh, from wheels carried in .whl) on GPT-2 124M, ZeRO
-#   0-3, beside `zerosim simulate` with the preset's profile, which describes DeepSpeed;
 # - the one-GPU validation matrix on GPT-2 124M (ZeRO 1-3, fp16, checkpointing, optimizer
 #   offload; bench/configs/gpu_matrix).
 # Every figure lands in one folder with the device, the date and the commit.
@@ -27,15 +30,18 @@
 #   scripts/gpu_evidence.sh record DIR here: DIR (the files `run` wrote) into reports/gpu/
 #
 # .whl: DeepSpeed 0.19.6 built with DS_BUILD_OPS=0 and the wheels it needs that the GPU machine
-# lacks (hjson, pydantic and its own), made here by scripts/fetch_deepspeed_wheels.sh. Without
-# .whl that part is skipped.
+# lacks (hjson, pydantic and its own, ninja for DeepSpeedCPUAdam's JIT build), made here by
+# scripts/fetch_deepspeed_wheels.sh. Without .whl that part is skipped.
 # GPU_EVIDENCE_ONLY=REGEX runs only the commands that match it (a rerun of some parts).
 #
 # `run` is sized for the device time a session has (15 minutes, the machine's start included):
 # each part has a timeout, and past 450 s the rest is skipped (GPU_EVIDENCE_BUDGET_S); call it
 # with the device tool's timeout_s 540 and carry ["build-gpu/evidence", ".whl"]. On an H100 on
 # 2026-11-26 everything but DeepSpeed took 183 s, and calibrate with DeepSpeed's four runs 226 s
-# (reports/gpu/2026-11-26-*): the whole run needs a budget of about 420 s.
+# (reports/gpu/2026-11-26-*): the whole run needs a budget of about 420 s. DeepSpeed's part now
+# has eight configs, the offload ones with a JIT build of DeepSpeedCPUAdam: it stops starting
+# configs after 240 s and is killed at 330 s, and runs first; when it takes all of that, the
+# parts after it get what is left of the 450 s (GPU_EVIDENCE_ONLY reruns them in a second call).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -54,8 +60,10 @@ MATRIX=("stage1_bf16 stage1_bf16" "stage2_overlap_bf16 stage2_overlap_bf16"
   "stage2_fp16 stage2_fp16" "stage3_bf16 stage3_bf16"
   "stage3_checkpointing stage3_bf16 --checkpointing" "stage2_offload_bf16 stage2_offload_bf16")
 MATRIX_STEPS=6
-# Real DeepSpeed's configs (bench/configs/deepspeed_gpu), when .whl is carried.
-DEEPSPEED=(stage0_bf16 stage1_bf16 stage2_bf16 stage3_bf16)
+# Real DeepSpeed's configs (bench/configs/deepspeed_gpu), when .whl is carried, in the order
+# they run (what is cut by the budget is the end): the micro-batch sweep and offload first.
+DEEPSPEED=(stage2_bf16_mb1 stage2_bf16_mb2 stage2_bf16 stage2_offload_bf16 stage3_offload_bf16
+  stage0_bf16 stage1_bf16 stage3_bf16)
 
 usage() {
   sed -n '/^#   scripts\/gpu_evidence.sh pack/,/^#   scripts\/gpu_evidence.sh record/p' "$0" |
@@ -79,6 +87,15 @@ validate_cmd() {
 # The commands `run` executes, one per line (dry-run prints them).
 run_commands() {
   local out=$1 bin=$EVIDENCE/bin
+  # Real DeepSpeed (carried wheels in .whl, scripts/deepspeed_gpu.sh) on GPT-2 124M, beside
+  # simulate's prediction for each config with the preset's profile (DeepSpeed on PyTorch).
+  for n in "${DEEPSPEED[@]}"; do
+    echo "$bin/zerosim simulate bench/configs/deepspeed_gpu/$n.json --model gpt2" \
+      "--gpu $GPU_PRESET --gpus-per-node 1 --seq-len 1024 --json > $out/predict_$n.json" \
+      "2> $out/predict_$n.log"
+  done
+  echo "[ -d .whl ] && timeout 330 scripts/deepspeed_gpu.sh $out/deepspeed 240 ${DEEPSPEED[*]}" \
+    "> $out/deepspeed.txt 2>&1"
   for t in "${GPU_TESTS[@]}"; do
     echo "timeout 120 $bin/$t --gtest_output=json:$out/tests/$t.json > $out/tests/$t.log 2>&1"
   done
@@ -95,15 +112,6 @@ run_commands() {
       "--seq-len 1024 --steps $STEPS --warmup $WARMUP > $out/pytorch_$name.json" \
       "2> $out/pytorch_$name.log"
   done
-  # Real DeepSpeed (carried wheels in .whl, scripts/deepspeed_gpu.sh) on GPT-2 124M, ZeRO 0-3,
-  # beside simulate's prediction for it with the preset's profile (DeepSpeed on PyTorch).
-  for n in "${DEEPSPEED[@]}"; do
-    echo "$bin/zerosim simulate bench/configs/deepspeed_gpu/$n.json --model gpt2" \
-      "--gpu $GPU_PRESET --gpus-per-node 1 --seq-len 1024 --json > $out/predict_$n.json" \
-      "2> $out/predict_$n.log"
-  done
-  echo "[ -d .whl ] && timeout 200 scripts/deepspeed_gpu.sh $out/deepspeed 120" \
-    "> $out/deepspeed.txt 2>&1"
   for m in "${MATRIX[@]}"; do
     read -r name cfg flags <<<"$m"
     validate_cmd 120 "bench/configs/gpu_matrix/$cfg.json" gpt2 "$name" "$MATRIX_STEPS" \
@@ -227,12 +235,12 @@ for r in runs:
           f"| {gib(z['memory']['gpu']['peak_bytes'])} | {pmem} "
           f"| {z['prediction']['time']['step_s']:.4f} s | {z['time']['step_s']:.4f} s "
           f"| {z['validation']['step']['error']:+.1%} |")
-print("\n## Real DeepSpeed, GPT-2 124M, micro-batch 8, sequence 1024, one GPU, against simulate\n")
+print("\n## Real DeepSpeed, GPT-2 124M, sequence 1024, one GPU, against simulate\n")
 # Memory like for like: PyTorch's max_memory_allocated / max_memory_reserved against simulate's
 # caching-allocator replay (its peak_bytes adds the CUDA context and NCCL, which PyTorch's
 # counters leave out).
-print("| config | DeepSpeed step (median) | predicted step | error | DeepSpeed max allocated | predicted | error | DeepSpeed max reserved | predicted | error |")
-print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("| config | micro-batch | DeepSpeed step (median) | predicted step | error | predicted host / GPU idle | profiled: wall / host in ops / device | DeepSpeed max allocated | predicted | error | DeepSpeed max reserved | predicted | error |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for path in sorted(glob.glob(os.path.join(out, "predict_*.json"))):
     n = os.path.basename(path)[8:-5]
     try:
@@ -247,7 +255,14 @@ for path in sorted(glob.glob(os.path.join(out, "predict_*.json"))):
         continue
     ms, ps = d["time"]["step_s"], pr["time"]["step_s"]
     g, pg = d["memory"]["gpu"], pr["memory"]["gpu"]
-    row = f"| {n} | {ms * 1e3:.1f} ms | {ps * 1e3:.1f} ms | {(ps - ms) / ms:+.1%} "
+    host = pr["time"].get("host") or {}
+    hs = (f"{host['busy_s'] * 1e3:.1f} / {host['gpu_idle_s'] * 1e3:.1f} ms"
+          if "busy_s" in host else "-")
+    p = d.get("profile")
+    split = (f"{p['wall_s_per_step_profiled'] * 1e3:.1f} / {p['host_in_ops_s_per_step'] * 1e3:.1f}"
+             f" / {p['device_s_per_step'] * 1e3:.1f} ms") if p else "-"
+    row = (f"| {n} | {d['batch']['micro_batch_per_gpu']} | {ms * 1e3:.1f} ms | {ps * 1e3:.1f} ms "
+           f"| {(ps - ms) / ms:+.1%} | {hs} | {split} ")
     for got, want in ((g["peak_bytes"], pg["allocator_allocated_peak_bytes"]),
                       (g["reserved_bytes"], pg["allocator_reserved_peak_bytes"])):
         row += f"| {mib(got)} | {mib(want)} | {(want - got) / got:+.1%} "

@@ -23,6 +23,14 @@ for model in gpt2 gpt2-medium; do
 done
 grep -q "zerosim calibrate --backend cuda" <<<"$dry" || { echo "FAIL: no calibrate --backend cuda"; exit 1; }
 grep -q "scripts/deepspeed_gpu.sh" <<<"$dry" || { echo "FAIL: no real DeepSpeed"; exit 1; }
+# Real DeepSpeed at micro-batch 1, 2 and 8 and with offload (issue 34's GPU item), each config
+# with simulate's prediction beside it.
+ds=$(grep "scripts/deepspeed_gpu.sh" <<<"$dry")
+for n in stage2_bf16_mb1 stage2_bf16_mb2 stage2_bf16 stage2_offload_bf16 stage3_offload_bf16; do
+  grep -q " $n" <<<"$ds" || { echo "FAIL: real DeepSpeed does not run $n"; exit 1; }
+  grep -q "zerosim simulate bench/configs/deepspeed_gpu/$n.json" <<<"$dry" || { echo "FAIL: no prediction of $n"; exit 1; }
+done
+grep -q '"offload_param"' bench/configs/deepspeed_gpu/stage3_offload_bf16.json || { echo "FAIL: stage3_offload_bf16 offloads no parameters"; exit 1; }
 # Every config a command names is in the tree (the GPU machine has nothing else).
 for cfg in $(grep -o 'bench/configs/[a-z_0-9/]*\.json' <<<"$dry" | sort -u); do
   [[ -f $cfg ]] || { echo "FAIL: $cfg is missing"; exit 1; }
