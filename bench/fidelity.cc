@@ -380,9 +380,15 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
     json += (first ? "" : ", ") + std::string("\"") + g + "\": " + std::to_string(v);
     first = false;
   }
-  json +=
-      "}\n  },\n  \"ranges\": {\"host_python_slowdown\": [0.5, 6], \"host_memory_efficiency\": "
-      "[0.05, 1.0], \"sync_s\": [5e-6, 5e-5], \"gemm_sustained\": [0.5, 1.0]},\n";
+  // The ranges searched: each grid's ends.
+  auto range = [](const char* name, const std::vector<double>& grid) {
+    char cell[96];
+    std::snprintf(cell, sizeof cell, "\"%s\": [%.6g, %.6g]", name, grid.front(), grid.back());
+    return std::string(cell);
+  };
+  json += "}\n  },\n  \"ranges\": {" + range("host_python_slowdown", slowdowns) + ", " +
+          range("host_memory_efficiency", memory) + ", " + range("sync_s", syncs) + ", " +
+          range("gemm_sustained", scales) + "},\n";
   // How well the data pin each global parameter: the mean absolute error along its grid with
   // the others at the optimum. A flat profile means the rows barely constrain that parameter.
   auto profile = [&](const std::string& name, const std::vector<double>& grid,

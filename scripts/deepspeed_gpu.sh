@@ -18,8 +18,7 @@ cd "$(dirname "$0")/.."
 
 OUT_DIR=${1:-/tmp/deepspeed_gpu}
 BUDGET_S=${2:-240}
-shift 2 2>/dev/null || shift $#
-CONFIGS=("$@")
+CONFIGS=("${@:3}")
 if (( ${#CONFIGS[@]} == 0 )); then
   for f in bench/configs/deepspeed_gpu/*.json; do CONFIGS+=("$(basename "$f" .json)"); done
 fi

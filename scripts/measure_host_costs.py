@@ -72,20 +72,19 @@ import argparse
 import collections
 import datetime
 import gc
-import glob
 import json
 import math
 import os
 import platform
-import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
-import traceback
 
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record_host_ops as rho  # noqa: E402  the rank launcher and worker shell
 
 _pc = time.perf_counter_ns
 _get_ident = threading.get_ident
@@ -635,29 +634,8 @@ CONFIG_KINDS = ["s0", "s1", "s1ovl", "s2", "s2ovl", "s3", "s3pf0"]
 # ---------------------------------------------------------------------------------------------
 
 
-def _redirect_fds(path):
-    f = open(path, "w", buffering=1)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os.dup2(f.fileno(), 1)
-    os.dup2(f.fileno(), 2)
-    return f
-
-
 def worker(rank, a, tmpdir):
-    log_f = _redirect_fds(os.path.join(tmpdir, f"rank{rank}.log"))
-    result = {"rank": rank, "ok": False}
-    try:
-        _worker_body(rank, a, result)
-        result["ok"] = True
-    except BaseException as e:
-        result["error"] = f"{type(e).__name__}: {e}"
-        result["traceback"] = traceback.format_exc()
-        raise
-    finally:
-        with open(os.path.join(tmpdir, f"rank{rank}.json"), "w") as f:
-            json.dump(result, f, default=str)
-        log_f.flush()
+    rho.run_rank(_worker_body, rank, a, tmpdir)
 
 
 def _summarise_pass(recs, per_micro, n_steps, ga, wrapper_ns):
@@ -1079,57 +1057,18 @@ def _worker_body(rank, a, result):
 
 
 def run_one(name, model_name, ws, kind, args, wrapper_ns):
-    import torch.multiprocessing as mp
     cfg = ds_config_for(kind)
     cfg["train_micro_batch_size_per_gpu"] = 1
     cfg["gradient_accumulation_steps"] = args.ga
     cfg["train_batch_size"] = args.ga * ws
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
+    port = rho.free_port()
     a = {"world_size": ws, "port": port, "ds_config": cfg, "model": MODELS[model_name], "seq_len": args.seq_len,
          "warmup_steps": args.warmup_steps, "timed_steps": args.timed_steps, "wrapper_ns": wrapper_ns}
-    tmpdir = tempfile.mkdtemp(prefix="ds_hostcost_")
     load_before = os.getloadavg()
     busy_before = _other_busy()
-    t0 = time.time()
-    err = None
-    ctx = mp.start_processes(worker, args=(a, tmpdir), nprocs=ws, join=False, start_method="spawn")
-    deadline = time.time() + args.run_timeout
-    try:
-        while not ctx.join(timeout=2):
-            if time.time() > deadline:
-                err = f"timeout after {args.run_timeout}s"
-                for p in ctx.processes:
-                    if p.is_alive():
-                        p.kill()
-                break
-    except Exception as e:
-        err = f"{type(e).__name__}: {str(e)[:1500]}"
-        for p in ctx.processes:
-            if p.is_alive():
-                p.kill()
-    wall = time.time() - t0
-    for fpath in glob.glob(f"/dev/shm/deepspeed_allreduce_buffer_*_{port}_*"):  # oracle README caveat 6
-        try:
-            os.remove(fpath)
-        except OSError:
-            pass
-    ranks = []
-    for r in range(ws):
-        pth = os.path.join(tmpdir, f"rank{r}.json")
-        if os.path.exists(pth):
-            with open(pth) as f:
-                ranks.append(json.load(f))
-        else:
-            ranks.append({"rank": r, "ok": False, "error": "no result file"})
-        lp = os.path.join(tmpdir, f"rank{r}.log")
-        if not ranks[-1].get("ok") and os.path.exists(lp):
-            with open(lp, errors="replace") as f:
-                ranks[-1]["log_tail"] = f.read().splitlines()[-60:]
-    import shutil
-    shutil.rmtree(tmpdir, ignore_errors=True)
+    # (oracle README caveat 6: run_ranks removes the run's shared-memory all-reduce buffers)
+    ranks, err, wall = rho.run_ranks(worker, a, ws, args.run_timeout, "ds_hostcost_", poll_s=2,
+                                     log_lines=60, log_line_chars=None)
     ok = err is None and all(r.get("ok") for r in ranks)
     return {"name": name, "model": model_name, "model_spec": MODELS[model_name], "world_size": ws, "config_kind": kind,
             "ds_config": cfg, "ok": ok, "error": err, "wall_s": round(wall, 1), "loadavg_before": load_before,

@@ -872,11 +872,14 @@ def _redirect_fds(path):
     return f
 
 
-def worker(rank, a, tmpdir):
+def run_rank(body, rank, a, tmpdir):
+    """One spawned rank of run_ranks: its stdout and stderr into tmpdir/rank{rank}.log, then
+    body(rank, a, result); result (with "ok", and the error and traceback if body raised) is
+    written to tmpdir/rank{rank}.json whatever happens."""
     log_f = _redirect_fds(os.path.join(tmpdir, f"rank{rank}.log"))
     result = {"rank": rank, "ok": False}
     try:
-        _worker_body(rank, a, result)
+        body(rank, a, result)
         result["ok"] = True
     except BaseException as e:
         result["error"] = f"{type(e).__name__}: {e}"
@@ -886,6 +889,10 @@ def worker(rank, a, tmpdir):
         with open(os.path.join(tmpdir, f"rank{rank}.json"), "w") as f:
             json.dump(result, f, default=str)
         log_f.flush()
+
+
+def worker(rank, a, tmpdir):
+    run_rank(_worker_body, rank, a, tmpdir)
 
 
 def _kv(d):
@@ -1406,11 +1413,12 @@ def free_port():
     return port
 
 
-def run_ranks(worker, a, world_size, timeout_s, prefix, poll_s=5):
+def run_ranks(worker, a, world_size, timeout_s, prefix, poll_s=5, log_lines=40, log_line_chars=300):
     """Spawns `worker(rank, a, tmpdir)` on world_size processes, kills them past timeout_s, and
     returns (per-rank results read from tmpdir/rank{r}.json, error or None, wall seconds). A rank
-    without a result file gets {"ok": False} and the tail of its log; DeepSpeed's shared-memory
-    all-reduce buffers of the run's port (a["port"]) are removed."""
+    that failed gets {"ok": False} if it wrote nothing, and the last log_lines lines of its log
+    (each cut to log_line_chars, None: whole); DeepSpeed's shared-memory all-reduce buffers of
+    the run's port (a["port"]) are removed."""
     import glob
     import shutil
     import torch.multiprocessing as mp
@@ -1449,7 +1457,7 @@ def run_ranks(worker, a, world_size, timeout_s, prefix, poll_s=5):
         lp = os.path.join(tmpdir, f"rank{r}.log")
         if not ranks[-1].get("ok") and os.path.exists(lp):
             with open(lp, errors="replace") as f:
-                ranks[-1]["log_tail"] = [l[:300] for l in f.read().splitlines()[-40:]]
+                ranks[-1]["log_tail"] = [l[:log_line_chars] for l in f.read().splitlines()[-log_lines:]]
     shutil.rmtree(tmpdir, ignore_errors=True)
     return ranks, err, wall
 

@@ -45,7 +45,6 @@ import statistics
 import subprocess
 import sys
 import time
-import traceback
 
 os.environ.setdefault("DS_ACCELERATOR", "cpu")
 os.environ.setdefault("TORCH_EXTENSIONS_DIR", "/work/oracle/torch_ext")
@@ -314,19 +313,7 @@ def _self_cpu_s():
 
 
 def worker(rank, a, tmpdir):
-    log_f = rho._redirect_fds(os.path.join(tmpdir, f"rank{rank}.log"))
-    result = {"rank": rank, "ok": False}
-    try:
-        _worker_body(rank, a, result)
-        result["ok"] = True
-    except BaseException as e:
-        result["error"] = f"{type(e).__name__}: {e}"
-        result["traceback"] = traceback.format_exc()
-        raise
-    finally:
-        with open(os.path.join(tmpdir, f"rank{rank}.json"), "w") as f:
-            json.dump(result, f, default=str)
-        log_f.flush()
+    rho.run_rank(_worker_body, rank, a, tmpdir)
 
 
 def _worker_body(rank, a, result):

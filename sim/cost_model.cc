@@ -214,14 +214,18 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
   t.fwd_prefix_s.assign(n + 1, 0);
   t.bwd_prefix_s.assign(n + 1, 0);
   t.fwd_prefix_kernels.assign(n + 1, 0);
+  t.bwd_prefix_kernels.assign(n + 1, 0);
   t.fwd_prefix_host_s.assign(n + 1, 0);
   t.bwd_prefix_host_s.assign(n + 1, 0);
   t.fwd_prefix_calls.assign(n + 1, 0);
   t.bwd_prefix_calls.assign(n + 1, 0);
   const bool eager = profile.kernel_style == KernelStyle::kEager;
-  const double slow = profile.host_python_slowdown;
-  t.bwd_prefix_kernels.assign(n + 1, 0);
   const bool cpu = gpu.backend == "cpu";
+  auto host_s = [&profile](const models::HostDispatch& h) {
+    return (h.kernels * profile.kernel_launch_s + h.other * profile.dispatch_s +
+            h.modules * profile.module_call_s) *
+           profile.host_python_slowdown;
+  };
   for (std::size_t i = 0; i < n; ++i) {
     const KernelTime k =
         cpu ? time_op_cpu(graph.ops[i], gpu.fp32_flops_per_s, profile)
@@ -242,11 +246,6 @@ ModelOpTimes time_model_ops(const plan::ModelGraph& graph, const configs::GpuSpe
       fwd = d.fwd;
       bwd = d.bwd;
     }
-    auto host_s = [&profile, slow](const models::HostDispatch& h) {
-      return (h.kernels * profile.kernel_launch_s + h.other * profile.dispatch_s +
-              h.modules * profile.module_call_s) *
-             slow;
-    };
     t.fwd_prefix_host_s[i + 1] = t.fwd_prefix_host_s[i] + host_s(fwd);
     t.bwd_prefix_host_s[i + 1] = t.bwd_prefix_host_s[i] + host_s(bwd);
     t.fwd_prefix_calls[i + 1] = t.fwd_prefix_calls[i] + fwd.calls();

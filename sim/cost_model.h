@@ -78,10 +78,11 @@ struct ModelOpTimes {
   // Prefix sums over ops: [i] = sum of ops < i.
   std::vector<double> fwd_prefix_s, bwd_prefix_s;
   std::vector<int> fwd_prefix_kernels, bwd_prefix_kernels;
-  // Prefix sums of each op's host seconds, forward and backward (ModelOpHost): its ATen calls
-  // and module calls priced by the profile, host_python_slowdown included.
+  // Prefix sums of each op's host seconds, forward and backward: its ATen calls and module
+  // calls (models/eager_dispatch.h; fused: a launch per kernel) priced by the profile,
+  // host_python_slowdown included.
   std::vector<double> fwd_prefix_host_s, bwd_prefix_host_s;
-  // Prefix sums of the ATen calls that launch a kernel and of those that do not.
+  // Prefix sums of the same ATen calls, those that launch a kernel and those that do not.
   std::vector<std::int64_t> fwd_prefix_calls, bwd_prefix_calls;
   // GEMMs with a dimension off the 16-byte grid (CostProfile::gemm_unaligned_efficiency): the
   // seconds they take beyond what aligned ones would, over one forward and one backward of the
