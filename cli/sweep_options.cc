@@ -163,6 +163,31 @@ Result<std::unique_ptr<reports::SweepWriter>> open_outputs(const SweepFlags& f,
   return writer;
 }
 
+namespace {
+
+// How to train with best_ds_config.json: the HF Trainer's flags, the "auto" it keeps, and
+// whether it is ready to use.
+std::string tuned_config_text(const configs::TunedConfig& t) {
+  std::string s;
+  if (!t.flags.empty()) s += "  HF Trainer flags it needs: " + t.flags_text() + "\n";
+  if (!t.autos.empty()) {
+    s += "  it keeps \"auto\" at " + std::to_string(t.autos.size()) +
+         " key(s) for the HF Trainer to fill from those flags (";
+    for (std::size_t i = 0; i < t.autos.size(); ++i) s += (i > 0 ? ", " : "") + t.autos[i];
+    s += ")\n";
+  }
+  if (t.ready()) {
+    s += "  best_ds_config.json is ready to use with those flags: checked as the HF Trainer "
+         "fills it (HfTrainerDeepSpeedConfig) and as DeepSpeed reads it\n";
+  } else {
+    s += "  best_ds_config.json is NOT ready to use as it is:\n";
+    for (const std::string& n : t.needs) s += "    " + n + "\n";
+  }
+  return s;
+}
+
+}  // namespace
+
 int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& writer,
                          const tuning::SweepOutcome& out) {
   const sim::SimulationResult* best = out.best_result ? &*out.best_result : nullptr;
@@ -190,17 +215,10 @@ int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& w
   }
   s += "why:\n";
   for (const std::string& line : out.why) s += "  " + line + "\n";
-  if (best != nullptr && best->built.layout.checkpointing) {
-    s += "  the winner uses activation checkpointing: train with the HF Trainer's "
-         "--gradient_checkpointing (not a ds_config key)\n";
-  }
   s += "wrote";
   for (const std::string& p : written->paths) s += " " + p;
   s += "\n";
-  for (const configs::KeptAuto& k : written->kept_autos) {
-    s += "  note: best_ds_config.json keeps \"auto\" at " + k.path +
-         " for the HF Trainer: " + k.why + "\n";
-  }
+  if (written->tuned) s += tuned_config_text(*written->tuned);
   print(s);
   return 0;
 }

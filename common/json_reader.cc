@@ -558,4 +558,20 @@ Result<Document> parse_file(const std::string& path, std::int64_t max_bytes) {
   return parse_text(text, path);
 }
 
+const Json* find_path(const Json& root, const std::vector<PathStep>& path) {
+  const Json* cur = &root;
+  for (const PathStep& s : path) {
+    if (s.is_index) {
+      if (!cur->is_array() || s.index >= cur->size()) return nullptr;
+      cur = &(*cur)[s.index];
+    } else {
+      if (!cur->is_object()) return nullptr;
+      const auto it = cur->find(s.key);
+      if (it == cur->end()) return nullptr;
+      cur = &*it;
+    }
+  }
+  return cur;
+}
+
 }  // namespace zs::json

@@ -19,6 +19,7 @@
 
 #include "common/diagnostics.h"
 #include "common/file.h"
+#include "common/json_path.h"
 #include "common/status.h"
 
 namespace zs::json {
@@ -52,6 +53,9 @@ Result<Document> parse_text(std::string_view text, std::string source_name);
 // kInvalidArgument when it is not a regular file or holds more than `max_bytes`
 // (common/file.h read_file).
 Result<Document> parse_file(const std::string& path, std::int64_t max_bytes = kMaxInputFileBytes);
+
+// The value at `path` under `root`, or null when a step is missing or of the other kind.
+const Json* find_path(const Json& root, const std::vector<PathStep>& path);
 
 // The deepest nesting the reader accepts; deeper input is a parse error, not a stack overflow.
 inline constexpr int kMaxDepth = 200;

@@ -7,18 +7,11 @@
 #include "common/json_fields.h"
 #include "common/units.h"
 #include "configs/check.h"
+#include "configs/hf_trainer_defaults.h"
 #include "configs/reporter.h"
 
 namespace zs::configs {
 namespace {
-
-// TrainingArguments defaults (transformers training_args.py).
-constexpr double kHfLearningRate = 5e-5;
-constexpr double kHfAdamBeta1 = 0.9;
-constexpr double kHfAdamBeta2 = 0.999;
-constexpr double kHfAdamEpsilon = 1e-8;
-constexpr double kHfWeightDecay = 0.0;
-constexpr double kHfMaxGradNorm = 1.0;
 
 AutoLine* find_line(LoadedConfig* lc, std::string_view path) {
   for (AutoLine& line : lc->autos) {
@@ -86,10 +79,9 @@ void override_batch(const CheckOptions& o, LoadedConfig* lc) {
   bool changed = false;
   auto apply = [&](Knob<Int>& k, std::optional<Int> flag, const char* name) {
     if (!flag || (k.is_set() && !k.is_auto() && k.value == *flag)) return;
-    const std::string note = std::string("set by ") + name +
-                             (k.in_file() && !k.is_auto() ? " (the file says " +
-                                                                std::to_string(k.value) + ")"
-                                                          : "");
+    const std::string note =
+        std::string("set by ") + name +
+        (k.in_file() && !k.is_auto() ? " (the file says " + std::to_string(k.value) + ")" : "");
     k.set(*flag, Origin::kDerived, note);
     changed = true;
   };
@@ -97,8 +89,8 @@ void override_batch(const CheckOptions& o, LoadedConfig* lc) {
   apply(b.gradient_accumulation_steps, o.grad_accum, "--grad-accum");
   if (changed && b.train_batch_size.is_set() && !b.train_batch_size.is_auto() &&
       b.micro_batch_per_gpu.is_set() && o.world_size) {
-    const Int gas = b.gradient_accumulation_steps.is_set() ? b.gradient_accumulation_steps.value
-                                                           : 1;
+    const Int gas =
+        b.gradient_accumulation_steps.is_set() ? b.gradient_accumulation_steps.value : 1;
     b.train_batch_size.set(b.micro_batch_per_gpu.value * gas * *o.world_size, Origin::kDerived,
                            "recomputed from the batch flags (the file says " +
                                std::to_string(b.train_batch_size.value) + ")");
@@ -120,12 +112,11 @@ void resolve_batch(const CheckOptions& o, LoadedConfig* lc) {
   }
   resolve_batch_key(lc, "train_micro_batch_size_per_gpu", b.micro_batch_per_gpu, o.micro_batch,
                     "--micro-batch", "per_device_train_batch_size");
-  resolve_batch_key(lc, "gradient_accumulation_steps", b.gradient_accumulation_steps,
-                    o.grad_accum, "--grad-accum", "gradient_accumulation_steps");
+  resolve_batch_key(lc, "gradient_accumulation_steps", b.gradient_accumulation_steps, o.grad_accum,
+                    "--grad-accum", "gradient_accumulation_steps");
   if (!b.train_batch_size.is_auto()) return;
   const bool known = o.world_size && b.micro_batch_per_gpu.is_set() &&
-                     !b.micro_batch_per_gpu.is_auto() &&
-                     b.gradient_accumulation_steps.is_set() &&
+                     !b.micro_batch_per_gpu.is_auto() && b.gradient_accumulation_steps.is_set() &&
                      !b.gradient_accumulation_steps.is_auto();
   if (!known) {
     leave_unresolved(lc, "train_batch_size", b.train_batch_size,
@@ -226,8 +217,8 @@ void resolve_zero(const CheckOptions& o, LoadedConfig* lc) {
     if (stage3) {
       // int(0.9 * h * h): truncation, as transformers does since #33402.
       const Int prefetch = static_cast<Int>(0.9 * static_cast<double>(h) * static_cast<double>(h));
-      resolve(lc, "zero_optimization.stage3_prefetch_bucket_size", z.prefetch_bucket_size,
-              prefetch, "HF Trainer: int(0.9 x hidden_size^2) = int(0.9 x " + hs + "^2)");
+      resolve(lc, "zero_optimization.stage3_prefetch_bucket_size", z.prefetch_bucket_size, prefetch,
+              "HF Trainer: int(0.9 x hidden_size^2) = int(0.9 x " + hs + "^2)");
       resolve(lc, "zero_optimization.stage3_param_persistence_threshold",
               z.param_persistence_threshold, 10 * h, "HF Trainer: 10 x hidden_size = 10 x " + hs);
     }
@@ -236,8 +227,7 @@ void resolve_zero(const CheckOptions& o, LoadedConfig* lc) {
                      "HF Trainer fills hidden_size^2 from the model (pass --model); " + fallback +
                          format_grouped(z.reduce_bucket_size.value));
     if (stage3) {
-      leave_unresolved(lc, "zero_optimization.stage3_prefetch_bucket_size",
-                       z.prefetch_bucket_size,
+      leave_unresolved(lc, "zero_optimization.stage3_prefetch_bucket_size", z.prefetch_bucket_size,
                        "HF Trainer fills int(0.9 x hidden_size^2) (pass --model); " + fallback +
                            format_grouped(z.prefetch_bucket_size.value));
       leave_unresolved(lc, "zero_optimization.stage3_param_persistence_threshold",
@@ -247,8 +237,9 @@ void resolve_zero(const CheckOptions& o, LoadedConfig* lc) {
     }
   }
   if (!stage3) {  // The HF Trainer fills these only at stage 3; DeepSpeed then drops "auto".
-    const std::string rule = "HF Trainer fills it only at stage 3; DeepSpeed drops \"auto\" and "
-                             "uses its default";
+    const std::string rule =
+        "HF Trainer fills it only at stage 3; DeepSpeed drops \"auto\" and "
+        "uses its default";
     resolve(lc, "zero_optimization.stage3_prefetch_bucket_size", z.prefetch_bucket_size,
             z.prefetch_bucket_size.value, rule);
     resolve(lc, "zero_optimization.stage3_param_persistence_threshold",

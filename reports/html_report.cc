@@ -87,9 +87,34 @@ std::string tuned_config_section(const ReportInputs& in) {
     return s + "<p class=\"omitted\">No tuned config: " + escape(in.tuned_config_path) +
            " does not exist (it is written only when a variant fits).</p>\n";
   }
-  s += "<p>" + escape(in.tuned_config_path) +
-       ", ready to use as the DeepSpeed config: <button type=\"button\" id=\"copy-config\" "
-       "hidden>Copy</button></p>\n";
+  const auto& args = in.table.trainer_args;
+  const auto& needs = in.table.best_config_needs;
+  std::string status;
+  if (!args || !needs) {
+    status =
+        ", written before zerosim checked tuned configs against the HF Trainer: re-run the "
+        "sweep for its launch flags";
+  } else if (needs->empty()) {
+    status =
+        ", ready to use with the HF Trainer flags below (checked as "
+        "HfTrainerDeepSpeedConfig fills it and as DeepSpeed reads it)";
+  } else {
+    status = ", NOT ready to use as it is";
+  }
+  s += "<p>" + escape(in.tuned_config_path) + escape(status) +
+       ": <button type=\"button\" id=\"copy-config\" hidden>Copy</button></p>\n";
+  if (needs && !needs->empty()) {
+    s += "<ul class=\"needs\">\n";
+    for (const std::string& n : *needs) s += "<li>" + escape(n) + "</li>\n";
+    s += "</ul>\n";
+  }
+  if (args && !args->empty()) {
+    std::string line;
+    for (const std::string& a : *args) line += (line.empty() ? "" : " ") + a;
+    s += "<p>HF Trainer flags it needs (\"auto\" keys are filled from them):</p>\n<pre "
+         "id=\"trainer-args\">" +
+         escape(line) + "</pre>\n";
+  }
   return s + "<pre id=\"tuned-config\">" + escape(*in.tuned_config) + "</pre>\n";
 }
 

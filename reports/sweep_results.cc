@@ -100,7 +100,7 @@ std::string csv_line(const tuning::SweepRow& r, double headroom) {
 }
 
 // What results.json holds after its rows.
-std::string json_tail(const tuning::SweepOutcome& out, const Json* best_config,
+std::string json_tail(const tuning::SweepOutcome& out, const configs::TunedConfig* tuned,
                       const sim::SimulationResult* best) {
   Json varied = Json::array();
   for (const tuning::Axis& a : out.axes) varied.push_back({{"key", a.key}, {"values", a.values}});
@@ -108,7 +108,19 @@ std::string json_tail(const tuning::SweepOutcome& out, const Json* best_config,
   s += "\"ranking\": " + dump(Json(out.ranking)) + ",\n";
   s += "\"pareto\": " + dump(Json(out.pareto)) + ",\n";
   s += "\"best\": " + (out.best ? std::to_string(*out.best) : std::string("null")) + ",\n";
-  s += "\"best_config\": " + (best_config != nullptr ? dump(*best_config) : "null") + ",\n";
+  s += "\"best_config\": " + (tuned != nullptr ? dump(tuned->config) : "null") + ",\n";
+  Json args = nullptr;
+  Json needs = nullptr;
+  if (tuned != nullptr) {
+    args = Json::array();
+    for (const configs::TrainerFlag& f : tuned->flags) {
+      args.push_back(f.flag);
+      if (!f.value.empty()) args.push_back(f.value);
+    }
+    needs = Json(tuned->needs);
+  }
+  s += "\"trainer_args\": " + dump(args) + ",\n";
+  s += "\"best_config_needs\": " + dump(needs) + ",\n";
   s += "\"why\": " + dump(Json(out.why)) + ",\n";
   s += "\"best_timeline\": [";
   if (best != nullptr) {
@@ -180,19 +192,16 @@ Result<WrittenFiles> SweepWriter::finish(const tuning::SweepOutcome& out,
   ZS_CHECK(best == nullptr || out.best.has_value());
   ZS_CHECK(static_cast<int>(out.rows.size()) == rows_);
   WrittenFiles written;
-  std::optional<configs::ResolvedConfig> resolved;
   if (best != nullptr) {
-    resolved = configs::resolved_ds_config(best->config);
-    written.kept_autos = resolved->kept;
+    written.tuned = configs::tuned_ds_config(best->config, best->built.layout.checkpointing);
   }
-  const Json* best_config = resolved ? &resolved->config : nullptr;
-  ZS_RETURN_IF_ERROR(
-      json_.write((rows_ > 0 ? "\n],\n" : "],\n") + json_tail(out, best_config, best)));
+  const configs::TunedConfig* tuned = written.tuned ? &*written.tuned : nullptr;
+  ZS_RETURN_IF_ERROR(json_.write((rows_ > 0 ? "\n],\n" : "],\n") + json_tail(out, tuned, best)));
   ZS_RETURN_IF_ERROR(json_.close());
   ZS_RETURN_IF_ERROR(csv_.close());
   written.paths = {set_->path_of(kResultsJson), set_->path_of(kResultsCsv)};
-  if (best_config != nullptr) {
-    ZS_RETURN_IF_ERROR(set_->write(kBestConfig, dump_indented(*best_config)));
+  if (tuned != nullptr) {
+    ZS_RETURN_IF_ERROR(set_->write(kBestConfig, dump_indented(tuned->config)));
     written.paths.push_back(set_->path_of(kBestConfig));
   }
   ZS_RETURN_IF_ERROR(set_->commit());

@@ -1,8 +1,8 @@
 // The files `zerosim sweep` and `zerosim tune` write into their output directory:
 //   results.json       format "zerosim.sweep/1" (below), read by `zerosim report`
 //   results.csv        one header line, then one line per row
-//   best_ds_config.json  the winner, every "auto" resolved (configs/ds_config_writer.h); only
-//                      when a variant fits
+//   best_ds_config.json  the winner, "auto" kept for the HF Trainer (configs/ds_config_writer.h);
+//                      only when a variant fits
 //
 // results.json: {"format": "zerosim.sweep/1", "command": "sweep" | "tune",
 //   "base": {"config", "model", "cluster", "gpu", "world_size", "gpu_memory_bytes", "seq_len",
@@ -12,7 +12,10 @@
 //   "varied": [{"key", "values": [...]}, ...] (after the rows: a tune learns its values as it
 //   goes), "ranking": [feasible row ids, best first],
 //   "pareto": [row ids, by peak memory ascending], "best": row id | null,
-//   "best_config": the object best_ds_config.json holds | null, "why": ["...", ...],
+//   "best_config": the object best_ds_config.json holds | null,
+//   "trainer_args": the HF Trainer flags it needs, as argv words ["--bf16", ...] | null,
+//   "best_config_needs": what stops it from training with them (empty: ready) | null,
+//   "why": ["...", ...],
 //   "best_timeline": [{"stream", "op", "name", "start_s", "end_s"}, ...]}
 // Rows are written one per line. The same outcome gives byte-identical files.
 #pragma once
@@ -51,8 +54,8 @@ json::Json render_timeline_json(const sim::SimulationResult& r);
 
 struct WrittenFiles {
   std::vector<std::string> paths;  // in the order written
-  // What best_ds_config.json keeps as "auto", and why (configs::ResolvedConfig::kept).
-  std::vector<configs::KeptAuto> kept_autos;
+  // best_ds_config.json and its launch flags; none when no variant fits.
+  std::optional<configs::TunedConfig> tuned;
 };
 
 // Writes the files of one sweep or tune as a set (common/output_file.h OutputSet): the rows

@@ -157,6 +157,25 @@ void read_rows(const json::Document& doc, const Json& arr, SweepTable* t, Diagno
   }
 }
 
+// An array of strings at top-level `key`, appended to `out`.
+void read_strings(const json::Document& doc, FieldReader& top, const char* key,
+                  std::vector<std::string>* out, Diagnostics* diags) {
+  const Json* arr = top.array(key);
+  if (arr == nullptr) return;
+  for (std::size_t i = 0; i < arr->size(); ++i) {
+    if ((*arr)[i].is_string()) {
+      out->push_back((*arr)[i].get<std::string>());
+      continue;
+    }
+    Diagnostic d;
+    d.path = index_path(key, i);
+    d.pos = doc.position_of(d.path);
+    d.code = "wrong-type";
+    d.message = "expected a string, got " + json::render_value((*arr)[i]);
+    diags->add(std::move(d));
+  }
+}
+
 }  // namespace
 
 const SweepRow* SweepTable::row(int id) const {
@@ -240,19 +259,14 @@ Result<SweepTable> parse_sweep_table(const json::Document& doc) {
   } else if (!doc.root["best"].is_null()) {
     t.best = read_row_id(doc, doc.root["best"], "best", t, &diags);
   }
-  if (const Json* why = top.array("why")) {
-    for (std::size_t i = 0; i < why->size(); ++i) {
-      if ((*why)[i].is_string()) {
-        t.why.push_back((*why)[i].get<std::string>());
-      } else {
-        Diagnostic d;
-        d.path = index_path("why", i);
-        d.pos = doc.position_of(d.path);
-        d.code = "wrong-type";
-        d.message = "expected a string, got " + json::render_value((*why)[i]);
-        diags.add(std::move(d));
-      }
-    }
+  read_strings(doc, top, "why", &t.why, &diags);
+  if (top.has("trainer_args") && !doc.root["trainer_args"].is_null()) {
+    t.trainer_args.emplace();
+    read_strings(doc, top, "trainer_args", &*t.trainer_args, &diags);
+  }
+  if (top.has("best_config_needs") && !doc.root["best_config_needs"].is_null()) {
+    t.best_config_needs.emplace();
+    read_strings(doc, top, "best_config_needs", &*t.best_config_needs, &diags);
   }
   if (top.has("best_config") && !doc.root["best_config"].is_null()) {
     if (const Json* config = top.object("best_config")) t.best_config = *config;

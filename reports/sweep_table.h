@@ -103,6 +103,10 @@ struct SweepTable {
   // The winner's config as the sweep wrote it to best_ds_config.json; none in files written
   // before zerosim recorded it.
   std::optional<json::Json> best_config;
+  // The HF Trainer flags it needs, as argv words, and what stops it from training with them
+  // (empty: ready); none in files written before zerosim recorded them.
+  std::optional<std::vector<std::string>> trainer_args;
+  std::optional<std::vector<std::string>> best_config_needs;
 
   // The row with `id`, or nullptr.
   const SweepRow* row(int id) const;

@@ -49,28 +49,12 @@ Status set_path(Json* root, const std::vector<PathStep>& path, const Json& value
   return Status::ok();
 }
 
-const Json* find_path(const Json& root, const std::vector<PathStep>& path) {
-  const Json* cur = &root;
-  for (const PathStep& s : path) {
-    if (s.is_index) {
-      if (!cur->is_array() || s.index >= cur->size()) return nullptr;
-      cur = &(*cur)[s.index];
-    } else {
-      if (!cur->is_object()) return nullptr;
-      const auto it = cur->find(s.key);
-      if (it == cur->end()) return nullptr;
-      cur = &*it;
-    }
-  }
-  return cur;
-}
-
 // offload=...: each block's device is "cpu" when offloaded; a block the file has is switched
 // off with "none" (its other keys kept), a missing one stays missing.
 Status set_offload(Json* root, const std::string& mode, std::vector<std::string>* edited) {
   const auto set_block = [&](const char* block, bool on) -> Status {
     const std::vector<PathStep> block_path = steps({"zero_optimization", block});
-    const Json* cur = find_path(*root, block_path);
+    const Json* cur = json::find_path(*root, block_path);
     if (!on && (cur == nullptr || !cur->is_object())) {
       if (cur != nullptr && !cur->is_null())
         ZS_RETURN_IF_ERROR(set_path(root, block_path, nullptr));
@@ -200,8 +184,8 @@ Json effective_value(const Axis& axis, const configs::LoadedConfig& lc,
       break;
   }
   if (!effective->has_value()) *effective = configs::effective_config(c, lc.document.root);
-  if (const Json* v = find_path((*effective)->value, axis.path)) return *v;
-  if (const Json* v = find_path(lc.document.root, axis.path)) return *v;
+  if (const Json* v = json::find_path((*effective)->value, axis.path)) return *v;
+  if (const Json* v = json::find_path(lc.document.root, axis.path)) return *v;
   return nullptr;
 }
 

@@ -2,6 +2,7 @@
 // determinism, and bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -39,15 +40,6 @@ std::string read(const std::string& path) {
 
 std::string cluster_args() {
   return " --model gpt2 --gpu a100-80gb --seq-len 128 --precision bf16";
-}
-
-bool has_auto(const nlohmann::json& j) {
-  if (j.is_string()) return j == "auto";
-  if (!j.is_object() && !j.is_array()) return false;
-  for (const auto& v : j) {
-    if (has_auto(v)) return true;
-  }
-  return false;
 }
 
 TEST(SweepCli, WritesTheResultsAndABestConfigThatChecksClean) {
@@ -112,9 +104,21 @@ TEST(SweepCli, WritesTheResultsAndABestConfigThatChecksClean) {
   for (std::string line; std::getline(csv, line);) ++lines;
   EXPECT_EQ(lines, 5);
 
+  // The winner keeps the user's "auto" for the HF Trainer, and the flags it needs are named.
   const std::string best = dir + "/best_ds_config.json";
   const auto best_json = nlohmann::json::parse(read(best));
-  EXPECT_FALSE(has_auto(best_json)) << best_json.dump();
+  EXPECT_EQ(best_json["optimizer"]["params"]["lr"], "auto") << best_json.dump();
+  EXPECT_EQ(best_json["train_micro_batch_size_per_gpu"], "auto") << best_json.dump();
+  EXPECT_EQ(best_json, j["best_config"]);
+  ASSERT_TRUE(j["trainer_args"].is_array()) << j["trainer_args"].dump();
+  EXPECT_EQ(j["trainer_args"][0], "--per_device_train_batch_size");
+  EXPECT_TRUE(j["best_config_needs"].empty()) << j["best_config_needs"].dump();
+  EXPECT_NE(r.output.find("HF Trainer flags it needs: --per_device_train_batch_size"),
+            std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("best_ds_config.json is ready to use with those flags"),
+            std::string::npos)
+      << r.output;
   const auto check = run_zerosim("check " + best + " --gpu a100-80gb");
   EXPECT_EQ(check.exit_code, 0) << check.output;
 }
@@ -199,7 +203,7 @@ TEST(SweepCli, NoFeasibleVariantIsAResult) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/best_ds_config.json"));
 }
 
-TEST(TuneCli, WritesTheSameFilesWithEveryAutoFilled) {
+TEST(TuneCli, WritesTheSameFilesWithTheTrainerFlags) {
   const std::string cfg = write_temp("tune.json", kConfig);
   const std::string dir = out_dir("tune_out");
   // fp32 (bf16 "auto", no --precision).
@@ -215,8 +219,15 @@ TEST(TuneCli, WritesTheSameFilesWithEveryAutoFilled) {
   EXPECT_EQ(j["varied"].size(), 8u);
   ASSERT_FALSE(j["best"].is_null());
   const auto best = nlohmann::json::parse(read(dir + "/best_ds_config.json"));
-  EXPECT_FALSE(has_auto(best)) << best.dump();
-  EXPECT_EQ(best["train_batch_size"], 16);  // kept: 1 x 2 x 8
+  EXPECT_EQ(best["train_batch_size"], "auto");  // the Trainer fills it: 1 x 2 x 8 = 16 kept
+  const auto& args = j["trainer_args"];
+  ASSERT_TRUE(args.is_array()) << j.dump();
+  const auto ga = std::find(args.begin(), args.end(), "--gradient_accumulation_steps");
+  ASSERT_NE(ga, args.end()) << args.dump();
+  const auto mb = std::find(args.begin(), args.end(), "--per_device_train_batch_size");
+  ASSERT_NE(mb, args.end()) << args.dump();
+  EXPECT_EQ(std::stoi((mb + 1)->get<std::string>()) * std::stoi((ga + 1)->get<std::string>()), 2)
+      << args.dump();
   EXPECT_EQ(run_zerosim("check " + dir + "/best_ds_config.json --gpu a100-80gb").exit_code, 0);
 }
 

@@ -46,10 +46,12 @@ TEST(Tune, FindsAConfigAtLeastAsFastAndFillsEveryAuto) {
   EXPECT_EQ(out->axes[0].key, "stage");
   EXPECT_FALSE(out->axes[0].values.empty());
   ASSERT_TRUE(out->best_result.has_value());
-  const configs::ResolvedConfig resolved = configs::resolved_ds_config(out->best_result->config);
-  EXPECT_FALSE(has_auto(resolved.config)) << resolved.config.dump();
-  EXPECT_EQ(resolved.config["train_batch_size"], 32);
-  EXPECT_TRUE(resolved.config["zero_optimization"]["reduce_bucket_size"].is_number_integer());
+  const configs::TunedConfig tuned = configs::tuned_ds_config(
+      out->best_result->config, out->best_result->built.layout.checkpointing);
+  EXPECT_FALSE(has_auto(tuned.filled)) << tuned.filled.dump();
+  EXPECT_EQ(tuned.filled["train_batch_size"], 32);
+  EXPECT_TRUE(tuned.filled["zero_optimization"]["reduce_bucket_size"].is_number_integer());
+  EXPECT_TRUE(tuned.ready()) << tuned.needs.front();
 }
 
 }  // namespace
