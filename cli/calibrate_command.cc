@@ -8,6 +8,7 @@
 
 #include "calibrate/cpu_calibration.h"
 #include "calibrate/cuda_calibration.h"
+#include "cli/exit_codes.h"
 #include "cli/flags.h"
 #include "cli/options.h"
 #include "common/output_file.h"
@@ -206,6 +207,7 @@ std::function<int()> add_calibrate_command(CLI::App& app) {
       "Measure this machine with the executor's own kernels and collectives (under mpirun for "
       "several ranks) and write the cost profile simulate --profile reads, and a cluster file of "
       "this machine's cores");
+  document_exit_codes(cmd);
   cmd->add_option("--backend", flags->backend,
                   "cpu (default): this machine's cores; cuda: the current CUDA device, by "
                   "training six small calibration runs and fitting the GPU cost model's rates");

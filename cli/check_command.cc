@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "configs/check_render.h"
 
@@ -28,6 +29,7 @@ std::function<int()> add_check_command(CLI::App& app) {
       "check",
       "Validate a DeepSpeed config as DeepSpeed would, resolve \"auto\" as the HF "
       "Trainer would, and explain what its settings cost");
+  document_exit_codes(cmd, "  (check: 1 also when DeepSpeed would reject the config)\n");
   add_common_flags(cmd, flags.get());
   return [flags] { return run_check(*flags); };
 }

@@ -4,8 +4,8 @@
 #include <charconv>
 
 #include "configs/hardware/presets.h"
-#include "models/parameters.h"
 #include "models/hf_config.h"
+#include "models/parameters.h"
 #include "models/zoo.h"
 
 namespace zs::cli {
@@ -14,8 +14,8 @@ Result<std::int64_t> parse_int_flag(const std::string& flag, const std::string& 
                                     std::int64_t min, std::int64_t max) {
   std::int64_t v = 0;
   const auto r = std::from_chars(value.data(), value.data() + value.size(), v);
-  const std::string allowed = "an integer from " + std::to_string(min) + " to " +
-                              std::to_string(max);
+  const std::string allowed =
+      "an integer from " + std::to_string(min) + " to " + std::to_string(max);
   if (value.empty() || r.ec != std::errc() || r.ptr != value.data() + value.size()) {
     return Status::invalid_argument(flag + ": \"" + value + "\" is not an integer; expected " +
                                     allowed);
@@ -43,14 +43,13 @@ Result<configs::Cluster> cluster_from_flags(const ClusterFlags& f) {
     return configs::load_cluster_file(f.cluster_file);
   }
   if (f.gpu.empty()) {
-    return Status::invalid_argument("--nodes and --gpus-per-node need --gpu PRESET (one of " +
-                                    [] {
-                                      std::string s;
-                                      for (const auto& n : configs::hardware_preset_names()) {
-                                        s += (s.empty() ? "" : ", ") + n;
-                                      }
-                                      return s;
-                                    }() + ")");
+    return Status::invalid_argument("--nodes and --gpus-per-node need --gpu PRESET (one of " + [] {
+      std::string s;
+      for (const auto& n : configs::hardware_preset_names()) {
+        s += (s.empty() ? "" : ", ") + n;
+      }
+      return s;
+    }() + ")");
   }
   ZS_ASSIGN_OR_RETURN(const configs::HardwarePreset preset, configs::find_hardware_preset(f.gpu));
   std::int64_t nodes = 1;

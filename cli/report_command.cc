@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "common/output_file.h"
 #include "reports/gnuplot.h"
@@ -45,6 +46,7 @@ std::function<int()> add_report_command(CLI::App& app) {
   auto flags = std::make_shared<ReportFlags>();
   CLI::App* cmd = app.add_subcommand(
       "report", "Write a self-contained HTML report (plots and tables) of a sweep or tune");
+  document_exit_codes(cmd);
   cmd->add_option("input", flags->input,
                   "the output directory of `zerosim sweep`/`zerosim tune`, or its results.json")
       ->required();

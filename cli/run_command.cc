@@ -10,6 +10,7 @@
 #include <memory>
 #include <new>
 
+#include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "cli/validation.h"
 #include "common/file.h"
@@ -405,7 +406,7 @@ int run_run(const RunFlags& f) {
     if (Status s = write_output_file(validation_path, text() + "\n"); !s.is_ok()) return failed(s);
     print(f.common.json ? text()
                         : validation_text(v, tolerance) + "wrote " + validation_path + "\n");
-    return 0;
+    return std::fabs(v.step_error) <= tolerance ? kExitOk : kExitOutsideTolerance;
   }
   if (!speaks) return 0;
   std::string out;
@@ -469,7 +470,7 @@ namespace {
 
 void add_run_flags(CLI::App* cmd, RunFlags* flags) {
   add_common_flags(cmd, &flags->common);
-  cmd->add_option("--steps", flags->steps, "optimizer steps (default 10)");
+  cmd->add_option("--steps", flags->steps, "optimizer steps (default " + flags->steps + ")");
   cmd->add_option("--backend", flags->backend, "cpu (default) or cuda");
   cmd->add_option("--seq-len", flags->seq_len,
                   "tokens per sequence (default: the model's max_position_embeddings)");
@@ -498,6 +499,7 @@ std::function<int()> add_run_command(CLI::App& app) {
       "Train with a DeepSpeed config for real (on the CPU, or on a CUDA device; several ranks "
       "with mpirun -np N, one process each) and print measured loss, step time and throughput "
       "next to the prediction");
+  document_exit_codes(cmd);
   add_run_flags(cmd, flags.get());
   return [flags] { return run_run(*flags); };
 }
@@ -511,9 +513,12 @@ std::function<int()> add_validate_command(CLI::App& app) {
       "Simulate a config, run the same Plan for real (under mpirun for several ranks) and "
       "compare: step time and where it goes, per-op times by op id, the device buffers' peak; "
       "writes DIR/NAME.json for zerosim report and prints a verdict");
+  document_exit_codes(cmd,
+                      "  4  the measured step time is outside --tolerance of the prediction (the "
+                      "verdict says NO); the validation file is written all the same\n");
   add_run_flags(cmd, flags.get());
   cmd->add_option("--warmup", flags->warmup,
-                  "steps run before the timed ones (default 2; --steps counts both, default 8)");
+                  "steps run before the timed ones (default 2; --steps counts both)");
   cmd->add_option("-o,--output-dir", flags->output_dir,
                   "where the validation file goes (default validation/: put it in a sweep's "
                   "directory for zerosim report)");

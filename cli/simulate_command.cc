@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "plan/plan.h"
 #include "reports/simulate_report.h"
@@ -23,6 +24,7 @@ struct SimulateFlags {
   std::string trace;
   std::string profile;
   std::string straggler;
+  bool fail_on_oom = false;
 };
 
 // A number in [lo, hi] given as a flag's text.
@@ -92,7 +94,8 @@ int run_simulate(const SimulateFlags& f) {
   } else {
     print(reports::render_simulation_text(*result, request));
   }
-  return 0;
+  const bool oom = result->memory.gpu_oom || result->memory.host_oom;
+  return f.fail_on_oom && oom ? kExitPredictedOom : kExitOk;
 }
 
 }  // namespace
@@ -103,6 +106,7 @@ std::function<int()> add_simulate_command(CLI::App& app) {
       app.add_subcommand("simulate",
                          "Predict per-GPU and host peak memory and the step time of one optimizer "
                          "step of a DeepSpeed config on a model and a cluster");
+  document_exit_codes(cmd, "  3  --fail-on-oom and the prediction is out of GPU or host memory\n");
   add_common_flags(cmd, &flags->common);
   cmd->add_option("--seq-len", flags->seq_len,
                   "tokens per sequence (default: the model's max_position_embeddings)");
@@ -125,6 +129,9 @@ std::function<int()> add_simulate_command(CLI::App& app) {
                   "(sim/cost_profile.h lists the keys)");
   cmd->add_option("--straggler", flags->straggler,
                   "slowest rank's factor on every collective (default 1: no straggler)");
+  cmd->add_flag("--fail-on-oom", flags->fail_on_oom,
+                "exit 3 when the prediction is out of GPU or host memory (the output is printed "
+                "as usual), for CI gates");
   return [flags] { return run_simulate(*flags); };
 }
 

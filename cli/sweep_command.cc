@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "cli/exit_codes.h"
 #include "cli/progress.h"
 #include "cli/sweep_options.h"
 #include "tuning/sweep_space.h"
@@ -72,6 +73,7 @@ std::function<int()> add_sweep_command(CLI::App& app) {
       "sweep",
       "Simulate every combination of the varied settings of a DeepSpeed config and rank "
       "them by throughput among those that fit");
+  document_exit_codes(cmd);
   add_sweep_flags(cmd, &flags->sweep);
   cmd->add_option("--vary", flags->vary,
                   "KEY=V1,V2,... (repeatable): KEY a config path (zero_optimization."

@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "cli/exit_codes.h"
 #include "cli/progress.h"
 #include "cli/sweep_options.h"
 #include "tuning/tune.h"
@@ -48,6 +49,7 @@ std::function<int()> add_tune_command(CLI::App& app) {
       "Search a DeepSpeed config's settings (ZeRO stage, offload, micro-batch, "
       "checkpointing, overlap_comm, bucket sizes) for the fastest that fits, keeping the "
       "global batch");
+  document_exit_codes(cmd);
   add_sweep_flags(cmd, &flags->sweep);
   cmd->add_option("--budget", flags->budget,
                   "most variants simulated in full (default 2000); memory-only checks are extra");

@@ -208,7 +208,8 @@ TEST(ReportCli, RealSweepRendersInHeadlessChromium) {
   fs::create_directories(sweep_dir + "/validation");
   write(sweep_dir + "/validation/gpt2_zero2.json", synthetic_validation(sim.output));
   // And a real one: `zerosim validate` trains a tiny GPT on the CPU backend against the
-  // prediction for a CPU device (the development VM's calibration, the default for one).
+  // prediction for a CPU device (the development VM's calibration, the default for one). The
+  // synthetic cluster is far from this machine: --tolerance 10 keeps the verdict (and exit 0).
   const std::string cpu_cluster = dir + "/cpu.cluster.json";
   write(cpu_cluster, R"({"gpu": {"name": "one core", "backend": "cpu", "fp32_flops_per_s": 4e10,
       "hbm_bytes": 4294967296, "hbm_bw_bytes_per_s": 2e10, "sm_count": 1, "pcie_gen": 1,
@@ -218,10 +219,19 @@ TEST(ReportCli, RealSweepRendersInHeadlessChromium) {
   const auto run =
       run_zerosim("validate " + cfg +
                   " --model tiny-gpt --steps 3 --warmup 1 --seq-len 16 "
-                  "--micro-batch 1 --cluster " +
+                  "--micro-batch 1 --tolerance 10 --cluster " +
                   cpu_cluster + " -o " + sweep_dir + "/validation --name tiny_gpt_cpu");
   ASSERT_EQ(run.exit_code, 0) << run.output;
   EXPECT_NE(run.output.find("verdict: step time"), std::string::npos) << run.output;
+  // --tolerance gates CI: a verdict of NO exits 4, and the file is written all the same.
+  const auto strict =
+      run_zerosim("validate " + cfg +
+                  " --model tiny-gpt --steps 3 --warmup 1 --seq-len 16 --micro-batch 1 "
+                  "--tolerance 1e-9 --cluster " +
+                  cpu_cluster + " -o " + dir + "/strict --name strict");
+  EXPECT_EQ(strict.exit_code, 4) << strict.output;
+  EXPECT_NE(strict.output.find(": NO)"), std::string::npos) << strict.output;
+  EXPECT_TRUE(fs::exists(dir + "/strict/strict.json"));
 
   const std::string html_path = dir + "/report.html";
   const auto report = run_zerosim("report " + sweep_dir + " -o " + html_path);

@@ -38,6 +38,38 @@ TEST(SimulateCli, ZeroPaperModelStatesThroughTheJsonKey) {
   }
 }
 
+// --fail-on-oom gates CI on the verdict: exit 3 on a predicted OOM, the output printed as usual;
+// without the flag, or when the config fits, exit 0.
+TEST(SimulateCli, FailOnOomExitsThreeOnAPredictedOom) {
+  const std::string cfg = write_temp("oom_gate.json", R"({"train_micro_batch_size_per_gpu": 1,
+      "fp16": {"enabled": true}, "zero_optimization": {"stage": 0}})");
+  const std::string oom = "simulate " + cfg + " --model llama2-7b --gpu v100-32gb --seq-len 256";
+  const auto gated = run_zerosim(oom + " --fail-on-oom");
+  EXPECT_EQ(gated.exit_code, 3) << gated.output;
+  EXPECT_NE(gated.output.find("Step time"), std::string::npos) << gated.output;
+  const auto gated_json = run_zerosim(oom + " --fail-on-oom --json");
+  EXPECT_EQ(gated_json.exit_code, 3) << gated_json.output;
+  EXPECT_TRUE(nlohmann::json::parse(gated_json.output)["memory"]["gpu"]["oom"].get<bool>());
+  EXPECT_EQ(run_zerosim(oom).exit_code, 0);
+  const auto fits =
+      run_zerosim("simulate " + cfg + " --model gpt2 --gpu a100-80gb --seq-len 256 --fail-on-oom");
+  EXPECT_EQ(fits.exit_code, 0) << fits.output;
+}
+
+// Every command lists its exit codes in --help.
+TEST(SimulateCli, EveryCommandsHelpListsItsExitCodes) {
+  for (const char* cmd :
+       {"check", "simulate", "run", "validate", "report", "sweep", "tune", "calibrate"}) {
+    const auto r = run_zerosim(std::string(cmd) + " --help");
+    EXPECT_EQ(r.exit_code, 0) << cmd;
+    EXPECT_NE(r.output.find("Exit codes:"), std::string::npos) << cmd << "\n" << r.output;
+    EXPECT_NE(r.output.find("2  usage error"), std::string::npos) << cmd;
+  }
+  EXPECT_NE(run_zerosim("simulate --help").output.find("3  --fail-on-oom"), std::string::npos);
+  EXPECT_NE(run_zerosim("validate --help").output.find("4  the measured step time"),
+            std::string::npos);
+}
+
 TEST(SimulateCli, JsonHasTheContractKeysAndIsDeterministic) {
   const std::string args =
       "simulate " + source("configs/examples/seed004_review_original.json") +
