@@ -68,14 +68,15 @@ TEST(CalibrateValidate, TwoCpuRanksPredictATinyGptAtStagesOneToThree) {
                        << R"(, "reduce_bucket_size": 20000, "allgather_bucket_size": 20000}})";
     const auto v = testing::run_command(
         mpirun + " validate " + cfg + " --model tiny-gpt --seq-len 64 --cluster " + dir +
-        "/cpu.cluster.json --profile " + dir + "/cpu.json --steps 6 --warmup 2 -o " + dir +
-        "/validation --json 2>/dev/null");
+        "/cpu.cluster.json --profile " + dir + "/cpu.json --steps 6 --warmup 2 --tolerance 10 -o " +
+        dir + "/validation --json 2>/dev/null");
     ASSERT_EQ(v.exit_code, 0) << v.output;
     const auto j = nlohmann::json::parse(v.output);
     const auto& val = j["validation"];
     EXPECT_EQ(val["timed_steps"], 4);
     // Both step figures are there and the measured one is what `time.step_s` reports. How close
-    // they are depends on how busy the machine is: that is a benchmark's figure
+    // they are depends on how busy the machine is (hence --tolerance 10, so that the exit code
+    // does not gate on it): that is a benchmark's figure
     // (scripts/validate_cpu.sh prints each row's ratio), not this test's.
     const double measured = val["step"]["measured_s"].get<double>();
     const double predicted = val["step"]["predicted_s"].get<double>();
