@@ -16,6 +16,8 @@
 //
 // Usage: fidelity [TSV=bench/data/published_runs.tsv] (run from the source directory)
 //        fidelity --fit OUT.json [TSV]: the calibration fit (scripts/calibrate_published.sh)
+//        fidelity --bands FIT.json OUT.json [TSV]: the uncertainty bands by regime from the
+//          fit's left-out residuals (sim/uncertainty.h; scripts/calibrate_published.sh)
 #include <unistd.h>
 
 #include <algorithm>
@@ -29,9 +31,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/json_reader.h"
 #include "configs/hardware/cluster.h"
 #include "models/hf_config.h"
 #include "sim/simulate.h"
+#include "sim/uncertainty.h"
 
 namespace {
 
@@ -193,6 +197,7 @@ struct Outcome {
   double measured = 0;
   std::int64_t params = 0;
   bool time_metric = false;
+  zs::sim::Regime regime = zs::sim::Regime::kGpuBound;
 };
 
 // Generations the calibration fits separately: tensor cores before Ampere (V100, TITAN RTX),
@@ -249,6 +254,7 @@ Outcome simulate_row(const Row& r, const Overrides& ov = {}, std::string* gen = 
   if (!result.ok()) return o.error = result.status().message(), o;
   const zs::sim::SimulationResult& s = *result;
   o.params = s.params;
+  o.regime = zs::sim::classify_regime(s.time, s.built.layout);
   o.measured = std::stod(r["value"]);
   const std::string metric = r["metric"];
   o.time_metric = metric != "oom" && metric != "peak_gib";
@@ -446,13 +452,79 @@ int fit(const std::vector<Row>& rows, const std::string& out_path) {
   return 0;
 }
 
+// The bands (--bands): each time row of the fit's table classified by its regime as simulated
+// with the defaults (= the fit), and per regime the 68th percentile (nearest rank) of the rows'
+// absolute left-out speed errors, rounded up to a whole percent: 2 in 3 of the regime's rows
+// stay within it (sim/uncertainty.h). The root mean square and the mean are written beside it.
+// Writes them as JSON to `out_path`.
+int bands(const std::vector<Row>& rows, const std::string& fit_path, const std::string& out_path) {
+  auto fit = zs::json::parse_file(fit_path);
+  if (!fit.ok()) {
+    std::fprintf(stderr, "fidelity: %s\n", fit.status().message().c_str());
+    return 1;
+  }
+  std::map<std::string, double> left_out;  // id -> speed error
+  for (const auto& r : fit->root.at("residuals")) {
+    left_out[r.at("id").get<std::string>()] = r.at("speed_error_left_out").get<double>();
+  }
+  struct Group {
+    std::vector<std::string> ids;
+    std::vector<double> abs_errors;
+    double sum_sq = 0, sum_abs = 0;
+  };
+  std::map<zs::sim::Regime, Group> groups;
+  for (const Row& r : rows) {
+    const auto it = left_out.find(r["id"]);
+    if (it == left_out.end()) continue;
+    const Outcome o = simulate_row(r);
+    if (!o.error.empty()) continue;
+    Group& g = groups[o.regime];
+    g.ids.push_back(r["id"]);
+    g.sum_sq += it->second * it->second;
+    g.sum_abs += std::abs(it->second);
+    g.abs_errors.push_back(std::abs(it->second));
+  }
+  std::string json =
+      "{\n  \"what\": \"the step-time band of each regime: the 68th percentile "
+      "(nearest rank) of its published rows' absolute left-out speed errors, "
+      "rounded up to a whole percent\",\n  \"command\": \"scripts/calibrate_published.sh "
+                     "(fidelity --bands)\",\n  \"fit\": \"" +
+      fit_path + "\",\n  \"regimes\": {\n";
+  bool first = true;
+  for (const auto& [regime, g] : groups) {
+    const double n = static_cast<double>(g.ids.size());
+    const double rms = std::sqrt(g.sum_sq / n);
+    std::vector<double> sorted = g.abs_errors;
+    std::sort(sorted.begin(), sorted.end());
+    const auto rank = static_cast<std::size_t>(std::ceil(0.68 * n));
+    const double p68 = sorted[rank - 1];
+    std::string ids;
+    for (const std::string& id : g.ids) ids += (ids.empty() ? "\"" : ", \"") + id + "\"";
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "    \"%s\": {\"rows\": %zu, \"p68_left_out\": %.4f, \"rms_left_out\": %.4f, "
+                  "\"mean_abs_left_out\": %.4f, \"band\": %.2f, \"ids\": [",
+                  std::string(zs::sim::regime_name(regime)).c_str(), g.ids.size(), p68, rms,
+                  g.sum_abs / n, std::ceil(100 * p68 - 1e-9) / 100);
+    json += (first ? "" : ",\n") + std::string(line) + ids + "]}";
+    first = false;
+  }
+  json += "\n  }\n}\n";
+  std::ofstream(out_path) << json;
+  std::printf("%s", json.c_str());
+  return 0;
+}
+
 int main(int argc, char** argv) {
   std::string path = "bench/data/published_runs.tsv";
-  std::string fit_out;
+  std::string fit_out, bands_fit, bands_out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--fit" && i + 1 < argc) {
       fit_out = argv[++i];
+    } else if (a == "--bands" && i + 2 < argc) {
+      bands_fit = argv[++i];
+      bands_out = argv[++i];
     } else {
       path = a;
     }
@@ -475,6 +547,7 @@ int main(int argc, char** argv) {
     rows.push_back(std::move(r));
   }
   if (!fit_out.empty()) return fit(rows, fit_out);
+  if (!bands_out.empty()) return bands(rows, bands_fit, bands_out);
   std::printf("%-5s %-28s %-14s %6s %12s %12s %9s  %s\n", "id", "model", "metric", "stage",
               "measured", "predicted", "speed err", "params (row / simulated)");
   std::map<std::string, std::vector<double>> errors;                      // family -> |speed error|

@@ -1,9 +1,11 @@
 #include "reports/simulate_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "common/units.h"
+#include "sim/uncertainty.h"
 
 namespace zs::reports {
 namespace {
@@ -85,7 +87,14 @@ std::string render_time_text(const sim::SimulationResult& r) {
   out += seconds_row("exposed offload", b.exposed_offload_s, t.step_s);
   out += seconds_row("other (host, casts)", b.other_s, t.step_s);
   out += seconds_row("step", t.step_s, t.step_s);
-  char buf[256];
+  const sim::Regime regime = sim::classify_regime(t, r.built.layout);
+  const sim::Band band = sim::time_band(regime);
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "  uncertainty: step time and throughput ±%.0f%%, a %s step (%.*s)\n",
+                100 * band.fraction, std::string(sim::regime_name(regime)).c_str(),
+                static_cast<int>(band.basis.size()), band.basis.data());
+  out += buf;
   std::snprintf(buf, sizeof buf,
                 "  throughput: %.2f samples/s, %.0f tokens/s, %.1f TFLOP/s per GPU, MFU %.1f%%\n",
                 t.samples_per_s, t.tokens_per_s, t.tflops_per_gpu, 100.0 * t.mfu);
@@ -145,11 +154,15 @@ std::string render_simulation_text(const sim::SimulationResult& r,
     }
     out += row(label(c), m.gpu_at_peak[c], note);
   }
-  out += row("peak", m.gpu_peak_bytes, "of " + format_bytes(m.gpu_capacity_bytes));
+  const sim::Band memory_band = sim::memory_band();
+  const std::string memory_pm =
+      "+-" + std::to_string(static_cast<int>(std::lround(100 * memory_band.fraction))) + "%";
+  out += row("peak", m.gpu_peak_bytes, memory_pm + ", of " + format_bytes(m.gpu_capacity_bytes));
   out += row("reserved", m.gpu_reserved_peak_bytes,
              "PyTorch's caching allocator at its peak, context and NCCL included (nvidia-smi)");
   out += row("model states", m.model_states_bytes,
              "parameters, gradients and optimizer states as the ZeRO paper counts them");
+  out += "  uncertainty: memory " + memory_pm + " (" + std::string(memory_band.basis) + ")\n";
   if (m.gpu_oom && m.gpu_headroom_bytes < 0) {
     out += "  OUT OF MEMORY: " + format_bytes(-m.gpu_headroom_bytes) + " over the " +
            format_bytes(m.gpu_capacity_bytes) + " of each GPU\n";
@@ -158,6 +171,10 @@ std::string render_simulation_text(const sim::SimulationResult& r,
            " of headroom), but the caching allocator cannot place a " +
            format_bytes(m.gpu_failed_request_bytes) +
            " request in what its cached segments leave free\n";
+  } else if (static_cast<double>(m.gpu_headroom_bytes) <
+             memory_band.fraction * static_cast<double>(m.gpu_peak_bytes)) {
+    out += "  fits, but only by " + format_bytes(m.gpu_headroom_bytes) +
+           " per GPU, inside the peak's " + memory_pm + ": it may run out of memory\n";
   } else {
     out += "  fits: " + format_bytes(m.gpu_headroom_bytes) + " of headroom per GPU\n";
   }
@@ -167,7 +184,7 @@ std::string render_simulation_text(const sim::SimulationResult& r,
     if (m.host_at_peak[c] > 0) out += row(label(c), m.host_at_peak[c]);
   }
   out += row("peak", m.host_peak_bytes,
-             "of " + format_bytes(m.host_capacity_bytes) + " (" +
+             memory_pm + ", of " + format_bytes(m.host_capacity_bytes) + " (" +
                  format_bytes(m.host_pinned_bytes) + " pinned)");
   if (m.nvme_bytes > 0) out += row("on NVMe", m.nvme_bytes);
   out += m.host_oom ? "  OUT OF HOST MEMORY\n" : "";
@@ -262,6 +279,21 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
                        {"tokens_per_s", t.tokens_per_s},
                        {"tflops_per_gpu", t.tflops_per_gpu},
                        {"mfu", t.mfu}};
+  // Each figure's band: +- this fraction of it (sim/uncertainty.h).
+  const sim::Regime regime = sim::classify_regime(t, l);
+  const sim::Band time_band = sim::time_band(regime);
+  const sim::Band memory_band = sim::memory_band();
+  out["time"]["band"] = time_band.fraction;
+  out["throughput"]["band"] = time_band.fraction;
+  out["memory"]["gpu"]["band"] = memory_band.fraction;
+  out["memory"]["cpu"]["band"] = memory_band.fraction;
+  out["uncertainty"] = {{"regime", std::string(sim::regime_name(regime))},
+                        {"time_band", time_band.fraction},
+                        {"time_rows", time_band.rows},
+                        {"time_basis", std::string(time_band.basis)},
+                        {"memory_band", memory_band.fraction},
+                        {"memory_rows", memory_band.rows},
+                        {"memory_basis", std::string(memory_band.basis)}};
   out["cost_profile"] = r.profile.source;
   out["kernels"] = std::string(sim::kernel_style_name(r.profile.kernel_style));
   out["warnings"] = r.config.diagnostics.count(Severity::kWarning);

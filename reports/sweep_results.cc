@@ -108,6 +108,15 @@ std::string json_tail(const tuning::SweepOutcome& out, const configs::TunedConfi
   s += "\"ranking\": " + dump(Json(out.ranking)) + ",\n";
   s += "\"pareto\": " + dump(Json(out.pareto)) + ",\n";
   s += "\"best\": " + (out.best ? std::to_string(*out.best) : std::string("null")) + ",\n";
+  // How the band decided it (tuning/ranking.h Winner): the fastest row, the band, the tie.
+  Json winner = nullptr;
+  if (out.winner) {
+    winner = {{"fastest", out.winner->fastest},
+              {"band", out.winner->band},
+              {"tied", out.winner->tied},
+              {"changes", out.winner->changes}};
+  }
+  s += "\"winner\": " + dump(winner) + ",\n";
   s += "\"best_config\": " + (tuned != nullptr ? dump(tuned->config) : "null") + ",\n";
   Json args = nullptr;
   Json needs = nullptr;

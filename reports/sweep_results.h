@@ -12,6 +12,8 @@
 //   "varied": [{"key", "values": [...]}, ...] (after the rows: a tune learns its values as it
 //   goes), "ranking": [feasible row ids, best first],
 //   "pareto": [row ids, by peak memory ascending], "best": row id | null,
+//   "winner": {"fastest": row id, "band": fraction, "tied": [row ids within the band of the
+//             fastest, ranked; empty when none], "changes": values best changes} | null,
 //   "best_config": the object best_ds_config.json holds | null,
 //   "trainer_args": the HF Trainer flags it needs, as argv words ["--bf16", ...] | null,
 //   "best_config_needs": what stops it from training with them (empty: ready) | null,

@@ -7,7 +7,10 @@
 # (bench/fidelity.cc, fit()), and writes the result with
 # every row's residual to configs/profiles/published_runs_fit.json, stamped with the date and
 # the commit. default_cost_profile (sim/cost_profile.cc) carries the fitted values; the test
-# sim_cost_profile_test checks that they are the file's.
+# sim_cost_profile_test checks that they are the file's. Then the uncertainty bands by regime
+# from the fit's left-out residuals (`fidelity --bands`) go to
+# configs/profiles/uncertainty_bands.json; sim/uncertainty.cc carries them and
+# sim_uncertainty_test checks that they are the file's.
 #
 # Usage: scripts/calibrate_published.sh [BUILD_DIR=build]   (from the source directory)
 set -euo pipefail
@@ -42,3 +45,7 @@ print(f"{sys.argv[2]}: mean abs speed error {fit['mean_abs_speed_error']:.1%} "
       f"(unfitted {fit['mean_abs_speed_error_unfitted']:.1%}, each row left out of its own fit "
       f"{fit['mean_abs_speed_error_left_out']:.1%}) over {fit['rows']} rows")
 PY
+# The uncertainty bands by regime from the fit's left-out residuals (sim/uncertainty.h).
+"$build/bench/fidelity" --bands configs/profiles/published_runs_fit.json \
+  configs/profiles/uncertainty_bands.json > /dev/null
+echo "configs/profiles/uncertainty_bands.json: the step-time band of each regime"

@@ -197,7 +197,7 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
         pct(b.exposed_offload_s, step) +
         ") of host-device copies are not hidden. Pinned buffers (pin_memory) and fewer "
         "offloaded tensors would move it.";
-  } else if (t.host.gpu_idle_s > 0.25 * step) {
+  } else if (t.host.gpu_idle_s >= kHostBoundIdleFraction * step) {
     // The host's largest part.
     std::string what = "the model's " + std::to_string(t.host.model_calls) +
                        " ATen calls and their modules (" + secs(t.host.launch_s) + ")";

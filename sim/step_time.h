@@ -61,6 +61,10 @@ struct OffloadTime {
   double exposed_copies_s = 0;  // TimeBreakdown::exposed_offload_s
 };
 
+// The step is host-bound (its explanation and its uncertainty regime, sim/uncertainty.h) when the
+// GPU waits for the host for at least this fraction of it.
+inline constexpr double kHostBoundIdleFraction = 0.25;
+
 struct StepTime {
   double step_s = 0;
   TimeBreakdown breakdown;

@@ -26,6 +26,8 @@ VariantMetrics metrics_of(const sim::SimulationResult& r) {
   m.tokens_per_s = r.time.tokens_per_s;
   m.tflops_per_gpu = r.time.tflops_per_gpu;
   m.mfu = r.time.mfu;
+  m.regime = sim::classify_regime(r.time, r.built.layout);
+  m.band = sim::time_band(m.regime).fraction;
   m.micro_batch = r.built.layout.micro_batch;
   m.grad_accum = r.built.layout.micro_steps;
   m.train_batch_size = r.train_batch_size;
@@ -244,7 +246,8 @@ Result<sim::SimulationResult> VariantRunner::simulate_named(const Variant& v) {
 void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out) {
   out->ranking = rank_rows(out->rows, headroom);
   out->pareto = pareto_front(out->rows, headroom);
-  out->best = out->ranking.empty() ? std::nullopt : std::optional<int>(out->ranking.front());
+  out->winner = choose_winner(out->rows, out->ranking);
+  out->best = out->winner ? std::optional<int>(out->winner->best) : std::nullopt;
   if (out->best) {
     // The row simulated with the same request gives the same figures; a failure here would be a
     // bug in the sweep, not bad input.
@@ -253,6 +256,9 @@ void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out) {
     out->best_result = std::move(named).value();
   }
   out->why = explain_best(runner, out->axes, out->rows, out->best, headroom);
+  if (out->winner && !out->winner->tied.empty()) {
+    out->why.insert(out->why.begin(), tie_text(*out->winner, out->rows));
+  }
 }
 
 Result<SweepOutcome> run_sweep(const SweepSetup& setup) {

@@ -23,6 +23,7 @@
 
 #include "common/status.h"
 #include "sim/simulate.h"
+#include "tuning/ranking.h"
 #include "tuning/sweep_row.h"
 #include "tuning/sweep_space.h"
 
@@ -115,12 +116,13 @@ std::int64_t held_bytes_per_row(std::size_t axes);
 void parallel_for(std::size_t n, int jobs, const std::function<void(std::size_t)>& fn);
 
 struct SweepOutcome {
-  std::vector<Axis> axes;      // values: every value tried
-  std::vector<SweepRow> rows;  // rows[0] is the baseline; rows[i].id == i
-  std::vector<int> ranking;    // feasible row ids, best first
-  std::vector<int> pareto;     // the front, by peak memory ascending
-  std::optional<int> best;
-  std::vector<std::string> why;  // the winner against the baseline, term by term
+  std::vector<Axis> axes;        // values: every value tried
+  std::vector<SweepRow> rows;    // rows[0] is the baseline; rows[i].id == i
+  std::vector<int> ranking;      // feasible row ids, best first
+  std::vector<int> pareto;       // the front, by peak memory ascending
+  std::optional<int> best;       // winner->best
+  std::optional<Winner> winner;  // how `best` was chosen among the rows the band ties
+  std::vector<std::string> why;  // a tie, then the winner against the baseline, term by term
   // The winner simulated again with op names and per-op times (its timeline, its peak op, its
   // checked config for best_ds_config.json); set when `best` is.
   std::optional<sim::SimulationResult> best_result;

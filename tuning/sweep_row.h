@@ -8,6 +8,7 @@
 #include "common/units.h"
 #include "plan/memory.h"
 #include "sim/simulate.h"
+#include "sim/uncertainty.h"
 #include "tuning/sweep_space.h"
 
 namespace zs::tuning {
@@ -29,6 +30,9 @@ struct VariantMetrics {
   double tokens_per_s = 0;
   double tflops_per_gpu = 0;
   double mfu = 0;
+  // The step's uncertainty band (sim/uncertainty.h): +- this fraction of step_s and tokens_s.
+  double band = 0;
+  sim::Regime regime = sim::Regime::kGpuBound;
   // The batch the variant ran with.
   std::int64_t micro_batch = 0;
   std::int64_t grad_accum = 0;

@@ -1,11 +1,47 @@
 #include "tuning/sweep_why.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "common/units.h"
 #include "tuning/ranking.h"
 
 namespace zs::tuning {
+
+std::string tie_text(const Winner& w, std::span<const SweepRow> rows) {
+  const auto at = [&](int id) -> const SweepRow& { return rows[static_cast<std::size_t>(id)]; };
+  const VariantMetrics& f = at(w.fastest).metrics;
+  // The first few ids, then how many more.
+  constexpr std::size_t kShown = 6;
+  std::string ids = std::to_string(w.tied.size()) + " rows (";
+  for (std::size_t i = 0; i < w.tied.size() && i < kShown; ++i) {
+    ids += (i == 0 ? "" : ", ") + std::to_string(w.tied[i]);
+  }
+  if (w.tied.size() > kShown) ids += ", ...";
+  ids += ")";
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "tie: %s are within ±%.0f%% of the fastest, row %d (%.0f tokens/s): the "
+                "band of a %s step, inside which the model cannot tell them apart; ",
+                ids.c_str(), 100 * w.band, w.fastest, f.tokens_per_s,
+                std::string(sim::regime_name(f.regime)).c_str());
+  std::string s = buf;
+  if (w.best == w.fastest) {
+    return s + "row " + std::to_string(w.best) +
+           " is kept: no tied row changes fewer of the config's values or needs less memory";
+  }
+  const VariantMetrics& b = at(w.best).metrics;
+  const int fastest_changes = changed_values(at(w.fastest), rows.front());
+  std::snprintf(buf, sizeof buf,
+                "row %d is chosen (%.0f tokens/s, %+.1f%% against the fastest): it changes %d of "
+                "the config's values (the fastest %d) and peaks at %s (the fastest %s)",
+                w.best, b.tokens_per_s, 100 * (b.tokens_per_s / f.tokens_per_s - 1), w.changes,
+                fastest_changes, format_bytes(b.gpu_peak_bytes).c_str(),
+                format_bytes(f.gpu_peak_bytes).c_str());
+  s += buf;
+  if (w.best == 0) s += "; the config as given stays";
+  return s;
+}
 
 std::string format_seconds(double s) {
   char buf[48];
@@ -79,9 +115,14 @@ std::vector<std::string> explain_best(VariantRunner& runner, std::span<const Axi
   const SweepRow& win = rows[static_cast<std::size_t>(*best)];
   const VariantMetrics& w = win.metrics;
   if (*best == base.id) {
-    return {"your config is the fastest variant that fits: " + tokens_text(0, w.tokens_per_s) +
-            ", step " + format_seconds(w.step_s) + ", peak memory " +
-            format_bytes(w.gpu_peak_bytes) + " of " + format_bytes(w.gpu_capacity_bytes)};
+    const bool fastest = std::all_of(rows.begin(), rows.end(), [&](const SweepRow& r) {
+      return !is_feasible(r, headroom) || r.metrics.tokens_per_s <= w.tokens_per_s;
+    });
+    return {std::string(fastest ? "your config is the fastest variant that fits: "
+                                : "your config is kept (the tie above): ") +
+            tokens_text(0, w.tokens_per_s) + ", step " + format_seconds(w.step_s) +
+            ", peak memory " + format_bytes(w.gpu_peak_bytes) + " of " +
+            format_bytes(w.gpu_capacity_bytes)};
   }
   std::vector<std::size_t> changed;
   std::vector<Variant> singles;

@@ -19,6 +19,9 @@ std::vector<std::string> explain_best(VariantRunner& runner, std::span<const Axi
                                       std::span<const SweepRow> rows, std::optional<int> best,
                                       double headroom);
 
+// The tie the band made (Winner::tied not empty): which rows, and why the winner is the one kept.
+std::string tie_text(const Winner& w, std::span<const SweepRow> rows);
+
 // "412.3 ms" below a second, "1.234 s" above.
 std::string format_seconds(double s);
 

@@ -231,5 +231,32 @@ TEST(TuneCli, WritesTheSameFilesWithTheTrainerFlags) {
   EXPECT_EQ(run_zerosim("check " + dir + "/best_ds_config.json --gpu a100-80gb").exit_code, 0);
 }
 
+// The README's example (the bundled seed 004 config, Llama-2 7B on eight A100 80GB): no
+// variant clears the band of a GPU-bound step, so tune keeps the user's values and says why.
+TEST(TuneCli, KeepsTheUsersValuesWhereTheGainIsInsideTheBand) {
+  const std::string dir = out_dir("tune_band_out");
+  const auto r = run_zerosim("tune " + std::string(ZS_SOURCE_DIR) +
+                             "/configs/examples/seed004_review_original.json --model llama2-7b "
+                             "--gpu a100-80gb --seq-len 2048 --precision bf16 --micro-batch 4 "
+                             "--jobs 2 --out " +
+                             dir);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const auto j = nlohmann::json::parse(read(dir + "/results.json"));
+  EXPECT_EQ(j["best"], 0) << r.output;
+  ASSERT_TRUE(j["winner"].is_object());
+  EXPECT_NE(j["winner"]["fastest"], 0);  // a faster row exists, inside the band
+  EXPECT_EQ(j["winner"]["band"], 0.19);
+  EXPECT_EQ(j["winner"]["changes"], 0);
+  const double fastest =
+      j["rows"][j["winner"]["fastest"].get<int>()]["result"]["throughput"]["tokens_per_s"]
+          .get<double>();
+  const double kept = j["rows"][0]["result"]["throughput"]["tokens_per_s"].get<double>();
+  EXPECT_GE(kept, fastest * (1 - 0.19));
+  EXPECT_GT(fastest, kept);
+  EXPECT_NE(r.output.find("tie: "), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the config as given stays"), std::string::npos) << r.output;
+  EXPECT_EQ(j["why"][0].get<std::string>().rfind("tie: ", 0), 0u);
+}
+
 }  // namespace
 }  // namespace zs

@@ -54,5 +54,37 @@ TEST(Ranking, ParetoFrontOfThroughputAgainstPeakMemory) {
   EXPECT_TRUE(pareto_front({}, 0.05).empty());
 }
 
+// Rows within the fastest row's band are a tie the model cannot break: the one that changes
+// fewest of the config's values wins, the config as given (row 0) when it is among them.
+TEST(Ranking, TheBandTiesRowsAndKeepsTheUsersValues) {
+  auto with = [](SweepRow r, double band, std::vector<int> values) {
+    r.metrics.band = band;
+    for (int v : values) r.values.push_back(json::Json(v));
+    return r;
+  };
+  // Row 1 is 10% faster than the baseline, row 2 5%, row 3 30% with two changes.
+  std::vector<SweepRow> rows = {
+      with(row(0, 100, 50 * kGiB), 0.19, {1, 1}), with(row(1, 110, 50 * kGiB), 0.19, {2, 1}),
+      with(row(2, 105, 40 * kGiB), 0.19, {1, 2}), with(row(3, 80, 10 * kGiB), 0.19, {2, 2})};
+  auto w = choose_winner(rows, rank_rows(rows, 0.05));
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->fastest, 1);
+  EXPECT_EQ(w->best, 0);  // 100 >= 110 x 0.81: within the band, and it changes nothing
+  EXPECT_EQ(w->changes, 0);
+  EXPECT_EQ(w->tied, (std::vector<int>{1, 2, 0}));  // row 3 (80 < 89.1) is outside
+  // A gain that clears the band moves the knob; of two equally simple rows the smaller peak wins.
+  rows[1].metrics.tokens_per_s = 130;
+  rows[2].metrics.tokens_per_s = 120;
+  w = choose_winner(rows, rank_rows(rows, 0.05));
+  EXPECT_EQ(w->fastest, 1);
+  EXPECT_EQ(w->best, 2);  // 120 >= 130 x 0.81, one change like row 1, 40 GiB against 50
+  // Without a band, the fastest wins and there is no tie.
+  for (SweepRow& r : rows) r.metrics.band = 0;
+  w = choose_winner(rows, rank_rows(rows, 0.05));
+  EXPECT_EQ(w->best, 1);
+  EXPECT_TRUE(w->tied.empty());
+  EXPECT_FALSE(choose_winner(rows, {}).has_value());
+}
+
 }  // namespace
 }  // namespace zs::tuning
