@@ -148,11 +148,13 @@ Figure throughput_figure(const SweepTable& t) {
   }
   f.note =
       "Cluster throughput of the fastest variant that fits, per ZeRO stage and micro-batch "
-      "per GPU (its other knobs as in the table).";
+      "per GPU (its other knobs as in the table); the error bars are each prediction's "
+      "uncertainty band, the measured error of its regime.";
   std::map<int, std::vector<std::string>> series;
   for (const auto& [key, r] : best) {
     series[key.first].push_back(num(static_cast<double>(key.second)) + " " +
-                                num(r->result->tokens_per_s / 1e3));
+                                num(r->result->tokens_per_s / 1e3) + " " +
+                                num(r->result->tokens_per_s * r->result->time_band / 1e3));
   }
   const double lo = static_cast<double>(micro_batches.begin()->first);
   const double hi = static_cast<double>(micro_batches.rbegin()->first);
@@ -177,7 +179,7 @@ Figure throughput_figure(const SweepTable& t) {
   for (const auto& [stage, lines] : series) {
     s += plot::datablock("s" + std::to_string(stage), lines);
     plots += (plots.empty() ? "plot " : ", \\\n  ") + std::string("$s") + std::to_string(stage) +
-             " using 1:2 with linespoints " + plot::line_spec(plot::line_style(i++)) + " title " +
+             " using 1:2:3 with yerrorlines " + plot::line_spec(plot::line_style(i++)) + " title " +
              plot::quoted("ZeRO-" + std::to_string(stage));
   }
   f.script = s + plots + "\n";

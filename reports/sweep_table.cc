@@ -200,6 +200,7 @@ VariantResult read_variant_result(const json::Document& doc, const Json& obj,
       v.peak_bytes = g.integer("peak_bytes", kNonNegative);
       v.capacity_bytes = g.integer("capacity_bytes", kNonNegative);
       v.oom = g.boolean("oom");
+      v.memory_band = g.optional_number("band", kNonNegativeNumber).value_or(0);
       if (const Json* b = g.object("breakdown")) {
         FieldReader br(doc, *b, g.member_path("breakdown"), diags);
         v.breakdown = read_breakdown(br);
@@ -215,6 +216,7 @@ VariantResult read_variant_result(const json::Document& doc, const Json& obj,
     v.exposed_offload_s = t.number("exposed_offload_s", kNonNegativeNumber);
     v.other_s = t.optional_number("other_s", kNonNegativeNumber).value_or(0);
     v.bottleneck = t.optional_string("bottleneck").value_or("");
+    v.time_band = t.optional_number("band", kNonNegativeNumber).value_or(0);
   }
   if (const Json* tp = f.object("throughput")) {
     FieldReader t(doc, *tp, f.member_path("throughput"), diags);
@@ -267,6 +269,13 @@ Result<SweepTable> parse_sweep_table(const json::Document& doc) {
   if (top.has("best_config_needs") && !doc.root["best_config_needs"].is_null()) {
     t.best_config_needs.emplace();
     read_strings(doc, top, "best_config_needs", &*t.best_config_needs, &diags);
+  }
+  if (top.has("winner") && doc.root["winner"].is_object()) {
+    if (const Json* w = top.object("winner")) {
+      FieldReader wr(doc, *w, "winner", &diags);
+      if (const Json* tied = wr.array("tied"))
+        t.tied = read_ids(doc, *tied, "winner.tied", t, &diags);
+    }
   }
   if (top.has("best_config") && !doc.root["best_config"].is_null()) {
     if (const Json* config = top.object("best_config")) t.best_config = *config;

@@ -50,6 +50,10 @@ struct VariantResult {
   double tokens_per_s = 0;
   double tflops_per_gpu = 0;
   double mfu = 0;  // a fraction
+  // The uncertainty bands (sim/uncertainty.h): +- these fractions of the time figures and of
+  // the memory figures; 0 in files written before zerosim recorded them.
+  double time_band = 0;
+  double memory_band = 0;
 };
 
 // One varied knob: its key as the sweep was given it and the values tried, in order.
@@ -107,6 +111,8 @@ struct SweepTable {
   // (empty: ready); none in files written before zerosim recorded them.
   std::optional<std::vector<std::string>> trainer_args;
   std::optional<std::vector<std::string>> best_config_needs;
+  // The rows the band tied with the fastest (results.json winner.tied); empty when none.
+  std::vector<int> tied;
 
   // The row with `id`, or nullptr.
   const SweepRow* row(int id) const;

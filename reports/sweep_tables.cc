@@ -1,4 +1,6 @@
 // variants_figure and invalid_figure (reports/plots.h): the tables without plots.
+#include <algorithm>
+
 #include "reports/plots.h"
 #include "reports/report_format.h"
 
@@ -16,16 +18,18 @@ Figure variants_figure(const SweepTable& t) {
   const std::size_t total = rows.size();
   if (rows.size() > static_cast<std::size_t>(kMaxTableRows)) rows.resize(kMaxTableRows);
   f.note =
-      "The variants that ran: ranked ones first (best first), then the others by step time." +
+      "The variants that ran: ranked ones first (best first), then the others by step time. "
+      "±: the uncertainty band of each figure (its regime's measured error); \"tie\": "
+      "within the band of the fastest, where the model cannot tell the rows apart." +
       std::string(total > rows.size() ? " The first " + std::to_string(rows.size()) + " of " +
                                             std::to_string(total) + "; results.csv lists them all."
                                       : "");
   Table table;
   table.header = {"rank", "variant"};
   for (const std::string& h : knob_headers(t)) table.header.push_back(h);
-  table.header.insert(table.header.end(),
-                      {"ZeRO stage", "fits", "peak (GiB)", "step (ms)", "tokens/s",
-                       "TFLOP/s per GPU", "MFU (%)", "exposed comm (ms)", "baseline"});
+  table.header.insert(table.header.end(), {"ZeRO stage", "fits", "peak (GiB)", "± peak (%)",
+                                           "step (ms)", "tokens/s", "± time (%)", "TFLOP/s per GPU",
+                                           "MFU (%)", "exposed comm (ms)", "baseline", "tie"});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const SweepRow& r = *rows[i];
     const VariantResult& v = *r.result;
@@ -33,10 +37,13 @@ Figure variants_figure(const SweepTable& t) {
     std::vector<Cell> row = {ranked ? count_cell(static_cast<double>(i + 1)) : text_cell("-"),
                              number_cell(variant_name(r), r.id)};
     for (Cell& c : knob_cells(r)) row.push_back(std::move(c));
-    row.insert(row.end(), {count_cell(v.zero_stage), text_cell(fits_text(r)),
-                           gib_cell(v.peak_bytes), ms_cell(v.step_s), count_cell(v.tokens_per_s),
-                           count_cell(v.tflops_per_gpu, 1), percent_cell(v.mfu),
-                           ms_cell(v.exposed_comm_s), text_cell(r.baseline ? "yes" : "")});
+    const bool tied = std::find(t.tied.begin(), t.tied.end(), r.id) != t.tied.end();
+    row.insert(row.end(),
+               {count_cell(v.zero_stage), text_cell(fits_text(r)), gib_cell(v.peak_bytes),
+                percent_cell(v.memory_band), ms_cell(v.step_s), count_cell(v.tokens_per_s),
+                percent_cell(v.time_band), count_cell(v.tflops_per_gpu, 1), percent_cell(v.mfu),
+                ms_cell(v.exposed_comm_s), text_cell(r.baseline ? "yes" : ""),
+                text_cell(tied ? "tie" : "")});
     table.rows.push_back(std::move(row));
   }
   f.tables.push_back(std::move(table));

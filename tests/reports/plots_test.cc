@@ -65,8 +65,17 @@ TEST(Plots, ThroughputPerStageFromVariantsThatFit) {
   const Figure f = throughput_figure(fixture());
   ASSERT_FALSE(f.script.empty()) << f.note;
   // One series (ZeRO-2): micro-batch 2 (row 0, faster than row 1) and 4 (row 2).
-  EXPECT_EQ(block(f.script, "s2"), (std::vector<std::string>{"2 819.2", "4 819.2"}));
+  // Each point's error bar is its band (0 in the fixture, written before bands existed).
+  EXPECT_EQ(block(f.script, "s2"), (std::vector<std::string>{"2 819.2 0", "4 819.2 0"}));
   EXPECT_TRUE(has(f.script, "title \"ZeRO-2\""));
+  EXPECT_TRUE(has(f.script, "using 1:2:3 with yerrorlines"));
+  Json j = testing::fixture_json();
+  for (auto& r : j["rows"]) {
+    if (r.contains("result")) r["result"]["time"]["band"] = 0.25;
+  }
+  const Figure banded = throughput_figure(table_of(j));
+  EXPECT_EQ(block(banded.script, "s2"),
+            (std::vector<std::string>{"2 819.2 204.8", "4 819.2 204.8"}));
 }
 
 TEST(Plots, ThroughputIsOmittedWithOneMicroBatch) {
