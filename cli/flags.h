@@ -24,8 +24,9 @@ struct ClusterFlags {
   std::string gpu;
   std::string nodes;
   std::string gpus_per_node;
-  bool any() const { return !cluster_file.empty() || !gpu.empty() || !nodes.empty() ||
-                            !gpus_per_node.empty(); }
+  bool any() const {
+    return !cluster_file.empty() || !gpu.empty() || !nodes.empty() || !gpus_per_node.empty();
+  }
 };
 
 // The cluster the flags describe; --nodes defaults to 1 and --gpus-per-node to the node's size.

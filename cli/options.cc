@@ -1,5 +1,6 @@
 #include "cli/options.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "models/hf_config.h"
@@ -70,6 +71,40 @@ Result<Inputs> read_inputs(const CommonFlags& f) {
     options.model = plan::model_facts(*in.model);
   }
   return in;
+}
+
+std::vector<std::string> assume_scenario(const CommonFlags& f, Inputs* in, std::int64_t* seq_len) {
+  ZS_CHECK(in->model.has_value() && in->cluster.has_value());
+  std::vector<std::string> notes;
+  const std::int64_t context = in->model->max_position_embeddings;
+  if (*seq_len == 0) {
+    *seq_len = context > 0 ? std::min(kDefaultSeqLen, context) : kDefaultSeqLen;
+    notes.push_back("sequence " + std::to_string(*seq_len) + " tokens: --seq-len not given (" +
+                    in->model->name + "'s context is " + std::to_string(context) +
+                    "; pass --seq-len for another)");
+  }
+  if (!in->options.precision) {
+    // The config as written (a file that cannot be read is the simulation's error to report).
+    auto doc = json::parse_file(f.config);
+    const auto is_auto = [&](const char* block) {
+      if (!doc.ok() || !doc->root.is_object()) return false;
+      const auto b = doc->root.find(block);
+      if (b == doc->root.end() || !b->is_object()) return false;
+      const auto e = b->find("enabled");
+      return e != b->end() && e->is_string() && *e == "auto";
+    };
+    if (is_auto("fp16") || is_auto("bf16")) {
+      const bool bf16 = in->cluster->gpu.bf16_flops_per_s.has_value();
+      in->options.precision = bf16 ? configs::Precision::kBf16 : configs::Precision::kFp16;
+      notes.push_back(std::string("precision ") + (bf16 ? "bf16" : "fp16") + ": " + f.config +
+                      " leaves it to \"auto\" and --precision is not given, so the common "
+                      "choice on a " +
+                      in->cluster->gpu.name +
+                      " (the HF Trainer fills \"auto\" from --bf16/--fp16 and trains in fp32 "
+                      "without either: pass --precision fp32 to predict that)");
+    }
+  }
+  return notes;
 }
 
 std::string error_json(std::string_view code, const std::string& message, int exit_code) {

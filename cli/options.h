@@ -37,6 +37,20 @@ struct Inputs {
 };
 Result<Inputs> read_inputs(const CommonFlags& f);
 
+// The training length a prediction assumes when --seq-len is not given: a common one, not the
+// model's context (8K to 128K tokens for recent models, which few train at).
+inline constexpr std::int64_t kDefaultSeqLen = 2048;
+
+// What a prediction assumes where the user left the scenario open, applied to `in` and
+// `*seq_len` (0: --seq-len not given), each assumption returned as one sentence for the top of
+// the output:
+// - no --seq-len: kDefaultSeqLen tokens, or the model's context when that is shorter;
+// - the config's fp16.enabled or bf16.enabled is "auto" and no --precision: bf16 where the GPU
+//   has it, fp16 otherwise. The HF Trainer fills "auto" from --bf16/--fp16 and trains in fp32
+//   without either, which --precision fp32 predicts.
+// REQUIRES: in.model and in.cluster set.
+std::vector<std::string> assume_scenario(const CommonFlags& f, Inputs* in, std::int64_t* seq_len);
+
 // The cost profile that --profile FILE and --kernels eager|fused describe for `cluster`: the
 // defaults with the file's fields, then the kernel style; nullopt when neither flag is given.
 Result<std::optional<sim::CostProfile>> read_profile_flags(const std::string& profile,

@@ -6,9 +6,8 @@
 // peaks). `--backend cuda` without CUDA in the build or without a device exits 1 saying which.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace zs::cli {
 

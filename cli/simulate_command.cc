@@ -52,15 +52,16 @@ int run_simulate(const SimulateFlags& f) {
         "FILE"));
   }
   sim::SimulationRequest request;
-  request.config_path = f.common.config;
-  request.check = in->options;
-  request.model = *in->model;
-  request.cluster = *in->cluster;
   if (!f.seq_len.empty()) {
     auto s = parse_int_flag("--seq-len", f.seq_len, 1, 10'000'000);
     if (!s.ok()) return failed(s.status());
     request.seq_len = *s;
   }
+  const std::vector<std::string> assumed = assume_scenario(f.common, &*in, &request.seq_len);
+  request.config_path = f.common.config;
+  request.check = in->options;
+  request.model = *in->model;
+  request.cluster = *in->cluster;
   if (f.attention != "flash" && f.attention != "eager") {
     return failed(Status::invalid_argument("--attention: \"" + f.attention +
                                            "\" is not allowed; expected flash or eager"));
@@ -86,13 +87,18 @@ int run_simulate(const SimulateFlags& f) {
     const Status s = sim::write_trace(f.trace, result->built.plan, result->time);
     if (!s.is_ok()) return failed(s);
   }
+  // What the prediction assumed goes first, where it is read.
+  std::string assumed_text;
+  for (const std::string& a : assumed) assumed_text += "assumed: " + a + "\n";
   if (f.print_plan) {
+    std::fputs(assumed_text.c_str(), stderr);
     print(plan::to_text(result->built.plan));
   } else if (f.common.json) {
-    print(reports::render_simulation_json(*result, request)
-              .dump(2, ' ', false, json::Json::error_handler_t::replace));
+    json::Json j = reports::render_simulation_json(*result, request);
+    j["assumed"] = assumed;
+    print(j.dump(2, ' ', false, json::Json::error_handler_t::replace));
   } else {
-    print(reports::render_simulation_text(*result, request));
+    print(assumed_text + reports::render_simulation_text(*result, request));
   }
   const bool oom = result->memory.gpu_oom || result->memory.host_oom;
   return f.fail_on_oom && oom ? kExitPredictedOom : kExitOk;
@@ -109,7 +115,8 @@ std::function<int()> add_simulate_command(CLI::App& app) {
   document_exit_codes(cmd, "  3  --fail-on-oom and the prediction is out of GPU or host memory\n");
   add_common_flags(cmd, &flags->common);
   cmd->add_option("--seq-len", flags->seq_len,
-                  "tokens per sequence (default: the model's max_position_embeddings)");
+                  "tokens per sequence (default 2048, or the model's context when shorter; "
+                  "stated at the top of the output)");
   cmd->add_flag("--checkpointing", flags->checkpointing,
                 "full activation checkpointing, one checkpoint per layer (HF "
                 "gradient_checkpointing)");

@@ -1,9 +1,8 @@
 // `zerosim simulate CONFIG --model M <cluster>`: memory (and, later, step time) of one step.
 #pragma once
 
-#include <functional>
-
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace zs::cli {
 

@@ -41,7 +41,8 @@ Status flag_conflict(const Flags& f, const tuning::Axis& axis, bool global_batch
 }
 
 int run_sweep_command(const Flags& f) {
-  auto setup = read_sweep_setup(f.sweep);
+  std::vector<std::string> assumed;
+  auto setup = read_sweep_setup(f.sweep, &assumed);
   if (!setup.ok()) return fail(setup.status());
   for (const std::string& spec : f.vary) {
     auto axis = tuning::parse_vary(spec);
@@ -55,7 +56,8 @@ int run_sweep_command(const Flags& f) {
   if (!axes_ok.is_ok()) return fail(axes_ok);
   const Status count_ok = tuning::check_variant_count(setup->axes);
   if (!count_ok.is_ok()) return fail(count_ok);
-  const reports::SweepInfo info = sweep_info(f.sweep, *setup, "sweep");
+  reports::SweepInfo info = sweep_info(f.sweep, *setup, "sweep");
+  info.assumed = assumed;
   auto writer = open_outputs(f.sweep, info, setup->axes, &*setup);
   if (!writer.ok()) return fail(writer.status());
   ProgressBar bar("sweep", f.sweep.progress || stderr_is_terminal());

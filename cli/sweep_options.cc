@@ -41,7 +41,8 @@ std::string values_text(const tuning::SweepOutcome& out, const tuning::SweepRow&
 void add_sweep_flags(CLI::App* cmd, SweepFlags* f) {
   add_common_flags(cmd, &f->common, /*json_flag=*/false);
   cmd->add_option("--seq-len", f->seq_len,
-                  "tokens per sequence (default: the model's max_position_embeddings)");
+                  "tokens per sequence (default 2048, or the model's context when shorter; "
+                  "stated at the top of the output)");
   cmd->add_flag("--checkpointing", f->checkpointing,
                 "full activation checkpointing in the config as given (HF gradient_checkpointing)");
   cmd->add_option("--attention", f->attention, "flash (default) or eager");
@@ -60,7 +61,8 @@ void add_sweep_flags(CLI::App* cmd, SweepFlags* f) {
                 "show a progress bar on stderr even when it is not a terminal");
 }
 
-Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f) {
+Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f,
+                                            std::vector<std::string>* assumed) {
   ZS_ASSIGN_OR_RETURN(Inputs in, read_inputs(f.common));
   if (!in.model)
     return Status::invalid_argument("--model is required (a zoo name or a config.json)");
@@ -70,15 +72,16 @@ Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f) {
   }
   tuning::SweepSetup setup;
   sim::SimulationRequest& r = setup.base;
+  if (!f.seq_len.empty()) {
+    ZS_ASSIGN_OR_RETURN(r.seq_len, parse_int_flag("--seq-len", f.seq_len, 1, 10'000'000));
+  }
+  *assumed = assume_scenario(f.common, &in, &r.seq_len);
   r.config_path = f.common.config;
   r.check = in.options;
   r.model = *in.model;
   r.cluster = *in.cluster;
   r.op_names = false;
   r.activation_checkpointing = f.checkpointing;
-  if (!f.seq_len.empty()) {
-    ZS_ASSIGN_OR_RETURN(r.seq_len, parse_int_flag("--seq-len", f.seq_len, 1, 10'000'000));
-  }
   if (f.attention != "flash" && f.attention != "eager") {
     return Status::invalid_argument("--attention: \"" + f.attention +
                                     "\" is not allowed; expected flash or eager");
@@ -195,9 +198,10 @@ int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& w
   if (!written.ok()) return fail(written.status());
   int invalid = 0;
   for (const tuning::SweepRow& r : out.rows) invalid += r.ok ? 0 : 1;
-  std::string s = "zerosim " + info.command + ": " + std::to_string(out.rows.size()) +
-                  " rows (row 0: the config as given) for " + info.model + " on " + info.cluster +
-                  "\n";
+  std::string s;
+  for (const std::string& a : info.assumed) s += "assumed: " + a + "\n";
+  s += "zerosim " + info.command + ": " + std::to_string(out.rows.size()) +
+       " rows (row 0: the config as given) for " + info.model + " on " + info.cluster + "\n";
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "  %d invalid, %zu feasible (peak within %g%% of %s), %zu on the Pareto front\n",

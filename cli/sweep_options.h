@@ -33,7 +33,8 @@ void add_sweep_flags(CLI::App* cmd, SweepFlags* f);
 
 // The setup the flags describe (no axes, no callbacks): the config parsed once, model and
 // cluster required. kInvalidArgument / kNotFound / kParseError naming the flag or file.
-Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f);
+// `assumed` receives what the setup assumes where the flags leave it open (assume_scenario).
+Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f, std::vector<std::string>* assumed);
 
 reports::SweepInfo sweep_info(const SweepFlags& f, const tuning::SweepSetup& setup,
                               std::string command);

@@ -17,7 +17,8 @@ struct Flags {
 };
 
 int run_tune_command(const Flags& f) {
-  auto setup = read_sweep_setup(f.sweep);
+  std::vector<std::string> assumed;
+  auto setup = read_sweep_setup(f.sweep, &assumed);
   if (!setup.ok()) return fail(setup.status());
   tuning::TuneOptions options;
   if (!f.budget.empty()) {
@@ -30,7 +31,8 @@ int run_tune_command(const Flags& f) {
     if (!m.ok()) return fail(m.status());
     options.max_micro_batch = *m;
   }
-  const reports::SweepInfo info = sweep_info(f.sweep, *setup, "tune");
+  reports::SweepInfo info = sweep_info(f.sweep, *setup, "tune");
+  info.assumed = assumed;
   auto writer = open_outputs(f.sweep, info, tuning::tune_axes(), &*setup);
   if (!writer.ok()) return fail(writer.status());
   ProgressBar bar("tune", f.sweep.progress || stderr_is_terminal());

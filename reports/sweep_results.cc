@@ -167,7 +167,8 @@ Result<std::unique_ptr<SweepWriter>> SweepWriter::begin(const std::string& dir, 
   const Json base = {{"config", info.config_path},    {"model", info.model},
                      {"cluster", info.cluster},       {"gpu", info.gpu},
                      {"world_size", info.world_size}, {"gpu_memory_bytes", info.gpu_memory_bytes},
-                     {"seq_len", info.seq_len},       {"headroom", info.headroom}};
+                     {"seq_len", info.seq_len},       {"headroom", info.headroom},
+                     {"assumed", info.assumed}};
   const std::string head =
       "{\n\"format\": \"zerosim.sweep/1\",\n\"command\": " + dump(Json(info.command)) +
       ",\n\"base\": " + dump(base) + ",\n\"rows\": [\n";

@@ -6,7 +6,7 @@
 //
 // results.json: {"format": "zerosim.sweep/1", "command": "sweep" | "tune",
 //   "base": {"config", "model", "cluster", "gpu", "world_size", "gpu_memory_bytes", "seq_len",
-//            "headroom"},
+//            "headroom", "assumed": ["...", ...]},
 //   "rows": [{"id", "values": {KEY: VALUE, ...}, "status": "ok" | "invalid", "error" (invalid
 //             only), "feasible", "baseline", "result" (ok only: `simulate --json`'s object)}],
 //   "varied": [{"key", "values": [...]}, ...] (after the rows: a tune learns its values as it
@@ -48,6 +48,8 @@ struct SweepInfo {
   std::int64_t seq_len = 0;
   double headroom = 0.05;
   std::string out_dir;  // where the files go (--out), for messages
+  // What the sweep assumed where the flags left it open (cli assume_scenario), one sentence each.
+  std::vector<std::string> assumed;
 };
 
 // The winner's predicted step: per op, its stream, id, name and simulated start and end (the

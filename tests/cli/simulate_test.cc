@@ -56,6 +56,32 @@ TEST(SimulateCli, FailOnOomExitsThreeOnAPredictedOom) {
   EXPECT_EQ(fits.exit_code, 0) << fits.output;
 }
 
+// Where the config leaves precision to "auto" and no --seq-len is given, simulate says what it
+// assumes at the top and takes the common training choice, not fp32 at the model's context.
+TEST(SimulateCli, StatesTheScenarioItAssumes) {
+  const std::string cfg = write_temp("assume.json", R"({"train_micro_batch_size_per_gpu": 1,
+      "bf16": {"enabled": "auto"}, "fp16": {"enabled": "auto"}, "zero_optimization": {"stage": 2}})");
+  const auto a100 = run_zerosim("simulate " + cfg + " --model mistral-7b --gpu a100-80gb --json");
+  ASSERT_EQ(a100.exit_code, 0) << a100.output;
+  const auto j = nlohmann::json::parse(a100.output);
+  EXPECT_EQ(j["seq_len"], 2048);  // not mistral-7b's 32,768
+  EXPECT_EQ(j["precision"], "bf16");
+  ASSERT_EQ(j["assumed"].size(), 2u) << j["assumed"].dump();
+  EXPECT_NE(j["assumed"][1].get<std::string>().find("--precision fp32"), std::string::npos);
+  // Text: the assumptions come first. A V100 has no bf16: fp16.
+  const auto v100 = run_zerosim("simulate " + cfg + " --model gpt2 --gpu v100-32gb");
+  ASSERT_EQ(v100.exit_code, 0) << v100.output;
+  EXPECT_EQ(v100.output.rfind("assumed: sequence 1024 tokens", 0), 0u) << v100.output;
+  EXPECT_NE(v100.output.find("assumed: precision fp16"), std::string::npos) << v100.output;
+  // Given explicitly, nothing is assumed.
+  const auto given = run_zerosim(
+      "simulate " + cfg + " --model gpt2 --gpu a100-80gb --seq-len 512 --precision fp32 --json");
+  ASSERT_EQ(given.exit_code, 0) << given.output;
+  const auto g = nlohmann::json::parse(given.output);
+  EXPECT_TRUE(g["assumed"].empty());
+  EXPECT_EQ(g["precision"], "fp32");
+}
+
 // Every command lists its exit codes in --help.
 TEST(SimulateCli, EveryCommandsHelpListsItsExitCodes) {
   for (const char* cmd :
