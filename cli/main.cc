@@ -10,6 +10,7 @@
 
 #include "cli/calibrate_command.h"
 #include "cli/check_command.h"
+#include "cli/option_types.h"
 #include "cli/options.h"
 #include "cli/report_command.h"
 #include "cli/run_command.h"
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
   std::function<int()> tune = zs::cli::add_tune_command(app);
   std::function<int()> calibrate = zs::cli::add_calibrate_command(app);
   std::function<int()> validate = zs::cli::add_validate_command(app);
+  zs::cli::name_option_types(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

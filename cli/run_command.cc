@@ -267,14 +267,22 @@ int run_run(const RunFlags& f) {
     request.cluster = *c;
   }
   if (request.cluster.world_size() != world) {
+    // The way out names the flags this command line can take: a cluster file fixes the GPU
+    // count itself (--gpus-per-node cannot be combined with --cluster).
+    const std::string command = f.validate ? "validate" : "run";
+    const std::string gpus = std::to_string(world);
+    const std::string resize = f.common.cluster.cluster_file.empty()
+                                   ? "--gpus-per-node " + gpus
+                                   : "a cluster file whose \"gpus_per_node\" is " + gpus + " (" +
+                                         f.common.cluster.cluster_file + " says " +
+                                         std::to_string(request.cluster.gpus_per_node) + ")";
     return failed_rank(Status::invalid_argument(
-        "run: the cluster has " + std::to_string(request.cluster.world_size()) + " GPUs and " +
-        std::to_string(world) +
+        command + ": the cluster has " + std::to_string(request.cluster.world_size()) +
+        " GPUs and " + gpus +
         (world == 1 ? " process runs: start one process per GPU (mpirun -np " +
-                          std::to_string(request.cluster.world_size()) +
-                          " zerosim run ...) or use --gpus-per-node 1"
-                    : " processes run: give as many GPUs as processes (--gpus-per-node " +
-                          std::to_string(world) + ")")));
+                          std::to_string(request.cluster.world_size()) + " zerosim " + command +
+                          " ...) or use " + resize
+                    : " processes run: give as many GPUs as processes (" + resize + ")")));
   }
   if (request.cluster.gpu.backend == "cpu" && f.backend != "cpu") {
     return failed_rank(

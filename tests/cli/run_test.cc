@@ -99,6 +99,20 @@ TEST(RunCli, BadBackendsAndInputsExitOne) {
                           "(mpirun -np 8 zerosim run ...)"),
             std::string::npos)
       << r.output;
+  // With a cluster file, the way out is the file (--gpus-per-node cannot join --cluster): the
+  // advice must not send the user back and forth between the two messages.
+  const std::string two = write_temp("two_cores.cluster.json", R"({"gpu": {"name": "one core",
+      "backend": "cpu", "fp32_flops_per_s": 4e10, "hbm_bytes": 4294967296,
+      "hbm_bw_bytes_per_s": 2e10, "sm_count": 1, "pcie_gen": 1, "pcie_bw_bytes_per_s": 1e10},
+    "node": {"name": "host", "max_gpus_per_node": 2, "nic_count": 0, "nic_bw_bytes_per_s": 1e9,
+      "host_memory_bytes": 8589934592, "cpu_cores": 2}, "gpus_per_node": 2})");
+  r = run_zerosim("validate " + cfg + " --model tiny-gpt --cluster " + two);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.output.find("(mpirun -np 2 zerosim validate ...) or use a cluster file whose "
+                          "\"gpus_per_node\" is 1"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("--gpus-per-node"), std::string::npos) << r.output;
   r = run_zerosim("run " + cfg + " --model tiny-gpt --collective-timeout 0");
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.output.find("--collective-timeout"), std::string::npos) << r.output;

@@ -83,14 +83,17 @@ TEST(SimulateCli, StatesTheScenarioItAssumes) {
 }
 
 // Every command lists its exit codes in --help.
-TEST(SimulateCli, EveryCommandsHelpListsItsExitCodes) {
+TEST(SimulateCli, EveryCommandsHelpListsItsExitCodesAndTypes) {
   for (const char* cmd :
        {"check", "simulate", "run", "validate", "report", "sweep", "tune", "calibrate"}) {
     const auto r = run_zerosim(std::string(cmd) + " --help");
     EXPECT_EQ(r.exit_code, 0) << cmd;
     EXPECT_NE(r.output.find("Exit codes:"), std::string::npos) << cmd << "\n" << r.output;
     EXPECT_NE(r.output.find("2  usage error"), std::string::npos) << cmd;
+    // Every value is named for what it takes (INT, FILE, fp32|fp16|bf16, ...), none as TEXT.
+    EXPECT_EQ(r.output.find(" TEXT"), std::string::npos) << cmd << "\n" << r.output;
   }
+  EXPECT_NE(run_zerosim("simulate --help").output.find("--seq-len INT"), std::string::npos);
   EXPECT_NE(run_zerosim("simulate --help").output.find("3  --fail-on-oom"), std::string::npos);
   EXPECT_NE(run_zerosim("validate --help").output.find("4  the measured step time"),
             std::string::npos);

@@ -1,7 +1,9 @@
 #include "models/hf_config.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -110,6 +112,36 @@ TEST(HfConfig, AbsentKeysTakeTheHfClassDefaults) {
   EXPECT_EQ(hd->q_dim(), 4096);
   EXPECT_EQ(hd->sliding_window, 0);
   EXPECT_FALSE(hd->bias.qkv);  // attention_bias is a llama key; Mistral ignores it
+}
+
+// A hub id zerosim's zoo does not know is read from the Hugging Face cache when its config.json
+// is there; otherwise the message says zerosim needs the config.json and where it looked.
+TEST(HfConfig, AHubIdIsReadFromTheLocalCacheOrNamesWhereToPutIt) {
+  const fs::path cache = fs::path(::testing::TempDir()) / ("zs_hub_" + std::to_string(getpid()));
+  setenv("HF_HUB_CACHE", cache.c_str(), 1);
+  const Result<ModelSpec> missing = resolve_model("meta-llama/Meta-Llama-3.1-8B");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  const std::string m = missing.status().message();
+  EXPECT_NE(m.find("not in the local cache"), std::string::npos) << m;
+  EXPECT_NE(m.find((cache / "models--meta-llama--Meta-Llama-3.1-8B").string()), std::string::npos)
+      << m;
+  EXPECT_NE(m.find("huggingface-cli download meta-llama/Meta-Llama-3.1-8B config.json"),
+            std::string::npos)
+      << m;
+  // Cached as huggingface_hub lays it out: refs/main names the snapshot.
+  const fs::path repo = cache / "models--meta-llama--Meta-Llama-3.1-8B";
+  fs::create_directories(repo / "refs");
+  fs::create_directories(repo / "snapshots" / "abc123");
+  std::ofstream(repo / "refs" / "main") << "abc123";
+  std::ofstream(repo / "snapshots" / "abc123" / "config.json")
+      << R"({"model_type": "gpt2", "vocab_size": 256, "n_embd": 64, "n_layer": 2, "n_head": 4,
+             "n_positions": 64})";
+  const Result<ModelSpec> cached = resolve_model("meta-llama/Meta-Llama-3.1-8B");
+  ASSERT_TRUE(cached.ok()) << cached.status().message();
+  EXPECT_EQ(parameter_count(*cached), 120'576);
+  unsetenv("HF_HUB_CACHE");
+  fs::remove_all(cache);
 }
 
 TEST(HfConfig, ResolveModelTakesZooNamesFilesAndDirectories) {
