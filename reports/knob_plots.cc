@@ -112,8 +112,10 @@ std::string panel_plot(int column, bool has_fit, bool has_oom, const SweepRow& r
     s += "$oom using " + c +
          " with points pt 2 ps 1 lc rgb \"#aaaaaa\" title \"variants that do not fit\", \\\n  ";
   }
-  s += "$slice using " + c + " with linespoints " + plot::line_spec(plot::line_style(0)) +
-       " title " + plot::quoted("other knobs as in " + variant_name(ref));
+  const std::string band = std::to_string(column + 2);
+  s += "$slice using " + c + ":" + band + " with yerrorlines " +
+       plot::line_spec(plot::line_style(0)) + " title " +
+       plot::quoted("other knobs as in " + variant_name(ref));
   s += ", \\\n  $ref using " + c + " with points pt 13 ps 2.2 lc rgb \"#440154\" title " +
        plot::quoted(variant_name(ref) + (winner ? " (the winner)" : " (the fastest)"));
   return s + "\n";
@@ -139,20 +141,27 @@ Figure knob_figure(const SweepTable& t, std::size_t k, const SweepRow& ref) {
            ". Grey: every variant "
            "(circles fit, crosses do not); the line: the variants whose other knobs are those of " +
            variant_name(ref) + (t.best ? ", the winner" : ", the fastest") +
-           ". Near the peaks, the dashed line is the GPU's capacity, the dotted one that less the "
-           "headroom.";
+           ", its error bars the prediction's uncertainty band. Near the peaks, the dashed line is "
+           "the GPU's capacity, the dotted one that less the headroom.";
 
   std::vector<std::string> fit, oom, slice, reference;
   std::vector<const SweepRow*> slice_rows;
+  // x, step (ms), peak (GiB), and each one's band (sim/uncertainty.h), drawn as error bars.
   auto point = [&](const SweepRow& r) {
-    return num(axis.x(r.values[k])) + " " + num(to_ms(r.result->step_s)) + " " +
-           num(to_gib(r.result->peak_bytes));
+    const VariantResult& v = *r.result;
+    return num(axis.x(r.values[k])) + " " + num(to_ms(v.step_s)) + " " + num(to_gib(v.peak_bytes)) +
+           " " + num(to_ms(v.step_s) * v.time_band) + " " +
+           num(to_gib(v.peak_bytes) * v.memory_band);
   };
   double top_gib = 0;
+  double step_lo = 1e308, step_hi = 0;  // ms, bands included
   for (const SweepRow& r : t.rows) {
     if (!r.result) continue;
     (r.feasible ? fit : oom).push_back(point(r));
     top_gib = std::max(top_gib, to_gib(r.result->peak_bytes));
+    const double ms = to_ms(r.result->step_s);
+    step_lo = std::min(step_lo, ms * (1 - r.result->time_band));
+    step_hi = std::max(step_hi, ms * (1 + r.result->time_band));
     if (same_except(r, ref, k)) slice_rows.push_back(&r);
   }
   std::stable_sort(slice_rows.begin(), slice_rows.end(), [&](const SweepRow* a, const SweepRow* b) {
@@ -171,11 +180,16 @@ Figure knob_figure(const SweepTable& t, std::size_t k, const SweepRow& ref) {
   s += "set tmargin at screen 0.8\nset bmargin at screen " +
        num(axis.values.size() > 8 ? 0.26 : 0.16) + "\n";
   s += x_axis_script(axis);
-  s += "set yrange [0:*]\nunset key\n";
-  s += "set lmargin at screen 0.08\nset rmargin at screen 0.38\n";
+  // Step times within a third of each other start the axis near them, not at 0, where the
+  // differences (and their bands) would be flat lines.
+  const bool close = step_hi > 0 && step_lo > 0 && step_hi < 1.33 * step_lo;
+  s += close ? "set yrange [" + num(step_lo * 0.97) + ":" + num(step_hi * 1.03) + "]\nunset key\n"
+             : "set yrange [0:*]\nunset key\n";
+  s += "set lmargin at screen 0.11\nset rmargin at screen 0.39\n";
   s += plot::labels("step time", knob_axis_label(key), "step time (ms)");
   s += panel_plot(2, !fit.empty(), !oom.empty(), ref, t.best.has_value());
-  s += "set lmargin at screen 0.47\nset rmargin at screen 0.77\n";
+  s += "set yrange [0:*]\n";
+  s += "set lmargin at screen 0.49\nset rmargin at screen 0.77\n";
   s += "set key at screen 0.79, screen 0.8 left top Left reverse samplen 2\n";
   s += plot::labels("peak memory per GPU", knob_axis_label(key), "peak memory per GPU (GiB)");
   const double cap = to_gib(gpu_capacity_bytes(t));

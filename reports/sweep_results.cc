@@ -70,6 +70,24 @@ Json render_timeline_json(const sim::SimulationResult& r) {
   return out;
 }
 
+Json render_folds_json(const sim::SimulationResult& r) {
+  Json out = Json::array();
+  const plan::Plan& p = r.built.plan;
+  const std::vector<sim::SegmentTime>& segs = r.time.timeline.segments;
+  for (std::size_t i = 0; i < segs.size() && i < p.segments.size(); ++i) {
+    const sim::SegmentTime& st = segs[i];
+    if (st.repeat <= 1) continue;
+    const double start = 1e-9 * static_cast<double>(st.start_ns + st.period_ns);
+    const double period = 1e-9 * static_cast<double>(st.period_ns);
+    out.push_back({{"segment", p.segments[i].name},
+                   {"start_s", start},
+                   {"end_s", start + period * (st.repeat - 1)},
+                   {"period_s", period},
+                   {"repeat", st.repeat - 1}});
+  }
+  return out;
+}
+
 namespace {
 
 std::string csv_header(const std::vector<std::string>& keys) {
@@ -138,6 +156,12 @@ std::string json_tail(const tuning::SweepOutcome& out, const configs::TunedConfi
       s += (i == 0 ? "\n" : ",\n") + dump(timeline[i]);
     }
     if (!timeline.empty()) s += "\n";
+  }
+  s += "],\n\"best_folds\": [";
+  if (best != nullptr) {
+    const Json folds = render_folds_json(*best);
+    for (std::size_t i = 0; i < folds.size(); ++i) s += (i == 0 ? "\n" : ",\n") + dump(folds[i]);
+    if (!folds.empty()) s += "\n";
   }
   return s + "]\n}\n";
 }

@@ -18,7 +18,8 @@
 //   "trainer_args": the HF Trainer flags it needs, as argv words ["--bf16", ...] | null,
 //   "best_config_needs": what stops it from training with them (empty: ready) | null,
 //   "why": ["...", ...],
-//   "best_timeline": [{"stream", "op", "name", "start_s", "end_s"}, ...]}
+//   "best_timeline": [{"stream", "op", "name", "start_s", "end_s"}, ...],
+//   "best_folds": [{"segment", "start_s", "end_s", "period_s", "repeat"}, ...]}
 // Rows are written one per line. The same outcome gives byte-identical files.
 #pragma once
 
@@ -55,6 +56,10 @@ struct SweepInfo {
 // The winner's predicted step: per op, its stream, id, name and simulated start and end (the
 // first repetition of each segment), in op order.
 json::Json render_timeline_json(const sim::SimulationResult& r);
+
+// The repetitions render_timeline_json leaves out: per segment that repeats, {"segment",
+// "start_s", "end_s", "period_s", "repeat"} (the copies after the first, which is drawn).
+json::Json render_folds_json(const sim::SimulationResult& r);
 
 struct WrittenFiles {
   std::vector<std::string> paths;  // in the order written

@@ -140,6 +140,26 @@ std::vector<TimelineSpan> read_timeline(const json::Document& doc, const Json& a
   return out;
 }
 
+std::vector<TimelineFold> read_folds(const json::Document& doc, const Json& arr,
+                                     Diagnostics* diags) {
+  std::vector<TimelineFold> out;
+  for (std::size_t i = 0; i < arr.size(); ++i) {
+    FieldReader f(doc, arr[i], index_path("best_folds", i), diags);
+    TimelineFold fold;
+    fold.segment = f.string("segment");
+    fold.start_s = f.number("start_s", kNonNegativeNumber);
+    fold.end_s = f.number("end_s", kNonNegativeNumber);
+    fold.period_s = f.number("period_s", kNonNegativeNumber);
+    fold.repeat = f.integer("repeat", {1, INT64_MAX});
+    if (fold.end_s < fold.start_s) {
+      f.error("end_s", "out-of-range",
+              "ends before it starts (start_s " + format_double(fold.start_s) + ")");
+    }
+    out.push_back(std::move(fold));
+  }
+  return out;
+}
+
 void read_rows(const json::Document& doc, const Json& arr, SweepTable* t, Diagnostics* diags) {
   for (std::size_t i = 0; i < arr.size(); ++i) {
     const std::string path = index_path("rows", i);
@@ -284,6 +304,9 @@ Result<SweepTable> parse_sweep_table(const json::Document& doc) {
     if (const Json* tl = top.array("best_timeline")) {
       t.best_timeline = read_timeline(doc, *tl, &diags);
     }
+  }
+  if (top.has("best_folds")) {
+    if (const Json* folds = top.array("best_folds")) t.best_folds = read_folds(doc, *folds, &diags);
   }
   if (diags.has_errors()) return first_errors(diags, doc.source);
   return t;

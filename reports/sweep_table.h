@@ -82,6 +82,17 @@ struct TimelineSpan {
   double end_s = 0;
 };
 
+// best_folds: repetitions of a segment of the winner's step (micro-steps that repeat the one
+// drawn) that best_timeline does not list: they run from start_s to end_s, `repeat` copies of
+// the period_s-long repetition that ends at start_s.
+struct TimelineFold {
+  std::string segment;  // the Plan's segment name, e.g. "micro_step.1-3"
+  double start_s = 0;
+  double end_s = 0;
+  double period_s = 0;
+  std::int64_t repeat = 0;
+};
+
 struct SweepBase {
   std::string config;
   std::string model;
@@ -104,6 +115,7 @@ struct SweepTable {
   std::optional<int> best;
   std::vector<std::string> why;
   std::vector<TimelineSpan> best_timeline;
+  std::vector<TimelineFold> best_folds;  // none in files written before zerosim recorded them
   // The winner's config as the sweep wrote it to best_ds_config.json; none in files written
   // before zerosim recorded it.
   std::optional<json::Json> best_config;

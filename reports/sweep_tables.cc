@@ -24,12 +24,16 @@ Figure variants_figure(const SweepTable& t) {
       std::string(total > rows.size() ? " The first " + std::to_string(rows.size()) + " of " +
                                             std::to_string(total) + "; results.csv lists them all."
                                       : "");
+  // One stage column: the knob's when the sweep varied it.
+  const bool stage_knob =
+      std::any_of(t.varied.begin(), t.varied.end(), [](const Knob& k) { return k.key == "stage"; });
   Table table;
   table.header = {"rank", "variant"};
   for (const std::string& h : knob_headers(t)) table.header.push_back(h);
-  table.header.insert(table.header.end(), {"ZeRO stage", "fits", "peak (GiB)", "± peak (%)",
-                                           "step (ms)", "tokens/s", "± time (%)", "TFLOP/s per GPU",
-                                           "MFU (%)", "exposed comm (ms)", "baseline", "tie"});
+  if (!stage_knob) table.header.push_back("ZeRO stage");
+  table.header.insert(table.header.end(),
+                      {"fits", "peak (GiB)", "± peak (%)", "step (ms)", "tokens/s", "± time (%)",
+                       "TFLOP/s per GPU", "MFU (%)", "exposed comm (ms)", "baseline", "tie"});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const SweepRow& r = *rows[i];
     const VariantResult& v = *r.result;
@@ -38,12 +42,12 @@ Figure variants_figure(const SweepTable& t) {
                              number_cell(variant_name(r), r.id)};
     for (Cell& c : knob_cells(r)) row.push_back(std::move(c));
     const bool tied = std::find(t.tied.begin(), t.tied.end(), r.id) != t.tied.end();
+    if (!stage_knob) row.push_back(count_cell(v.zero_stage));
     row.insert(row.end(),
-               {count_cell(v.zero_stage), text_cell(fits_text(r)), gib_cell(v.peak_bytes),
-                percent_cell(v.memory_band), ms_cell(v.step_s), count_cell(v.tokens_per_s),
-                percent_cell(v.time_band), count_cell(v.tflops_per_gpu, 1), percent_cell(v.mfu),
-                ms_cell(v.exposed_comm_s), text_cell(r.baseline ? "yes" : ""),
-                text_cell(tied ? "tie" : "")});
+               {text_cell(fits_text(r)), gib_cell(v.peak_bytes), percent_cell(v.memory_band),
+                ms_cell(v.step_s), count_cell(v.tokens_per_s), percent_cell(v.time_band),
+                count_cell(v.tflops_per_gpu, 1), percent_cell(v.mfu), ms_cell(v.exposed_comm_s),
+                text_cell(r.baseline ? "yes" : ""), text_cell(tied ? "tie" : "")});
     table.rows.push_back(std::move(row));
   }
   f.tables.push_back(std::move(table));

@@ -128,12 +128,44 @@ Figure timeline_figure(const SweepTable& t) {
     t0 = std::min(t0, s.start_s);
     t1 = std::max(t1, s.end_s);
   }
-  const std::vector<StreamSpans> streams = group_by_stream(t.best_timeline);
+  std::vector<StreamSpans> streams = group_by_stream(t.best_timeline);
+  // The repetitions of a repeated segment (micro-steps) are not listed: the one drawn counts for
+  // all of them in the busy times, and each fold is a labelled band across the streams.
+  for (const TimelineFold& fold : t.best_folds) {
+    t1 = std::max(t1, fold.end_s);
+    for (StreamSpans& st : streams) {
+      for (const TimelineSpan* sp : st.spans) {
+        if (sp->start_s >= fold.start_s - fold.period_s && sp->start_s < fold.start_s) {
+          st.busy_s += static_cast<double>(fold.repeat) * (sp->end_s - sp->start_s);
+        }
+      }
+    }
+  }
   const int n = static_cast<int>(streams.size());
   const SweepRow& best = *t.row(*t.best);
   f.note = "The simulated step of " + variant_description(t, best) +
            ": one row per stream, one box per op (ops less than 1/2000 of the step apart share "
            "a box). Gaps are time the stream waits.";
+  std::string folds_script;
+  for (const TimelineFold& fold : t.best_folds) {
+    const std::string x0 = num(to_ms(fold.start_s - t0)), x1 = num(to_ms(fold.end_s - t0));
+    const std::string what = std::to_string(fold.repeat) + " more repetition" +
+                             (fold.repeat > 1 ? "s" : "") + " of the one before, " +
+                             fixed(to_ms(fold.period_s), 1) + " ms each";
+    folds_script += "set object rect from " + x0 + "," + num(-0.6) + " to " + x1 + "," +
+                    num(n - 0.4) + " fc rgb \"#eeeeee\" fs solid 1.0 noborder behind\n";
+    // Two lines: gnuplot's quoted strings here take no escapes (plot::quoted).
+    const std::string xc = num(to_ms(0.5 * (fold.start_s + fold.end_s) - t0));
+    folds_script += "set label " + plot::quoted(fold.segment) + " at " + xc + "," +
+                    num(n / 2.0 - 0.35) + " center front\n";
+    folds_script += "set label " +
+                    plot::quoted("x" + std::to_string(fold.repeat) + " more, " +
+                                 fixed(to_ms(fold.period_s), 0) + " ms each") +
+                    " at " + xc + "," + num(n / 2.0 - 0.65) + " center front\n";
+    f.note += " The grey band " + fixed(to_ms(fold.start_s - t0), 1) + "-" +
+              fixed(to_ms(fold.end_s - t0), 1) + " ms is " + fold.segment + ": " + what +
+              " (not drawn again; the busy times count them).";
+  }
 
   std::string s = plot::preamble(plot::kWidthPx, std::max(260, 110 + 44 * n));
   s += plot::labels("Simulated step of the winner (" + variant_name(best) + ")",
@@ -154,7 +186,7 @@ Figure timeline_figure(const SweepTable& t) {
   }
   s += "set ytics (" + tics + ")\nset yrange [-0.6:" + num(n - 0.4) + "]\n";
   s += "set xrange [0:" + num(to_ms(t1 - t0) * 1.02) + "]\n";
-  s += "unset grid\nset grid xtics lt 1 lc rgb \"#dddddd\"\nunset key\n";
+  s += "unset grid\nset grid xtics lt 1 lc rgb \"#dddddd\"\nunset key\n" + folds_script;
   f.script = s + plots + "\n";
   f.tables = timeline_tables(streams, t.best_timeline, t0, t1 - t0);
   return f;

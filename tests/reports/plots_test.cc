@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/reports/sweep_fixture.h"
 
 namespace zs::reports {
@@ -140,6 +142,25 @@ TEST(Plots, TimelineOneRowPerStreamAndTouchingOpsMerged) {
   EXPECT_EQ(f.tables[0].rows[0][1].text, "6");  // compute's ops
 }
 
+// Repeated micro-steps are not listed: each fold is a labelled band, and the busy times count
+// the repetitions, so the picture adds up to the step.
+TEST(Plots, TimelineFoldsAreLabelledAndCounted) {
+  Json j = testing::fixture_json();
+  // The 6 compute ops (0-12 ms, 1.8 ms each) as one micro-step, repeated twice more after it.
+  j["best_folds"] = {{{"segment", "micro_step.1-2"},
+                      {"start_s", 0.012},
+                      {"end_s", 0.036},
+                      {"period_s", 0.012},
+                      {"repeat", 2}}};
+  const Figure f = timeline_figure(table_of(j));
+  EXPECT_TRUE(has(f.script, "set object rect from 12,-0.6 to 36,"));
+  EXPECT_TRUE(has(f.script, "\"micro_step.1-2\""));
+  EXPECT_TRUE(has(f.script, "\"x2 more, 12 ms each\""));
+  EXPECT_TRUE(has(f.note, "micro_step.1-2: 2 more repetitions")) << f.note;
+  // Busy: 6 x 1.8 ms drawn, and twice again folded.
+  EXPECT_EQ(f.tables[0].rows[0][2].text, "32.4");
+}
+
 TEST(Plots, TimelineIsOmittedWithoutAWinner) {
   Json j = testing::fixture_json();
   j["best"] = nullptr;
@@ -171,6 +192,25 @@ TEST(Plots, InvalidRowsAreListedWithTheirReasons) {
   EXPECT_TRUE(has(f.tables[0].rows[0].back().text, "mismatch"));
   const Figure all = variants_figure(fixture());
   EXPECT_EQ(all.tables[0].rows.size(), 4u);
+  // Each figure's band beside it, the tie marked, and one stage column: "ZeRO stage" here (the
+  // fixture does not vary the stage), none of its own when the stage is a knob.
+  const auto& header = all.tables[0].header;
+  for (const char* h : {"± peak (%)", "± time (%)", "tie", "ZeRO stage"}) {
+    EXPECT_NE(std::find(header.begin(), header.end(), h), header.end()) << h;
+  }
+  Json j = testing::fixture_json();
+  j["varied"][1]["key"] = "stage";
+  j["varied"][1]["values"] = {1, 2};
+  for (auto& r : j["rows"]) {
+    if (r["values"].contains("overlap_comm")) {
+      r["values"].erase("overlap_comm");
+      r["values"]["stage"] = 2;
+    }
+  }
+  const auto staged = table_of(j);
+  const auto& h2 = variants_figure(staged).tables[0].header;
+  EXPECT_EQ(std::count(h2.begin(), h2.end(), "stage"), 1);
+  EXPECT_EQ(std::count(h2.begin(), h2.end(), "ZeRO stage"), 0);
 }
 
 TEST(Plots, NothingRanMeansNotesNotEmptyPlots) {
