@@ -457,19 +457,120 @@ Result<CpuMachine> read_cpu_machine() {
   return m;
 }
 
+namespace {
+
+double median_of(std::vector<double> v) {
+  ZS_CHECK(!v.empty());
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Every Spread of a round, in one order, with whether it is a time (true) or a rate.
+std::vector<std::pair<Spread*, bool>> spreads_of(CpuCalibration* c) {
+  std::vector<std::pair<Spread*, bool>> out;
+  for (GemmPoint& g : c->gemm) out.push_back({&g.seconds, true});
+  for (std::size_t k = 0; k < c->per_unit.size(); ++k) {
+    if (!c->measured[k]) continue;
+    out.push_back({&c->per_unit[k][0], true});
+    out.push_back({&c->per_unit[k][1], true});
+  }
+  out.push_back({&c->attention_pair_s[0], true});
+  out.push_back({&c->attention_pair_s[1], true});
+  out.push_back({&c->memcpy_bytes_per_s, false});
+  out.push_back({&c->cast_bytes_per_s, false});
+  out.push_back({&c->adam_bytes_per_s, false});
+  return out;
+}
+
+// The rounds as one calibration: each figure the median of the rounds' medians (min of the
+// minima, max of the maxima), and each round's speed against that median.
+CpuCalibration combine_rounds(std::vector<CpuCalibration> rounds) {
+  ZS_CHECK(!rounds.empty());
+  CpuCalibration c = rounds.front();
+  std::vector<std::vector<std::pair<Spread*, bool>>> per_round;
+  for (CpuCalibration& r : rounds) per_round.push_back(spreads_of(&r));
+  const std::vector<std::pair<Spread*, bool>> out = spreads_of(&c);
+  std::vector<double> log_speed(rounds.size(), 0.0);
+  int figures = 0;
+  for (std::size_t f = 0; f < out.size(); ++f) {
+    std::vector<double> medians;
+    Spread& s = *out[f].first;
+    s.repeats = 0;
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      ZS_CHECK(per_round[r].size() == out.size());
+      const Spread& x = *per_round[r][f].first;
+      medians.push_back(x.median);
+      s.min = r == 0 ? x.min : std::min(s.min, x.min);
+      s.max = r == 0 ? x.max : std::max(s.max, x.max);
+      s.repeats += x.repeats;
+    }
+    s.median = median_of(medians);
+    // A figure some round could not measure (a fit that came out 0) says nothing of its speed.
+    if (!std::all_of(medians.begin(), medians.end(), [](double m) { return m > 0; })) continue;
+    ++figures;
+    for (std::size_t r = 0; r < rounds.size(); ++r) {
+      const double ratio = medians[r] / s.median;
+      log_speed[r] += std::log(out[f].second ? ratio : 1.0 / ratio);
+    }
+  }
+  for (std::size_t g = 0; g < c.gemm.size(); ++g) {
+    std::vector<double> e;
+    for (const CpuCalibration& r : rounds) e.push_back(r.gemm[g].efficiency);
+    c.gemm[g].efficiency = median_of(e);
+  }
+  std::vector<double> overhead;
+  for (const CpuCalibration& r : rounds) overhead.push_back(r.op_overhead_s);
+  c.op_overhead_s = median_of(overhead);
+  for (double l : log_speed) c.round_speed.push_back(std::exp(figures > 0 ? l / figures : 0.0));
+  const auto [lo, hi] = std::minmax_element(c.round_speed.begin(), c.round_speed.end());
+  c.spread = (*hi - *lo) / median_of(c.round_speed);
+  return c;
+}
+
+// /proc/loadavg's 1-minute load, 0 when unreadable.
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double load = 0;
+  in >> load;
+  return in ? load : 0.0;
+}
+
+}  // namespace
+
 Result<CpuCalibration> calibrate_cpu(const CalibrateOptions& options, exec::Communicator* comm) {
   if (options.repeats < 1) return Status::invalid_argument("--repeats must be >= 1");
-  CpuCalibration c;
-  ZS_ASSIGN_OR_RETURN(c.machine, read_cpu_machine());
-  c.ranks = comm == nullptr ? 1 : comm->size();
+  if (options.rounds < 1) return Status::invalid_argument("--rounds must be >= 1");
+  CpuCalibration first;
+  ZS_ASSIGN_OR_RETURN(first.machine, read_cpu_machine());
+  first.ranks = comm == nullptr ? 1 : comm->size();
+  first.load_before = load_average();
   CalibrateOptions o = options;
   if (comm != nullptr && comm->rank() != 0) o.progress = nullptr;
-  ZS_RETURN_IF_ERROR(barrier(comm));
-  gemm_benchmarks(o, &c);
-  ZS_RETURN_IF_ERROR(barrier(comm));
-  ZS_RETURN_IF_ERROR(op_benchmarks(o, &c));
-  ZS_RETURN_IF_ERROR(barrier(comm));
-  memory_benchmarks(o, &c);
+  std::vector<CpuCalibration> rounds;
+  for (int r = 0; r < o.rounds; ++r) {
+    // One line per benchmark in the first round; then one per round.
+    CalibrateOptions ro = o;
+    if (r > 0) ro.progress = nullptr;
+    CpuCalibration one = first;
+    ZS_RETURN_IF_ERROR(barrier(comm));
+    gemm_benchmarks(ro, &one);
+    ZS_RETURN_IF_ERROR(barrier(comm));
+    ZS_RETURN_IF_ERROR(op_benchmarks(ro, &one));
+    ZS_RETURN_IF_ERROR(barrier(comm));
+    memory_benchmarks(ro, &one);
+    rounds.push_back(std::move(one));
+    if (o.progress && r + 1 < o.rounds) {
+      o.progress("round " + std::to_string(r + 1) + " of " + std::to_string(o.rounds) + " done");
+    }
+  }
+  CpuCalibration c = combine_rounds(std::move(rounds));
+  if (o.progress) {
+    std::string speeds;
+    for (double v : c.round_speed) speeds += (speeds.empty() ? "" : ", ") + format("%.3f", v);
+    o.progress(std::to_string(o.rounds) + " rounds, each one's time against their median: " +
+               speeds + "; spread " + format("%.1f%%", 100 * c.spread));
+  }
   if (comm != nullptr && comm->size() > 1) ZS_RETURN_IF_ERROR(collective_benchmarks(o, comm, &c));
   return c;
 }
@@ -503,6 +604,7 @@ json::Json cpu_profile_json(const CpuCalibration& c, const std::string& date,
   j["pcie_pinned_bytes_per_s"] = c.memcpy_bytes_per_s.median;
   j["cpu_adam_bytes_per_s_per_core"] = c.adam_bytes_per_s.median;
   j["cpu_cores_per_rank"] = 1;
+  j["calibration_spread"] = c.spread;
   j["kernel_launch_s"] = c.op_overhead_s;
   j["sync_s"] = c.op_overhead_s;  // the executor's syncs: ops that do nothing but be issued
   if (c.ranks > 1) {
@@ -541,6 +643,8 @@ json::Json cpu_profile_json(const CpuCalibration& c, const std::string& date,
               : c.mpi_latency_s + p.bus_bytes / c.mpi_busbw_bytes_per_s}});
   }
   spread["collectives"] = coll;
+  spread["rounds"] = {
+      {"time_against_median", c.round_speed}, {"spread", c.spread}, {"load_before", c.load_before}};
   j["spread"] = spread;
   return j;
 }

@@ -2,8 +2,12 @@
 // own code, for `zerosim calibrate --backend cpu`.
 //
 // Every figure is the median of `repeats` timed runs after one untimed warm-up, kept with its
-// minimum and maximum (Spread). What is measured, and the profile key it becomes
-// (sim/cost_profile.h):
+// minimum and maximum (Spread); the whole set runs `rounds` times, one after the other, and each
+// figure is the median of the rounds' medians: a shared machine's speed drifts by tens of percent
+// over seconds, and one pass of about a second samples one moment of it. How far the rounds
+// disagree (each round's speed against their median, over every figure) is the calibration's
+// spread, kept in the profile for validate to tell noise from error. What is measured, and the
+// profile key it becomes (sim/cost_profile.h):
 //   gemm_efficiency   linear_forward + linear_backward (kernels/cpu/linear.h, Eigen, one thread)
 //                     on square m = n = k GEMMs of sides 16 to 512, FLOPs over time over the
 //                     core's fp32 peak (below)
@@ -94,10 +98,17 @@ struct CpuCalibration {
   double mpi_busbw_bytes_per_s = 0;
   double mpi_allreduce_latency_s = 0;
   double mpi_allreduce_busbw_bytes_per_s = 0;
+  // The rounds: each one's speed relative to their median (the geometric mean over every
+  // figure of the round's median over the rounds' median; above 1: slower), and the spread,
+  // (slowest - fastest) / median.
+  std::vector<double> round_speed;
+  double spread = 0;
+  double load_before = 0;  // /proc/loadavg's 1-minute load when calibration began
 };
 
 struct CalibrateOptions {
   int repeats = 5;
+  int rounds = 6;
   // Called on rank 0 with one line per benchmark as it ends.
   std::function<void(const std::string&)> progress;
 };

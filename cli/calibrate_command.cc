@@ -23,6 +23,7 @@ struct CalibrateFlags {
   std::string output = "profile.json";
   std::string cluster_output;
   std::string repeats = "5";
+  std::string rounds = "6";
   std::string gpu;  // --backend cuda: the preset (default: from the device's name)
 };
 
@@ -160,6 +161,8 @@ int run_calibrate(const CalibrateFlags& f) {
   }
   auto repeats = parse_int_flag("--repeats", f.repeats, 1, 1000);
   if (!repeats.ok()) return fail(repeats.status());
+  auto rounds = parse_int_flag("--rounds", f.rounds, 1, 100);
+  if (!rounds.ok()) return fail(rounds.status());
   const std::string cluster_path =
       f.cluster_output.empty() ? default_cluster_path(f.output) : f.cluster_output;
   // Before minutes of benchmarks: the files' folders must be there.
@@ -172,6 +175,7 @@ int run_calibrate(const CalibrateFlags& f) {
   const bool speaks = ranks.rank() == 0;
   calibrate::CalibrateOptions options;
   options.repeats = static_cast<int>(*repeats);
+  options.rounds = static_cast<int>(*rounds);
   options.progress = [](const std::string& line) {
     std::fprintf(stderr, "calibrate: %s\n", line.c_str());
     std::fflush(stderr);
@@ -186,11 +190,28 @@ int run_calibrate(const CalibrateFlags& f) {
   const json::Json profile = calibrate::cpu_profile_json(
       *cal, today_utc(), source_commit(),
       "zerosim calibrate --backend " + f.backend + " -o " + f.output + " --repeats " + f.repeats +
+          " --rounds " + f.rounds +
           (ranks.size() > 1 ? " (mpirun -np " + std::to_string(ranks.size()) + ")" : ""));
   const json::Json cluster = calibrate::cpu_cluster_json(*cal);
   if (Status s = write_output_file(f.output, profile.dump(2) + "\n"); !s.is_ok()) return fail(s);
   if (Status s = write_output_file(cluster_path, cluster.dump(2) + "\n"); !s.is_ok()) {
     return fail(s);
+  }
+  // A busy or shared machine: the figures carry its noise, and the user should know.
+  const double busy_load = 0.5 * cal->machine.logical_cpus;
+  if (cal->load_before > busy_load) {
+    std::fprintf(stderr,
+                 "zerosim calibrate: warning: the machine was busy when calibration began (load "
+                 "%.2f on %d logical CPUs): the profile describes a loaded machine; calibrate "
+                 "again when it is idle\n",
+                 cal->load_before, cal->machine.logical_cpus);
+  }
+  if (cal->spread > 0.05) {
+    std::fprintf(stderr,
+                 "zerosim calibrate: warning: the %zu rounds disagreed by %.1f%% on this machine's "
+                 "speed (other work, or a shared or throttled CPU); the profile keeps their "
+                 "median, and validate reads the spread as noise\n",
+                 cal->round_speed.size(), 100 * cal->spread);
   }
   print("zerosim calibrate: wrote " + f.output + " (simulate --profile) and " + cluster_path +
         " (simulate --cluster: " + std::to_string(cal->ranks) + " CPU rank(s) of " +
@@ -219,6 +240,9 @@ std::function<int()> add_calibrate_command(CLI::App& app) {
                   "the cluster file to write (default: PROFILE with .cluster.json)");
   cmd->add_option("--repeats", flags->repeats,
                   "--backend cpu: timed runs per benchmark (default 5)");
+  cmd->add_option("--rounds", flags->rounds,
+                  "--backend cpu: passes over every benchmark, each figure the median of the "
+                  "passes' (default 6; their disagreement is the profile's calibration_spread)");
   return [flags] { return run_calibrate(*flags); };
 }
 

@@ -24,6 +24,7 @@ constexpr TypeName kTypes[] = {
     {"--max-micro-batch", "INT"},
     {"--global-batch", "INT"},
     {"--repeats", "INT"},
+    {"--rounds", "INT"},
     {"--seed", "INT"},
     {"--inject-overflow-step", "INT"},
     {"--fragmentation", "FRACTION"},

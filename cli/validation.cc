@@ -54,6 +54,7 @@ Validation validate_run(const sim::SimulationResult& sim, const exec::ExecResult
   v.measured_max_s = *std::max_element(timed.begin(), timed.end());
   v.predicted_step_s = sim.time.step_s;
   v.step_error = (v.predicted_step_s - v.measured_step_s) / v.measured_step_s;
+  v.calibration_spread = sim.profile.calibration_spread;
 
   const plan::Plan& plan = sim.built.plan;
   const std::size_t n = plan.ops.size();
@@ -117,7 +118,8 @@ json::Json validation_json(const Validation& v) {
                {"measured_min_s", v.measured_min_s},
                {"measured_max_s", v.measured_max_s},
                {"predicted_s", v.predicted_step_s},
-               {"error", v.step_error}};
+               {"error", v.step_error},
+               {"calibration_spread", v.calibration_spread}};
   json::Json parts = json::Json::array();
   for (const Validation::Part& p : v.breakdown) {
     parts.push_back(
@@ -182,6 +184,16 @@ std::string validation_text(const Validation& v, double tolerance) {
                 : memory_ok     ? "within 1%"
                                 : "NOT within 1%");
   out += verdict;
+  if (v.calibration_spread > 0) {
+    std::snprintf(verdict, sizeof verdict,
+                  "  the profile's calibration rounds disagreed by %.1f%% on this machine's speed: "
+                  "an error %s that is %s\n",
+                  100 * v.calibration_spread,
+                  std::fabs(v.step_error) <= v.calibration_spread ? "within" : "beyond",
+                  std::fabs(v.step_error) <= v.calibration_spread ? "the machine's noise"
+                                                                  : "the model's, not noise");
+    out += verdict;
+  }
   return out;
 }
 

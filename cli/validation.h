@@ -38,6 +38,9 @@ struct Validation {
   double measured_min_s = 0, measured_max_s = 0;
   double predicted_step_s = 0;
   double step_error = 0;  // (predicted - measured) / measured
+  // The profile's calibration_spread (sim/cost_profile.h): errors within it are the machine's
+  // noise as calibrate saw it; 0 when the profile does not say.
+  double calibration_spread = 0;
   struct Part {
     std::string work;
     double measured_s = 0;

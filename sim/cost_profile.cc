@@ -325,6 +325,7 @@ constexpr NumberField kNumberFields[] = {
     {"dispatch_s", &CostProfile::dispatch_s, 0, 1},
     {"module_call_s", &CostProfile::module_call_s, 0, 1},
     {"sync_s", &CostProfile::sync_s, 0, 1},
+    {"calibration_spread", &CostProfile::calibration_spread, 0, 100},
     {"host_python_slowdown", &CostProfile::host_python_slowdown, 0.1, 100},
     {"min_kernel_s", &CostProfile::min_kernel_s, 1e-9, 1},
     {"nvlink_ring_busbw_bytes_per_s", &CostProfile::nvlink_ring_busbw_bytes_per_s, 1e6, 1e14},

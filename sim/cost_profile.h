@@ -68,6 +68,10 @@ struct CostProfile {
   // the copy and the wake-up, and in a loop of them (an .item() per parameter) the few small
   // kernels each waits for, which the GPU runs one chain at a time. Not scaled by the host.
   double sync_s = 0;
+  // A measured profile's noise: how far `zerosim calibrate`'s rounds disagreed on this machine's
+  // speed ((slowest - fastest) / median, calibrate/cpu_calibration.h); 0 when unknown. validate
+  // reads it to tell the machine's noise from the model's error.
+  double calibration_spread = 0;
   // DeepSpeed's Python per call of each plan::HostTask, its ATen calls apart.
   std::array<double, plan::kHostTaskCount> host_call_s{};
   // How much slower the target host runs all of the above than the reference host (1: as fast;

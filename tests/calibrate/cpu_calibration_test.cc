@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "configs/hardware/cluster.h"
@@ -75,6 +76,7 @@ TEST(CpuCalibration, MeasuresEveryFigureOnThisMachine) {
   std::vector<std::string> lines;
   CalibrateOptions o;
   o.repeats = 1;
+  o.rounds = 3;
   o.progress = [&lines](const std::string& l) { lines.push_back(l); };
   auto c = calibrate_cpu(o, nullptr);
   ASSERT_TRUE(c.ok()) << c.status().message();
@@ -95,8 +97,7 @@ TEST(CpuCalibration, MeasuresEveryFigureOnThisMachine) {
       EXPECT_GE(c->per_unit[i][p].median, 0) << models::op_kind_name(k);
       // Attention is fitted as two non-negative terms, per FLOP and per score; on a busy machine
       // either may come out 0, but not both.
-      const double pair_s =
-          k == models::OpKind::kAttention ? c->attention_pair_s[p].median : 0.0;
+      const double pair_s = k == models::OpKind::kAttention ? c->attention_pair_s[p].median : 0.0;
       EXPECT_GT(c->per_unit[i][p].median + pair_s, 0) << models::op_kind_name(k);
     }
   }
@@ -108,8 +109,21 @@ TEST(CpuCalibration, MeasuresEveryFigureOnThisMachine) {
     EXPECT_LE(s->median, s->max);
   }
   EXPECT_TRUE(c->collectives.empty());  // one rank: nothing to time
-  // A line per benchmark: 6 GEMMs, 8 op kinds, memcpy, rounding, Adam (one rank: no MPI lines).
-  EXPECT_EQ(lines.size(), 17u);
+  // A line per benchmark of the first round: 6 GEMMs, 8 op kinds, memcpy, rounding, Adam (one
+  // rank: no MPI lines); a line for each round done but the last, and the rounds' spread.
+  EXPECT_EQ(lines.size(), 17u + 2u + 1u);
+  EXPECT_NE(lines.back().find("3 rounds"), std::string::npos) << lines.back();
+  // Each round's speed against their median, and how far they disagree: the median round is 1.
+  ASSERT_EQ(c->round_speed.size(), 3u);
+  std::vector<double> speeds = c->round_speed;
+  std::sort(speeds.begin(), speeds.end());
+  EXPECT_GT(speeds[0], 0);
+  EXPECT_NEAR(c->spread, (speeds[2] - speeds[0]) / speeds[1], 1e-12);
+  // Each figure is the median of the rounds': its repeats are the rounds' together.
+  EXPECT_EQ(c->memcpy_bytes_per_s.repeats, 3);
+  const json::Json profile = cpu_profile_json(*c, "2026-11-29", "abc1234", "zerosim calibrate");
+  EXPECT_DOUBLE_EQ(profile["calibration_spread"].get<double>(), c->spread);
+  EXPECT_EQ(profile["spread"]["rounds"]["time_against_median"].size(), 3u);
 }
 
 }  // namespace
