@@ -108,7 +108,7 @@ struct CpuCalibration {
 
 struct CalibrateOptions {
   int repeats = 5;
-  int rounds = 6;
+  int rounds = 12;
   // Called on rank 0 with one line per benchmark as it ends.
   std::function<void(const std::string&)> progress;
 };

@@ -23,7 +23,7 @@ struct CalibrateFlags {
   std::string output = "profile.json";
   std::string cluster_output;
   std::string repeats = "5";
-  std::string rounds = "6";
+  std::string rounds = "12";
   std::string gpu;  // --backend cuda: the preset (default: from the device's name)
 };
 
@@ -242,7 +242,7 @@ std::function<int()> add_calibrate_command(CLI::App& app) {
                   "--backend cpu: timed runs per benchmark (default 5)");
   cmd->add_option("--rounds", flags->rounds,
                   "--backend cpu: passes over every benchmark, each figure the median of the "
-                  "passes' (default 6; their disagreement is the profile's calibration_spread)");
+                  "passes' (default 12; their disagreement is the profile's calibration_spread)");
   return [flags] { return run_calibrate(*flags); };
 }
 

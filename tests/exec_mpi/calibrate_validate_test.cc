@@ -44,8 +44,8 @@ TEST(CalibrateValidate, TwoCpuRanksPredictATinyGptAtStagesOneToThree) {
   const std::string mpirun = std::string(ZS_MPIEXEC) + " -np 2 --oversubscribe " + ZS_ZEROSIM_BIN;
   // The profile and cluster file, once: what they say about this machine's speed is not checked
   // here (it depends on how busy the machine is), only that they are written whole.
-  const auto cal = testing::run_command(mpirun + " calibrate --backend cpu --repeats 2 -o " + dir +
-                                        "/cpu.json 2>&1");
+  const auto cal = testing::run_command(
+      mpirun + " calibrate --backend cpu --repeats 2 --rounds 2 -o " + dir + "/cpu.json 2>&1");
   ASSERT_EQ(cal.exit_code, 0) << cal.output;
   EXPECT_NE(cal.output.find("calibrate: MPI all_reduce over 2 ranks"), std::string::npos)
       << cal.output;
