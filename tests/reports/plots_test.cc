@@ -207,8 +207,8 @@ TEST(Plots, InvalidRowsAreListedWithTheirReasons) {
       r["values"]["stage"] = 2;
     }
   }
-  const auto staged = table_of(j);
-  const auto& h2 = variants_figure(staged).tables[0].header;
+  const Figure staged = variants_figure(table_of(j));
+  const auto& h2 = staged.tables[0].header;
   EXPECT_EQ(std::count(h2.begin(), h2.end(), "stage"), 1);
   EXPECT_EQ(std::count(h2.begin(), h2.end(), "ZeRO stage"), 0);
 }
