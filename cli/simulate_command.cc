@@ -1,14 +1,20 @@
 #include "cli/simulate_command.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <optional>
+#include <thread>
 
 #include "cli/exit_codes.h"
 #include "cli/options.h"
 #include "plan/plan.h"
+#include "reports/fit_advice_report.h"
 #include "reports/simulate_report.h"
 #include "sim/simulate.h"
 #include "sim/trace.h"
+#include "sim/uncertainty.h"
+#include "tuning/fit_advice.h"
 
 namespace zs::cli {
 namespace {
@@ -37,6 +43,19 @@ Result<double> parse_number_flag(const char* flag, const std::string& text, doub
                                     "\" is not allowed; expected " + expected);
   }
   return v;
+}
+
+// When the prediction is out of memory: the changes that would fit (tuning/fit_advice.h), kept
+// clear of the memory band.
+Result<tuning::FitAdvice> fit_advice(const sim::SimulationRequest& request) {
+  tuning::SweepSetup setup;
+  setup.base = request;
+  setup.base.op_names = false;
+  ZS_ASSIGN_OR_RETURN(json::Document doc, json::parse_file(request.config_path));
+  setup.base.config_document = std::make_shared<const json::Document>(std::move(doc));
+  setup.headroom = sim::memory_band().fraction;
+  setup.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return tuning::changes_that_fit(std::move(setup), 3);
 }
 
 int run_simulate(const SimulateFlags& f) {
@@ -87,6 +106,13 @@ int run_simulate(const SimulateFlags& f) {
     const Status s = sim::write_trace(f.trace, result->built.plan, result->time);
     if (!s.is_ok()) return failed(s);
   }
+  const bool oom = result->memory.gpu_oom || result->memory.host_oom;
+  std::optional<tuning::FitAdvice> advice;
+  if (oom && !f.print_plan) {
+    auto a = fit_advice(request);
+    if (!a.ok()) return failed(a.status());
+    advice = std::move(*a);
+  }
   // What the prediction assumed goes first, where it is read.
   std::string assumed_text;
   for (const std::string& a : assumed) assumed_text += "assumed: " + a + "\n";
@@ -96,11 +122,13 @@ int run_simulate(const SimulateFlags& f) {
   } else if (f.common.json) {
     json::Json j = reports::render_simulation_json(*result, request);
     j["assumed"] = assumed;
+    if (advice) j["fit_advice"] = reports::render_fit_advice_json(*advice);
     print(j.dump(2, ' ', false, json::Json::error_handler_t::replace));
   } else {
-    print(assumed_text + reports::render_simulation_text(*result, request));
+    std::string text = assumed_text + reports::render_simulation_text(*result, request);
+    if (advice) text += reports::render_fit_advice_text(*advice, result->time.tokens_per_s);
+    print(text);
   }
-  const bool oom = result->memory.gpu_oom || result->memory.host_oom;
   return f.fail_on_oom && oom ? kExitPredictedOom : kExitOk;
 }
 

@@ -53,7 +53,8 @@ struct MemoryReport {
   Bytes gpu_peak_bytes = 0;
   // What PyTorch's caching allocator reserves at its peak (plan/caching_allocator.h: segments,
   // block rounding and splitting, over two steps so that the second starts from the first's
-  // cache), plus the CUDA context and NCCL: nvidia-smi's figure for the process.
+  // cache), plus the CUDA context and NCCL: nvidia-smi's figure for the process. Never below
+  // gpu_peak_bytes when computed.
   Bytes gpu_reserved_peak_bytes = 0;  // 0: not computed (MemoryOptions)
   // The buffers alone: their allocated peak in exact sizes; and as the caching allocator's
   // replay counts them, its allocated peak (blocks rounded to 512 bytes: max_memory_allocated)

@@ -16,11 +16,14 @@ constexpr Category kCategories[] = {Category::kParams,          Category::kGrads
                                     Category::kOptimizerStates, Category::kActivations,
                                     Category::kBuffers,         Category::kOther};
 
+std::string row(const std::string& name, const std::string& value, const std::string& note = "") {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "  %-18s %12s", name.c_str(), value.c_str());
+  return buf + (note.empty() ? std::string() : "   " + note) + "\n";
+}
+
 std::string row(const std::string& name, Bytes bytes, const std::string& note = "") {
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "  %-18s %12s%s%s\n", name.c_str(), format_bytes(bytes).c_str(),
-                note.empty() ? "" : "   ", note.c_str());
-  return buf;
+  return row(name, format_bytes(bytes), note);
 }
 
 json::Json breakdown_json(const plan::Breakdown& b) {
@@ -158,8 +161,12 @@ std::string render_simulation_text(const sim::SimulationResult& r,
   const std::string memory_pm =
       "+-" + std::to_string(static_cast<int>(std::lround(100 * memory_band.fraction))) + "%";
   out += row("peak", m.gpu_peak_bytes, memory_pm + ", of " + format_bytes(m.gpu_capacity_bytes));
-  out += row("reserved", m.gpu_reserved_peak_bytes,
-             "PyTorch's caching allocator at its peak, context and NCCL included (nvidia-smi)");
+  if (m.gpu_oom) {
+    out += row("reserved", "-", "none: the caching allocator runs out of memory before its peak");
+  } else if (m.gpu_reserved_peak_bytes > 0) {
+    out += row("reserved", m.gpu_reserved_peak_bytes,
+               "PyTorch's caching allocator at its peak, context and NCCL included (nvidia-smi)");
+  }
   out += row("model states", m.model_states_bytes,
              "parameters, gradients and optimizer states as the ZeRO paper counts them");
   out += "  uncertainty: memory " + memory_pm + " (" + std::string(memory_band.basis) + ")\n";

@@ -1,6 +1,7 @@
 #include "sim/step_time.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <variant>
 
@@ -194,9 +195,28 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
     }
   } else if (b.exposed_offload_s > 0.2 * step) {
     s = "PCIe/NVMe traffic is on the critical path: " + secs(b.exposed_offload_s) + " (" +
-        pct(b.exposed_offload_s, step) +
-        ") of host-device copies are not hidden. Pinned buffers (pin_memory) and fewer "
-        "offloaded tensors would move it.";
+        pct(b.exposed_offload_s, step) + ") of host-device copies are not hidden.";
+    // Only the knobs this config has and has not already set.
+    std::vector<std::string> moves;
+    const bool unpinned =
+        (l.offload_optimizer && !l.pin_optimizer) || (l.offload_param && !l.pin_param);
+    if (unpinned) moves.push_back("pinned buffers (pin_memory: true)");
+    if (l.offload_param) {
+      moves.push_back("keeping the parameters on the GPU (offload_param off) if they fit");
+    }
+    if (l.optimizer_on_nvme || l.param_on_nvme) moves.push_back("the CPU instead of NVMe");
+    if (moves.empty()) {
+      s += " Fewer bytes to copy (more GPUs to shrink each rank's partition, or the optimizer "
+           "kept on the GPU if it fits) would move it.";
+    } else {
+      std::string list;
+      for (std::size_t k = 0; k < moves.size(); ++k) {
+        if (k > 0) list += k + 1 == moves.size() ? " or " : ", ";
+        list += moves[k];
+      }
+      list[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(list[0])));
+      s += " " + list + " would move it.";
+    }
   } else if (t.host.gpu_idle_s >= kHostBoundIdleFraction * step) {
     // The host's largest part.
     std::string what = "the model's " + std::to_string(t.host.model_calls) +
@@ -239,9 +259,12 @@ std::string explain(const StepTime& t, const plan::Layout& l) {
         "kernels.";
   } else {
     s = "Compute-bound: model kernels take " + secs(b.compute_s) + " (" + pct(b.compute_s, step) +
-        ") of the step, at " + pct(t.mfu, 1.0) +
-        " MFU. Only faster kernels (flash attention, larger GEMMs from a larger micro-batch) or "
-        "fewer recomputed layers would move it; communication is hidden.";
+        ") of the step, at " + pct(t.mfu, 1.0) + " MFU. Only faster kernels (" +
+        (l.graph->workload.flash_attention ? std::string()
+                                           : std::string("fused (flash) attention, ")) +
+        "larger GEMMs from a larger micro-batch)" +
+        (l.checkpointing ? std::string(" or fewer recomputed layers") : std::string()) +
+        " would move it; communication is hidden.";
   }
   // Worth saying whatever bounds the step when it is a tenth of a micro-step's compute or more.
   const ModelOpTimes& m = t.priced_model->times;

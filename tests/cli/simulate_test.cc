@@ -56,6 +56,37 @@ TEST(SimulateCli, FailOnOomExitsThreeOnAPredictedOom) {
   EXPECT_EQ(fits.exit_code, 0) << fits.output;
 }
 
+// On a predicted OOM, simulate names the cheapest change that fits with its predicted memory
+// (tuning/fit_advice.h), and prints no reserved figure the allocator never reaches.
+TEST(SimulateCli, AnOomNamesTheCheapestChangeThatFits) {
+  const std::string cfg = write_temp("oom_advice.json", R"({"train_micro_batch_size_per_gpu": 16,
+      "gradient_accumulation_steps": 4, "bf16": {"enabled": true},
+      "zero_optimization": {"stage": 2}})");
+  const std::string oom =
+      "simulate " + cfg + " --model llama2-7b --gpu a100-80gb --gpus-per-node 8 --seq-len 2048";
+  const auto text = run_zerosim(oom);
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("OUT OF MEMORY"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("What would fit"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("cheapest: "), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("none: the caching allocator runs out of memory"), std::string::npos);
+  const auto json = run_zerosim(oom + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.output;
+  const auto j = nlohmann::json::parse(json.output);
+  const auto& changes = j["fit_advice"]["changes"];
+  ASSERT_FALSE(changes.empty());
+  const long capacity = j["memory"]["gpu"]["capacity_bytes"].get<long>();
+  for (const auto& c : changes) {
+    EXPECT_LT(c["gpu_peak_bytes"].get<long>(), capacity) << c.dump();
+    EXPECT_EQ(c["micro_batch"].get<long>() * c["grad_accum"].get<long>(), 16 * 4) << c.dump();
+  }
+  // A config that fits gets no advice.
+  const auto fits = run_zerosim(
+      "simulate " + cfg + " --model gpt2 --gpu a100-80gb --seq-len 256 --micro-batch 1 --json");
+  ASSERT_EQ(fits.exit_code, 0) << fits.output;
+  EXPECT_FALSE(nlohmann::json::parse(fits.output).contains("fit_advice"));
+}
+
 // Where the config leaves precision to "auto" and no --seq-len is given, simulate says what it
 // assumes at the top and takes the common training choice, not fp32 at the model's context.
 TEST(SimulateCli, StatesTheScenarioItAssumes) {

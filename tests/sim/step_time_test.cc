@@ -293,5 +293,22 @@ TEST(StepTime, SweepModeGivesTheSameNumbers) {
   }
 }
 
+// The bottleneck's advice names only knobs the config has not already set: no "flash attention"
+// when attention is fused already, no "fewer recomputed layers" without checkpointing.
+TEST(StepTime, ComputeBoundAdviceNamesOnlyWhatIsNotAlreadyOn) {
+  SimSetup s;
+  s.gpus_per_node = 1;
+  const auto flash = simulate_text(zero(0, "", 16), s);
+  ASSERT_EQ(flash.time.bottleneck.rfind("Compute-bound", 0), 0u) << flash.time.bottleneck;
+  EXPECT_EQ(flash.time.bottleneck.find("flash"), std::string::npos) << flash.time.bottleneck;
+  EXPECT_EQ(flash.time.bottleneck.find("recomputed"), std::string::npos);
+  s.flash = false;
+  s.checkpointing = true;
+  const auto eager = simulate_text(zero(0, "", 16), s);
+  ASSERT_EQ(eager.time.bottleneck.rfind("Compute-bound", 0), 0u) << eager.time.bottleneck;
+  EXPECT_NE(eager.time.bottleneck.find("fused (flash) attention"), std::string::npos);
+  EXPECT_NE(eager.time.bottleneck.find("fewer recomputed layers"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace zs::sim
