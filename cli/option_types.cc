@@ -35,6 +35,7 @@ constexpr TypeName kTypes[] = {
     {"--precision", "fp32|fp16|bf16"},
     {"--attention", "flash|eager"},
     {"--kernels", "eager|fused"},
+    {"--load-dtype", "auto|fp32|bf16|fp16"},
     {"--backend", "cpu|cuda"},
     {"--ds-version", "X.Y.Z"},
     {"--gpu", "PRESET"},

@@ -142,6 +142,12 @@ void print(const std::string& text) {
   if (!text.empty() && text.back() != '\n') std::fputc('\n', stdout);
 }
 
+Result<plan::LoadDtype> parse_load_dtype_flag(const std::string& text) {
+  if (auto d = plan::parse_load_dtype(text)) return *d;
+  return Status::invalid_argument("--load-dtype: \"" + text +
+                                  "\" is not allowed; expected auto, fp32, bf16 or fp16");
+}
+
 Result<std::optional<sim::CostProfile>> read_profile_flags(const std::string& profile,
                                                            const std::string& kernels,
                                                            const configs::Cluster& cluster) {

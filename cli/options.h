@@ -10,6 +10,7 @@
 #include "configs/check.h"
 #include "configs/hardware/cluster.h"
 #include "models/model_spec.h"
+#include "plan/model_load.h"
 #include "sim/cost_profile.h"
 
 namespace zs::cli {
@@ -56,6 +57,13 @@ std::vector<std::string> assume_scenario(const CommonFlags& f, Inputs* in, std::
 Result<std::optional<sim::CostProfile>> read_profile_flags(const std::string& profile,
                                                            const std::string& kernels,
                                                            const configs::Cluster& cluster);
+
+// --load-dtype: from_pretrained's dtype for the host memory of the model load
+// (plan/model_load.h). kInvalidArgument naming the flag, the value and what is allowed.
+inline constexpr const char* kLoadDtypeHelp =
+    "from_pretrained's dtype, for the host memory of loading the model: auto (transformers 5's "
+    "default: the checkpoint's), fp32 (transformers 4's default), bf16 or fp16";
+Result<plan::LoadDtype> parse_load_dtype_flag(const std::string& text);
 
 // Prints `s`'s message to stderr; returns exit code 1. With `json` (the command's --json), also
 // prints the error as one JSON object on stdout (error_json), so a script reading stdout gets

@@ -31,6 +31,7 @@ struct SimulateFlags {
   std::string profile;
   std::string straggler;
   bool fail_on_oom = false;
+  std::string load_dtype = "auto";
 };
 
 // A number in [lo, hi] given as a flag's text.
@@ -100,6 +101,9 @@ int run_simulate(const SimulateFlags& f) {
   if (!profile.ok()) return failed(profile.status());
   request.profile = *profile;
   request.activation_checkpointing = f.checkpointing;
+  auto load_dtype = parse_load_dtype_flag(f.load_dtype);
+  if (!load_dtype.ok()) return failed(load_dtype.status());
+  request.load_dtype = *load_dtype;
   auto result = sim::simulate(request);
   if (!result.ok()) return failed(result.status());
   if (!f.trace.empty()) {
@@ -164,6 +168,7 @@ std::function<int()> add_simulate_command(CLI::App& app) {
                   "(sim/cost_profile.h lists the keys)");
   cmd->add_option("--straggler", flags->straggler,
                   "slowest rank's factor on every collective (default 1: no straggler)");
+  cmd->add_option("--load-dtype", flags->load_dtype, kLoadDtypeHelp);
   cmd->add_flag("--fail-on-oom", flags->fail_on_oom,
                 "exit 3 when the prediction is out of GPU or host memory (the output is printed "
                 "as usual), for CI gates");

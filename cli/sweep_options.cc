@@ -57,6 +57,7 @@ void add_sweep_flags(CLI::App* cmd, SweepFlags* f) {
                   "(micro-batch x world)");
   cmd->add_option("--headroom", f->headroom,
                   "fraction of GPU memory a feasible variant leaves free (default 0.05)");
+  cmd->add_option("--load-dtype", f->load_dtype, kLoadDtypeHelp);
   cmd->add_flag("--progress", f->progress,
                 "show a progress bar on stderr even when it is not a terminal");
 }
@@ -82,6 +83,7 @@ Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f,
   r.cluster = *in.cluster;
   r.op_names = false;
   r.activation_checkpointing = f.checkpointing;
+  ZS_ASSIGN_OR_RETURN(r.load_dtype, parse_load_dtype_flag(f.load_dtype));
   if (f.attention != "flash" && f.attention != "eager") {
     return Status::invalid_argument("--attention: \"" + f.attention +
                                     "\" is not allowed; expected flash or eager");

@@ -26,6 +26,7 @@ struct SweepFlags {
   std::string global_batch;
   std::string headroom = "0.05";
   bool progress = false;
+  std::string load_dtype = "auto";
 };
 
 // Adds CONFIG, the model and cluster flags and the sweep's own to `cmd`.

@@ -183,6 +183,21 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   spec->mlp = MlpKind::kSwiGlu;
 }
 
+// config.json's torch_dtype (transformers 5 writes dtype), in zerosim's names; "" when absent
+// or not one of the three training dtypes.
+std::string checkpoint_dtype(ObjectReader& r) {
+  for (const char* key : {"dtype", "torch_dtype"}) {
+    if (!r.has(key)) continue;
+    const Json* v = r.raw(key);
+    if (!v->is_string()) continue;
+    const std::string& s = v->get_ref<const std::string&>();
+    if (s == "float32") return "fp32";
+    if (s == "bfloat16") return "bf16";
+    if (s == "float16") return "fp16";
+  }
+  return "";
+}
+
 void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
   spec->name = doc.source;
   if (r.has("_name_or_path")) {
@@ -192,6 +207,7 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     }
   }
   spec->hf_repo = spec->name;
+  spec->checkpoint_dtype = checkpoint_dtype(r);
   if (!r.has("model_type")) {
     r.report("model_type", Severity::kError, "missing-key",
              "required key is missing; expected one of \"gpt2\", \"llama\", \"mistral\", "

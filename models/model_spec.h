@@ -79,6 +79,10 @@ struct ModelSpec {
   std::string activation;  // HF name: "gelu_new" (GPT-2), "silu" (the SwiGLU family)
   LinearBiases bias;
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
+  // The dtype the checkpoint is stored in, as config.json's torch_dtype (dtype from transformers
+  // 5) states it: "fp32", "bf16" or "fp16"; "" when it states none or another. Only the host
+  // memory of loading it depends on it (plan/model_load.h).
+  std::string checkpoint_dtype;
   DropoutProbs dropout;
   double norm_eps = 1e-5;
   // RoPE base theta: inv_freq_j = theta^(-2j/d) (kernels/cpu/rotary.h). HF's rope_theta, whose

@@ -125,6 +125,13 @@ ModelSpec spec_from_row(const ZooRow& row) {
   } else if (row.name == std::string_view("qwen2-7b")) {
     spec.rope_theta = 1000000.0;
   }
+  // torch_dtype of the same config.json files: Llama-2's float16, Llama-3's, Mistral's and
+  // Qwen2's bfloat16; GPT-2's states none (its weights are fp32).
+  if (row.type == ModelType::kLlama) {
+    spec.checkpoint_dtype = std::string_view(row.name).starts_with("llama2") ? "fp16" : "bf16";
+  } else if (row.type != ModelType::kGpt2) {
+    spec.checkpoint_dtype = "bf16";
+  }
   apply_family_defaults(row.type, &spec);
   return spec;
 }

@@ -159,6 +159,14 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   for (Bytes& b : r.host_at_peak.bytes) b *= ranks;
   r.host_pinned_bytes *= ranks;
   r.nvme_bytes = nvme_peak * ranks;
+  r.host_load_bytes = o.host_load_bytes_per_rank * ranks;
+  if (r.host_load_bytes > r.host_peak_bytes) {
+    r.host_peak_bytes = r.host_load_bytes;
+    r.host_at_peak = Breakdown{};
+    r.host_at_peak[Category::kParams] = r.host_load_bytes;
+    r.host_pinned_bytes = 0;  // from_pretrained's tensors are pageable
+    r.host_peak_at_load = true;
+  }
   r.host_capacity_bytes = o.host_capacity_bytes;
   r.host_headroom_bytes = o.host_capacity_bytes - r.host_peak_bytes;
   r.host_oom = r.host_headroom_bytes < 0;

@@ -36,6 +36,9 @@ struct MemoryOptions {
   // computed). A sweep sets it: the allocator's replay costs as much as the rest of the memory
   // replay, and only a step near capacity can fail in it.
   bool allocator_only_near_capacity = false;
+  // What each rank holds on the host while it loads the model, before the step's buffers exist
+  // (plan/model_load.h); the host peak is the larger of it and the step's.
+  Bytes host_load_bytes_per_rank = 0;
 };
 // Reserved exceeded allocated by 3-13% of capacity in the cases measured
 // (reports/measurements/2026-11-25-fidelity-calibrated.md); 0.75 leaves twice that.
@@ -76,9 +79,12 @@ struct MemoryReport {
   // Parameters, gradients and optimizer states as the ZeRO paper counts them (the
   // model_state_bytes of GPU buffers).
   Bytes model_states_bytes = 0;
-  // Host, per node: every rank's host buffers.
+  // Host, per node: every rank's host buffers, or the model load when it holds more
+  // (host_peak_at_load; its bytes are parameters in host_at_peak).
   Bytes host_peak_bytes = 0;
   Breakdown host_at_peak;
+  Bytes host_load_bytes = 0;  // per node: every rank's MemoryOptions::host_load_bytes_per_rank
+  bool host_peak_at_load = false;
   Bytes host_capacity_bytes = 0;
   Bytes host_headroom_bytes = 0;
   bool host_oom = false;

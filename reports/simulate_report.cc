@@ -125,6 +125,28 @@ std::string render_time_text(const sim::SimulationResult& r) {
   return out;
 }
 
+// What the model load holds and why (plan/model_load.h).
+std::string load_note(const plan::ModelLoad& load, int stage,
+                      const sim::SimulationRequest& request) {
+  const std::string stored(plan::load_dtype_name(load.stored));
+  const std::string loaded(plan::load_dtype_name(load.loaded));
+  const std::string flag =
+      "--load-dtype " + std::string(plan::load_dtype_name(*request.load_dtype));
+  const std::string ckpt =
+      "the " + stored + " checkpoint" +
+      (request.model.checkpoint_dtype.empty() ? " (no dtype stated: fp32)" : "");
+  if (load.cast && stage < 3) {
+    return std::to_string(request.cluster.gpus_per_node) + " ranks each hold the model in " +
+           loaded + " while from_pretrained casts " + ckpt + " (" + flag +
+           "), until initialize moves it to the GPU";
+  }
+  std::string note = "from_pretrained (" + flag + ") ";
+  note += load.cast ? "copies " + ckpt + " module by module into zero.Init's GPU partitions"
+                    : "maps " + ckpt + " without a copy";
+  return note + "; its pages, " + format_bytes(load.page_cache_bytes) +
+         " per node, are shared, reclaimable page cache";
+}
+
 }  // namespace
 
 std::string render_simulation_text(const sim::SimulationResult& r,
@@ -192,7 +214,9 @@ std::string render_simulation_text(const sim::SimulationResult& r,
   }
   out += row("peak", m.host_peak_bytes,
              memory_pm + ", of " + format_bytes(m.host_capacity_bytes) + " (" +
-                 format_bytes(m.host_pinned_bytes) + " pinned)");
+                 format_bytes(m.host_pinned_bytes) + " pinned)" +
+                 (m.host_peak_at_load ? ", while the model loads" : ""));
+  if (r.load) out += row("model load", m.host_load_bytes, load_note(*r.load, l.stage, request));
   if (m.nvme_bytes > 0) out += row("on NVMe", m.nvme_bytes);
   out += m.host_oom ? "  OUT OF HOST MEMORY\n" : "";
   out += render_time_text(r);
@@ -249,6 +273,16 @@ json::Json render_simulation_json(const sim::SimulationResult& r,
                      {"pinned_bytes", m.host_pinned_bytes},
                      {"nvme_bytes", m.nvme_bytes},
                      {"breakdown", breakdown_json(m.host_at_peak)}}}};
+  if (r.load) {
+    out["memory"]["cpu"]["model_load"] = {
+        {"load_dtype", std::string(plan::load_dtype_name(*request.load_dtype))},
+        {"checkpoint_dtype", std::string(plan::load_dtype_name(r.load->stored))},
+        {"cast", r.load->cast},
+        {"per_rank_bytes", r.load->per_rank_bytes},
+        {"per_node_bytes", m.host_load_bytes},
+        {"page_cache_bytes", r.load->page_cache_bytes},
+        {"at_peak", m.host_peak_at_load}};
+  }
   out["plan"] = {{"ops", r.built.plan.ops.size()},
                  {"buffers", r.built.plan.buffers.size()},
                  {"segments", r.built.plan.segments.size()}};

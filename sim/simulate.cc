@@ -36,6 +36,12 @@ Result<SimulationResult> simulate_planned(const SimulationRequest& request,
     mo.cuda_context_bytes = 0;
     mo.nccl_workspace_bytes = 0;
   }
+  if (request.load_dtype) {
+    const auto dtype = plan::parse_load_dtype(request.model.checkpoint_dtype);
+    r.load = plan::model_load(*request.load_dtype, dtype.value_or(plan::LoadDtype::kAuto), r.params,
+                              r.built.layout.stage);
+    mo.host_load_bytes_per_rank = r.load->per_rank_bytes;
+  }
   r.memory = plan::replay_memory(r.built.plan, mo);
   r.train_batch_size = lc.config.batch.train_batch_size.value;
   r.profile = request.profile ? *request.profile : default_cost_profile(request.cluster);

@@ -13,6 +13,7 @@
 #include "models/model_spec.h"
 #include "plan/build_plan.h"
 #include "plan/memory.h"
+#include "plan/model_load.h"
 #include "plan/plan_step.h"
 #include "sim/cost_profile.h"
 #include "sim/step_time.h"
@@ -37,6 +38,9 @@ struct SimulationRequest : plan::StepRequest {
   // capacity, where its verdict can differ (plan/memory.h MemoryOptions); the reserved figure is
   // then the allocated one below that.
   bool allocator_near_capacity_only = false;
+  // How the script loads the model before initialize (plan/model_load.h); unset: not counted
+  // (run and validate build the model on their own backend).
+  std::optional<plan::LoadDtype> load_dtype;
 };
 
 struct SimulationResult {
@@ -48,6 +52,7 @@ struct SimulationResult {
   std::int64_t params = 0;
   std::int64_t seq_len = 0;
   std::int64_t train_batch_size = 0;
+  std::optional<plan::ModelLoad> load;  // set when request.load_dtype is
 };
 
 // Fails (kInvalidArgument / kNotFound / kParseError) when the config cannot be read, has errors

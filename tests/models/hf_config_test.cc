@@ -116,6 +116,28 @@ TEST(HfConfig, AbsentKeysTakeTheHfClassDefaults) {
 
 // A hub id zerosim's zoo does not know is read from the Hugging Face cache when its config.json
 // is there; otherwise the message says zerosim needs the config.json and where it looked.
+// torch_dtype (transformers 4) or dtype (5) names the checkpoint's dtype, which the host memory
+// of loading it depends on (plan/model_load.h); anything else is "" (not stated).
+TEST(HfConfig, TheCheckpointDtypeComesFromTorchDtypeOrDtype) {
+  auto dtype_of = [](const std::string& name, std::string_view extra) {
+    const std::string text =
+        R"({"model_type": "gpt2", "vocab_size": 100, "n_embd": 64, "n_layer": 2, "n_head": 4)" +
+        std::string(extra) + "}";
+    const Result<ModelSpec> r = load_hf_config(write_temp(name, text));
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    return r.ok() ? r->checkpoint_dtype : "?";
+  };
+  EXPECT_EQ(dtype_of("d0.json", ""), "");
+  EXPECT_EQ(dtype_of("d1.json", R"(, "torch_dtype": "float16")"), "fp16");
+  EXPECT_EQ(dtype_of("d2.json", R"(, "dtype": "bfloat16")"), "bf16");
+  EXPECT_EQ(dtype_of("d3.json", R"(, "torch_dtype": "float32")"), "fp32");
+  EXPECT_EQ(dtype_of("d4.json", R"(, "torch_dtype": "int8")"), "");
+  EXPECT_EQ(dtype_of("d5.json", R"(, "torch_dtype": null)"), "");
+  const Result<ModelSpec> llama = load_hf_config(shipped("Llama-2-7b-hf.json"));
+  ASSERT_TRUE(llama.ok());
+  EXPECT_EQ(llama->checkpoint_dtype, "fp16");
+}
+
 TEST(HfConfig, AHubIdIsReadFromTheLocalCacheOrNamesWhereToPutIt) {
   const fs::path cache = fs::path(::testing::TempDir()) / ("zs_hub_" + std::to_string(getpid()));
   setenv("HF_HUB_CACHE", cache.c_str(), 1);

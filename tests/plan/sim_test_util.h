@@ -25,6 +25,7 @@ struct SimSetup {
   bool flash = true;
   configs::DsVersion version = configs::kLatestDsVersion;  // --ds-version
   sim::KernelStyle kernels = sim::KernelStyle::kEager;     // --kernels
+  std::optional<plan::LoadDtype> load_dtype;               // --load-dtype; unset: not counted
 };
 
 inline sim::SimulationResult simulate_text(const std::string& config, const SimSetup& s = {}) {
@@ -45,6 +46,7 @@ inline sim::SimulationResult simulate_text(const std::string& config, const SimS
   r.activation_checkpointing = s.checkpointing;
   r.flash_attention = s.flash;
   r.check.version = s.version;
+  r.load_dtype = s.load_dtype;
   if (s.kernels != sim::KernelStyle::kEager) {
     r.profile = sim::default_cost_profile(r.cluster);
     r.profile->kernel_style = s.kernels;
