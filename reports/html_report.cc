@@ -51,11 +51,14 @@ std::string winner_section(const SweepTable& t) {
   } else {
     const SweepRow& b = *t.row(*t.best);
     const VariantResult& v = *b.result;
+    const Units u = report_units(t);
+    const std::string time_pm = " ±" + fixed(100 * v.time_band, 0) + "%";
     s += "<p><strong>" + escape(variant_description(t, b)) + "</strong>: step " +
-         escape(fixed(to_ms(v.step_s), 1)) + " ms, " + escape(fixed(v.tokens_per_s, 0)) +
-         " tokens/s, " + escape(fixed(v.tflops_per_gpu, 1)) + " TFLOP/s per GPU (MFU " +
-         escape(fixed(100 * v.mfu, 1)) + "%), peak " + escape(fixed(to_gib(v.peak_bytes), 2)) +
-         " GiB per GPU.</p>\n";
+         escape(fixed(to_ms(v.step_s), 1)) + " ms" + time_pm + ", " +
+         escape(fixed(v.tokens_per_s, 0)) + " tokens/s" + time_pm + ", " +
+         escape(fixed(u.rate(v.tflops_per_gpu), 1)) + " " + u.flops + " per GPU (MFU " +
+         escape(fixed(100 * v.mfu, 1)) + "%), peak " + escape(fixed(u.mem(v.peak_bytes), 2)) + " " +
+         u.bytes + " ±" + fixed(100 * v.memory_band, 0) + "% per GPU.</p>\n";
     for (const SweepRow& r : t.rows) {
       if (!r.baseline || r.id == b.id) continue;
       if (!r.result) {
@@ -64,11 +67,12 @@ std::string winner_section(const SweepTable& t) {
         const double gain =
             r.result->tokens_per_s > 0 ? v.tokens_per_s / r.result->tokens_per_s : 0;
         s += "<p>The baseline, the config as given (" + escape(variant_description(t, r)) +
-             "), runs at " + escape(fixed(r.result->tokens_per_s, 0)) +
-             " tokens/s (the winner: " + escape(fixed(gain, 2)) + "x that) with a " +
-             escape(fixed(to_ms(r.result->step_s), 1)) + " ms step, and peaks at " +
-             escape(fixed(to_gib(r.result->peak_bytes), 2)) +
-             " GiB per GPU (fits: " + escape(fits_text(r)) + ").</p>\n";
+             "), runs at " + escape(fixed(r.result->tokens_per_s, 0)) + " tokens/s ±" +
+             fixed(100 * r.result->time_band, 0) + "% (the winner: " + escape(fixed(gain, 2)) +
+             "x that) with a " + escape(fixed(to_ms(r.result->step_s), 1)) +
+             " ms step, and peaks at " + escape(fixed(u.mem(r.result->peak_bytes), 2)) + " " +
+             u.bytes + " ±" + fixed(100 * r.result->memory_band, 0) +
+             "% per GPU (fits: " + escape(fits_text(r)) + ").</p>\n";
       }
     }
     if (!v.bottleneck.empty()) s += "<p>" + escape(v.bottleneck) + "</p>\n";

@@ -144,21 +144,22 @@ Figure knob_figure(const SweepTable& t, std::size_t k, const SweepRow& ref) {
            ", its error bars the prediction's uncertainty band. Near the peaks, the dashed line is "
            "the GPU's capacity, the dotted one that less the headroom.";
 
+  const Units u = report_units(t);
   std::vector<std::string> fit, oom, slice, reference;
   std::vector<const SweepRow*> slice_rows;
-  // x, step (ms), peak (GiB), and each one's band (sim/uncertainty.h), drawn as error bars.
+  // x, step (ms), peak (u.bytes), and each one's band (sim/uncertainty.h), drawn as error bars.
   auto point = [&](const SweepRow& r) {
     const VariantResult& v = *r.result;
-    return num(axis.x(r.values[k])) + " " + num(to_ms(v.step_s)) + " " + num(to_gib(v.peak_bytes)) +
+    return num(axis.x(r.values[k])) + " " + num(to_ms(v.step_s)) + " " + num(u.mem(v.peak_bytes)) +
            " " + num(to_ms(v.step_s) * v.time_band) + " " +
-           num(to_gib(v.peak_bytes) * v.memory_band);
+           num(u.mem(v.peak_bytes) * v.memory_band);
   };
-  double top_gib = 0;
+  double top_mem = 0;
   double step_lo = 1e308, step_hi = 0;  // ms, bands included
   for (const SweepRow& r : t.rows) {
     if (!r.result) continue;
     (r.feasible ? fit : oom).push_back(point(r));
-    top_gib = std::max(top_gib, to_gib(r.result->peak_bytes));
+    top_mem = std::max(top_mem, u.mem(r.result->peak_bytes));
     const double ms = to_ms(r.result->step_s);
     step_lo = std::min(step_lo, ms * (1 - r.result->time_band));
     step_hi = std::max(step_hi, ms * (1 + r.result->time_band));
@@ -191,10 +192,11 @@ Figure knob_figure(const SweepTable& t, std::size_t k, const SweepRow& ref) {
   s += "set yrange [0:*]\n";
   s += "set lmargin at screen 0.49\nset rmargin at screen 0.77\n";
   s += "set key at screen 0.79, screen 0.8 left top Left reverse samplen 2\n";
-  s += plot::labels("peak memory per GPU", knob_axis_label(key), "peak memory per GPU (GiB)");
-  const double cap = to_gib(gpu_capacity_bytes(t));
-  if (cap > 0 && cap <= 1.6 * top_gib) {
-    s += "set yrange [0:" + num(std::max(cap, top_gib) * 1.05) + "]\n";
+  s += plot::labels("peak memory per GPU", knob_axis_label(key),
+                    "peak memory per GPU (" + u.bytes + ")");
+  const double cap = u.mem(gpu_capacity_bytes(t));
+  if (cap > 0 && cap <= 1.6 * top_mem) {
+    s += "set yrange [0:" + num(std::max(cap, top_mem) * 1.05) + "]\n";
     s += "set arrow 1 from graph 0, first " + num(cap) + " to graph 1, first " + num(cap) +
          " nohead dt 2 lw 2 lc rgb \"#000000\"\n";
     s += "set arrow 2 from graph 0, first " + num(cap * (1 - t.base.headroom)) +
@@ -208,19 +210,23 @@ Figure knob_figure(const SweepTable& t, std::size_t k, const SweepRow& ref) {
   Table table;
   table.caption = "Against " + key + ": the variants whose other knobs are those of " +
                   variant_name(ref) + ", and the fastest variant that fits for each value";
-  table.header = {key,    "variant",           "step (ms)",     "peak (GiB)",
-                  "fits", "fastest that fits", "its step (ms)", "its peak (GiB)"};
+  table.header = {
+      key,          "variant", "step (ms)",         "± time (%)",    "peak (" + u.bytes + ")",
+      "± peak (%)", "fits",    "fastest that fits", "its step (ms)", "its peak (" + u.bytes + ")"};
   for (const Json& v : axis.values) {
-    std::vector<Cell> row = {v.is_number() ? number_cell(knob_value_text(v), v.get<double>())
-                                           : text_cell(knob_value_text(v))};
+    std::vector<Cell> row = {v.is_number()
+                                 ? number_cell(plot::short_number(v.get<double>()), v.get<double>())
+                                 : text_cell(knob_value_text(v))};
     const auto in_slice = std::find_if(slice_rows.begin(), slice_rows.end(),
                                        [&](const SweepRow* r) { return r->values[k] == v; });
     if (in_slice != slice_rows.end()) {
       const SweepRow& r = **in_slice;
       row.insert(row.end(), {number_cell(variant_name(r), r.id), ms_cell(r.result->step_s),
-                             gib_cell(r.result->peak_bytes), text_cell(fits_text(r))});
+                             percent_cell(r.result->time_band), mem_cell(r.result->peak_bytes, u),
+                             percent_cell(r.result->memory_band), text_cell(fits_text(r))});
     } else {
-      row.insert(row.end(), {text_cell("-"), text_cell("-"), text_cell("-"), text_cell("-")});
+      row.insert(row.end(), {text_cell("-"), text_cell("-"), text_cell("-"), text_cell("-"),
+                             text_cell("-"), text_cell("-")});
     }
     const SweepRow* fastest = nullptr;
     for (const SweepRow& r : t.rows) {
@@ -232,7 +238,7 @@ Figure knob_figure(const SweepTable& t, std::size_t k, const SweepRow& ref) {
     if (fastest != nullptr) {
       row.insert(row.end(),
                  {keyed_text_cell(variant_description(t, *fastest), fastest->id),
-                  ms_cell(fastest->result->step_s), gib_cell(fastest->result->peak_bytes)});
+                  ms_cell(fastest->result->step_s), mem_cell(fastest->result->peak_bytes, u)});
     } else {
       row.insert(row.end(), {text_cell("none fits"), text_cell("-"), text_cell("-")});
     }

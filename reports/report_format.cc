@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "reports/plot_style.h"
+
 namespace zs::reports {
 namespace {
 
@@ -13,6 +15,12 @@ std::string_view last_component(std::string_view key) {
 
 bool contains(std::string_view s, std::string_view part) {
   return s.find(part) != std::string_view::npos;
+}
+
+// A knob's value as tables print it: large numbers as DeepSpeed configs write them (5e8, not
+// 500000000); results.csv keeps them exact.
+std::string knob_display(const json::Json& v) {
+  return v.is_number() ? plot::short_number(v.get<double>()) : knob_value_text(v);
 }
 
 }  // namespace
@@ -26,10 +34,36 @@ std::string fixed(double v, int decimals) {
   return buf;
 }
 
-Cell gib_cell(std::int64_t bytes) { return number_cell(fixed(to_gib(bytes), 2), to_gib(bytes)); }
 Cell ms_cell(double seconds) { return number_cell(fixed(to_ms(seconds), 1), to_ms(seconds)); }
 Cell count_cell(double v, int decimals) { return number_cell(fixed(v, decimals), v); }
 Cell percent_cell(double fraction) { return number_cell(fixed(100 * fraction, 1), 100 * fraction); }
+
+Units report_units(const SweepTable& t) {
+  std::int64_t peak = 0;
+  double tflops = 0;
+  for (const SweepRow& r : t.rows) {
+    if (!r.result) continue;
+    peak = std::max(peak, r.result->peak_bytes);
+    tflops = std::max(tflops, r.result->tflops_per_gpu);
+  }
+  Units u;
+  if (peak > 0 && peak < std::int64_t{1} << 30) {
+    u.bytes_per_unit = 1024.0 * 1024;
+    u.bytes = "MiB";
+  }
+  if (tflops > 0 && tflops < 1) {
+    u.flops_per_tflops = 1e3;
+    u.flops = "GFLOP/s";
+  }
+  return u;
+}
+
+Cell mem_cell(std::int64_t bytes, const Units& u) {
+  return number_cell(fixed(u.mem(bytes), 2), u.mem(bytes));
+}
+Cell rate_cell(double tflops, const Units& u) {
+  return number_cell(fixed(u.rate(tflops), 1), u.rate(tflops));
+}
 
 std::string knob_axis_label(std::string_view key) {
   const std::string name(last_component(key));
@@ -53,7 +87,7 @@ std::string variant_description(const SweepTable& t, const SweepRow& row) {
   std::string out = variant_name(row);
   for (std::size_t k = 0; k < t.varied.size() && k < row.values.size(); ++k) {
     out += (k == 0 ? ": " : ", ") + std::string(last_component(t.varied[k].key)) + "=" +
-           knob_value_text(row.values[k]);
+           knob_display(row.values[k]);
   }
   return out;
 }
@@ -74,7 +108,7 @@ std::vector<Cell> knob_cells(const SweepRow& row) {
   std::vector<Cell> out;
   for (const json::Json& v : row.values) {
     if (v.is_number()) {
-      out.push_back(number_cell(knob_value_text(v), v.get<double>()));
+      out.push_back(number_cell(knob_display(v), v.get<double>()));
     } else {
       out.push_back(text_cell(knob_value_text(v)));
     }

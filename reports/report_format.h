@@ -18,11 +18,28 @@ double to_ms(double seconds);
 // printf("%.*f") in the C locale.
 std::string fixed(double v, int decimals);
 
+// The units a report shows sizes and FLOP rates in: GiB and TFLOP/s, or MiB and GFLOP/s when
+// every figure of the sweep is below one of the larger unit (a tiny model would read "0.00 GiB"
+// and "0.0 TFLOP/s").
+struct Units {
+  double bytes_per_unit = 1024.0 * 1024 * 1024;
+  std::string bytes = "GiB";
+  double flops_per_tflops = 1;  // displayed = TFLOP/s x this
+  std::string flops = "TFLOP/s";
+
+  double mem(std::int64_t b) const { return static_cast<double>(b) / bytes_per_unit; }
+  double rate(double tflops) const { return tflops * flops_per_tflops; }
+};
+// From the valid rows' peaks and rates and the GPU's capacity (capacity alone does not keep GiB:
+// a 16 MiB model on an 80 GiB GPU is shown in MiB).
+Units report_units(const SweepTable& t);
+
 // Table cells that sort by their value.
-Cell gib_cell(std::int64_t bytes);            // "12.34"
-Cell ms_cell(double seconds);                 // "123.4"
-Cell count_cell(double v, int decimals = 0);  // "12345"
-Cell percent_cell(double fraction);           // "41.2"
+Cell ms_cell(double seconds);                       // "123.4"
+Cell count_cell(double v, int decimals = 0);        // "12345"
+Cell percent_cell(double fraction);                 // "41.2"
+Cell mem_cell(std::int64_t bytes, const Units& u);  // "12.34" in u.bytes
+Cell rate_cell(double tflops, const Units& u);      // "123.4" in u.flops
 
 // The knob key as an axis label: its last path component with a unit where it has one
 // ("reduce_bucket_size (elements)", "micro_batch (samples per GPU)").

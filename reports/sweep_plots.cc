@@ -22,22 +22,22 @@ std::vector<std::int64_t> categories(const MemoryBreakdown& b) {
 
 // Capacity and the usable part of it as dashed and dotted horizontal lines, for the legend and
 // the plot command.
-void add_capacity_lines(const SweepTable& t, plot::SwatchLegend* legend) {
-  const double cap = to_gib(gpu_capacity_bytes(t));
-  legend->add_line("GPU capacity (" + fixed(cap, 0) + " GiB)", 2, 2, "#000000");
+void add_capacity_lines(const SweepTable& t, const Units& u, plot::SwatchLegend* legend) {
+  const double cap = u.mem(gpu_capacity_bytes(t));
+  legend->add_line("GPU capacity (" + fixed(cap, 0) + " " + u.bytes + ")", 2, 2, "#000000");
   legend->add_line("less " + fixed(100 * t.base.headroom, 0) + "% headroom", 3, 2, "#555555");
 }
 
-std::string capacity_plot_elements(const SweepTable& t) {
-  const double cap = to_gib(gpu_capacity_bytes(t));
+std::string capacity_plot_elements(const SweepTable& t, const Units& u) {
+  const double cap = u.mem(gpu_capacity_bytes(t));
   return num(cap) + " with lines dt 2 lw 2 lc rgb \"#000000\" notitle, \\\n  " +
          num(cap * (1 - t.base.headroom)) + " with lines dt 3 lw 2 lc rgb \"#555555\" notitle";
 }
 
 // Vertical lines at the GPU's capacity (dashed) and the usable part of it (dotted), for plots
 // with memory on x.
-std::string capacity_arrows(const SweepTable& t) {
-  const double cap = to_gib(gpu_capacity_bytes(t));
+std::string capacity_arrows(const SweepTable& t, const Units& u) {
+  const double cap = u.mem(gpu_capacity_bytes(t));
   const double usable = cap * (1 - t.base.headroom);
   return "set arrow 1 from " + num(cap) + ", graph 0 to " + num(cap) +
          ", graph 1 nohead dt 2 lw 2 lc rgb \"#000000\"\n"
@@ -65,8 +65,11 @@ Figure memory_figure(const SweepTable& t) {
   }
   const std::size_t total = rows.size();
   if (rows.size() > static_cast<std::size_t>(kMaxBars)) rows.resize(kMaxBars);
+  const Units u = report_units(t);
   f.note =
-      "What holds each variant's per-GPU peak, stacked (GiB = 2^30 bytes); the dashed line "
+      "What holds each variant's per-GPU peak, stacked (" + u.bytes + " = 2^" +
+      (u.bytes == "GiB" ? "30" : "20") +
+      " bytes); the dashed line "
       "is the GPU's capacity, the dotted one the capacity less the headroom kept free. Shown: " +
       std::string(total > rows.size() ? "the " + std::to_string(rows.size()) + " best-ranked of " +
                                             std::to_string(total) + " variants, "
@@ -74,25 +77,35 @@ Figure memory_figure(const SweepTable& t) {
       "the variants by rank, then by step time.";
 
   std::vector<std::string> lines;
-  double top = to_gib(gpu_capacity_bytes(t));
+  double top = 0;
   for (std::size_t i = 0; i < rows.size(); ++i) {
     std::string line = std::to_string(i) + " " + plot::quoted(variant_name(*rows[i]));
     std::int64_t sum = 0;
     for (std::int64_t b : categories(rows[i]->result->breakdown)) {
       sum += b;
-      line += " " + num(to_gib(sum));
+      line += " " + num(u.mem(sum));
     }
-    top = std::max(top, to_gib(sum));
+    top = std::max(top, u.mem(sum));
     lines.push_back(line);
+  }
+  // The capacity lines when they are near the bars: a capacity far above every peak would
+  // flatten the bars at the bottom of the plot.
+  const double cap = u.mem(gpu_capacity_bytes(t));
+  const bool show_capacity = cap > 0 && cap <= 1.6 * top;
+  if (show_capacity) {
+    top = std::max(top, cap);
+  } else {
+    f.note += " Every peak is far below the GPU's " + fixed(cap, 0) + " " + u.bytes +
+              ", so its capacity is not drawn.";
   }
   plot::SwatchLegend legend;
   for (int c = 0; c < plot::kFillCount; ++c)
     legend.add_fill(kCategoryNames[c], plot::fill_style(c));
-  add_capacity_lines(t, &legend);
+  if (show_capacity) add_capacity_lines(t, u, &legend);
 
   std::string s = plot::preamble();
   s += plot::labels("GPU memory at the peak, per variant", "variant (#id, as in the table)",
-                    "memory per GPU (GiB)");
+                    "memory per GPU (" + u.bytes + ")");
   s += plot::datablock("mem", lines);
   s += legend.script();
   s += "set xrange [-0.6:" + num(static_cast<double>(rows.size()) - 0.4) + "]\n";
@@ -103,22 +116,24 @@ Figure memory_figure(const SweepTable& t) {
     const std::string lo = c == 0 ? "(0)" : std::to_string(2 + c);
     const std::string cols = "1:(0):($1-0.38):($1+0.38):" + lo + ":" + std::to_string(3 + c) +
                              (c == 0 ? ":xtic(2)" : "");
-    s += plot::filled_boxes("$mem", cols, plot::fill_style(c)) + ", \\\n  ";
+    s += plot::filled_boxes("$mem", cols, plot::fill_style(c)) +
+         (c + 1 < plot::kFillCount || show_capacity ? ", \\\n  " : "");
   }
-  s += capacity_plot_elements(t) + "\n";
+  s += (show_capacity ? capacity_plot_elements(t, u) : std::string()) + "\n";
   f.script = s;
 
   Table table;
-  table.caption = "Per-GPU memory at the peak (GiB)";
+  table.caption = "Per-GPU memory at the peak (" + u.bytes + ")";
   table.header = {"variant"};
   for (const std::string& h : knob_headers(t)) table.header.push_back(h);
   for (const char* c : kCategoryNames) table.header.push_back(c);
-  table.header.insert(table.header.end(), {"peak", "fits"});
+  table.header.insert(table.header.end(), {"peak", "± peak (%)", "fits"});
   for (const SweepRow* r : rows) {
     std::vector<Cell> row = {number_cell(variant_name(*r), r->id)};
     for (Cell& c : knob_cells(*r)) row.push_back(std::move(c));
-    for (std::int64_t b : categories(r->result->breakdown)) row.push_back(gib_cell(b));
-    row.push_back(gib_cell(r->result->peak_bytes));
+    for (std::int64_t b : categories(r->result->breakdown)) row.push_back(mem_cell(b, u));
+    row.push_back(mem_cell(r->result->peak_bytes, u));
+    row.push_back(percent_cell(r->result->memory_band));
     row.push_back(text_cell(fits_text(*r)));
     table.rows.push_back(std::move(row));
   }
@@ -186,14 +201,18 @@ Figure throughput_figure(const SweepTable& t) {
 
   Table table;
   table.caption = "The fastest variant that fits, per ZeRO stage and micro-batch";
-  table.header = {"ZeRO stage", "micro-batch", "tokens/s",   "samples/s", "TFLOP/s per GPU",
-                  "MFU (%)",    "step (ms)",   "peak (GiB)", "variant"};
+  const Units u = report_units(t);
+  table.header = {"ZeRO stage", "micro-batch", "tokens/s",
+                  "± time (%)", "samples/s",   u.flops + " per GPU",
+                  "MFU (%)",    "step (ms)",   "peak (" + u.bytes + ")",
+                  "± peak (%)", "variant"};
   for (const auto& [key, r] : best) {
     const VariantResult& v = *r->result;
     table.rows.push_back({count_cell(key.first), count_cell(static_cast<double>(key.second)),
-                          count_cell(v.tokens_per_s), count_cell(v.samples_per_s, 2),
-                          count_cell(v.tflops_per_gpu, 1), percent_cell(v.mfu), ms_cell(v.step_s),
-                          gib_cell(v.peak_bytes),
+                          count_cell(v.tokens_per_s), percent_cell(v.time_band),
+                          count_cell(v.samples_per_s, 2), rate_cell(v.tflops_per_gpu, u),
+                          percent_cell(v.mfu), ms_cell(v.step_s), mem_cell(v.peak_bytes, u),
+                          percent_cell(v.memory_band),
                           keyed_text_cell(variant_description(t, *r), r->id)});
   }
   f.tables.push_back(std::move(table));
@@ -213,26 +232,27 @@ Figure pareto_figure(const SweepTable& t) {
       "Every variant that ran (circles fit, crosses do not); the line joins the Pareto front, "
       "the variants no other beats on both step time and memory; the diamond is the winner.";
   std::vector<std::string> fits, oom, front, winner;
-  const double cap = to_gib(gpu_capacity_bytes(t));
+  const Units u = report_units(t);
+  const double cap = u.mem(gpu_capacity_bytes(t));
   double right = 0;
   for (const SweepRow* r : rows) {
-    right = std::max(right, to_gib(r->result->peak_bytes));
+    right = std::max(right, u.mem(r->result->peak_bytes));
     const std::string point =
-        num(to_gib(r->result->peak_bytes)) + " " + num(to_ms(r->result->step_s));
+        num(u.mem(r->result->peak_bytes)) + " " + num(to_ms(r->result->step_s));
     (r->feasible ? fits : oom).push_back(point);
   }
   for (int id : t.pareto) {
     const SweepRow& r = *t.row(id);
-    front.push_back(num(to_gib(r.result->peak_bytes)) + " " + num(to_ms(r.result->step_s)));
+    front.push_back(num(u.mem(r.result->peak_bytes)) + " " + num(to_ms(r.result->step_s)));
   }
   if (t.best) {
     const SweepRow& r = *t.row(*t.best);
-    winner.push_back(num(to_gib(r.result->peak_bytes)) + " " + num(to_ms(r.result->step_s)) + " " +
+    winner.push_back(num(u.mem(r.result->peak_bytes)) + " " + num(to_ms(r.result->step_s)) + " " +
                      plot::quoted("best " + variant_name(r)));
   }
   std::string s = plot::preamble();
-  s += plot::labels("Step time against per-GPU peak memory", "peak memory per GPU (GiB)",
-                    "step time (ms)");
+  s += plot::labels("Step time against per-GPU peak memory",
+                    "peak memory per GPU (" + u.bytes + ")", "step time (ms)");
   // The capacity lines when they are near the data: a capacity far beyond every peak would
   // squeeze the points into the left of the plot.
   const bool show_capacity = cap > 0 && cap <= 1.6 * right;
@@ -240,9 +260,9 @@ Figure pareto_figure(const SweepTable& t) {
   s +=
       "set key outside right top box\nset xrange [0:" + num(right * 1.05) + "]\nset yrange [0:*]\n";
   if (show_capacity) {
-    s += capacity_arrows(t);
+    s += capacity_arrows(t, u);
   } else {
-    f.note += " Every peak is far below the GPU's " + fixed(cap, 0) + " GiB.";
+    f.note += " Every peak is far below the GPU's " + fixed(cap, 0) + " " + u.bytes + ".";
   }
   std::string plots;
   auto add = [&](const std::string& name, const std::vector<std::string>& lines,
@@ -264,14 +284,15 @@ Figure pareto_figure(const SweepTable& t) {
   table.caption = "The Pareto front, by peak memory";
   table.header = {"variant"};
   for (const std::string& h : knob_headers(t)) table.header.push_back(h);
-  table.header.insert(table.header.end(),
-                      {"peak (GiB)", "step (ms)", "tokens/s", "fits", "winner"});
+  table.header.insert(table.header.end(), {"peak (" + u.bytes + ")", "± peak (%)", "step (ms)",
+                                           "tokens/s", "± time (%)", "fits", "winner"});
   for (int id : t.pareto) {
     const SweepRow& r = *t.row(id);
     std::vector<Cell> row = {number_cell(variant_name(r), r.id)};
     for (Cell& c : knob_cells(r)) row.push_back(std::move(c));
-    row.insert(row.end(), {gib_cell(r.result->peak_bytes), ms_cell(r.result->step_s),
-                           count_cell(r.result->tokens_per_s), text_cell(fits_text(r)),
+    row.insert(row.end(), {mem_cell(r.result->peak_bytes, u), percent_cell(r.result->memory_band),
+                           ms_cell(r.result->step_s), count_cell(r.result->tokens_per_s),
+                           percent_cell(r.result->time_band), text_cell(fits_text(r)),
                            text_cell(t.best == id ? "yes" : "")});
     table.rows.push_back(std::move(row));
   }

@@ -27,13 +27,15 @@ Figure variants_figure(const SweepTable& t) {
   // One stage column: the knob's when the sweep varied it.
   const bool stage_knob =
       std::any_of(t.varied.begin(), t.varied.end(), [](const Knob& k) { return k.key == "stage"; });
+  const Units u = report_units(t);
   Table table;
   table.header = {"rank", "variant"};
   for (const std::string& h : knob_headers(t)) table.header.push_back(h);
   if (!stage_knob) table.header.push_back("ZeRO stage");
-  table.header.insert(table.header.end(),
-                      {"fits", "peak (GiB)", "± peak (%)", "step (ms)", "tokens/s", "± time (%)",
-                       "TFLOP/s per GPU", "MFU (%)", "exposed comm (ms)", "baseline", "tie"});
+  table.header.insert(
+      table.header.end(),
+      {"fits", "peak (" + u.bytes + ")", "± peak (%)", "step (ms)", "tokens/s", "± time (%)",
+       u.flops + " per GPU", "MFU (%)", "exposed comm (ms)", "baseline", "tie"});
   for (std::size_t i = 0; i < rows.size(); ++i) {
     const SweepRow& r = *rows[i];
     const VariantResult& v = *r.result;
@@ -44,9 +46,9 @@ Figure variants_figure(const SweepTable& t) {
     const bool tied = std::find(t.tied.begin(), t.tied.end(), r.id) != t.tied.end();
     if (!stage_knob) row.push_back(count_cell(v.zero_stage));
     row.insert(row.end(),
-               {text_cell(fits_text(r)), gib_cell(v.peak_bytes), percent_cell(v.memory_band),
+               {text_cell(fits_text(r)), mem_cell(v.peak_bytes, u), percent_cell(v.memory_band),
                 ms_cell(v.step_s), count_cell(v.tokens_per_s), percent_cell(v.time_band),
-                count_cell(v.tflops_per_gpu, 1), percent_cell(v.mfu), ms_cell(v.exposed_comm_s),
+                rate_cell(v.tflops_per_gpu, u), percent_cell(v.mfu), ms_cell(v.exposed_comm_s),
                 text_cell(r.baseline ? "yes" : ""), text_cell(tied ? "tie" : "")});
     table.rows.push_back(std::move(row));
   }

@@ -202,6 +202,16 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
         "`zerosim run --json` in DIR/validation/*.json).";
     return f;
   }
+  // GiB, or MiB when every peak is below 1 GiB (a CPU run of a small model).
+  Units u;
+  std::int64_t largest = 0;
+  for (const ValidationPoint& p : points) {
+    largest = std::max({largest, p.predicted_peak_bytes, p.measured_peak_bytes.value_or(0)});
+  }
+  if (largest > 0 && largest < std::int64_t{1} << 30) {
+    u.bytes_per_unit = 1024.0 * 1024;
+    u.bytes = "MiB";
+  }
   std::vector<std::string> time_lines, memory_lines;
   double t_lo = 1e308, t_hi = 0, m_lo = 1e308, m_hi = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {
@@ -212,7 +222,7 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
     t_lo = std::min({t_lo, meas, pred});
     t_hi = std::max({t_hi, meas, pred});
     if (p.measured_peak_bytes) {
-      const double mm = to_gib(*p.measured_peak_bytes), mp = to_gib(p.predicted_peak_bytes);
+      const double mm = u.mem(*p.measured_peak_bytes), mp = u.mem(p.predicted_peak_bytes);
       memory_lines.push_back(num(mm) + " " + num(mp) + " " + label);
       m_lo = std::min({m_lo, mm, mp});
       m_hi = std::max({m_hi, mm, mp});
@@ -233,7 +243,7 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
   if (two) s += "set multiplot layout 1,2\n";
   s += agreement_panel("$steps", "Step time, predicted against measured", "ms", t_lo, t_hi);
   if (two) {
-    s += agreement_panel("$peaks", "Peak memory per GPU, predicted against measured", "GiB", m_lo,
+    s += agreement_panel("$peaks", "Peak memory per GPU, predicted against measured", u.bytes, m_lo,
                          m_hi);
     s += "unset multiplot\n";
   }
@@ -248,8 +258,8 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
                   "measured step (ms)",
                   "predicted step (ms)",
                   "step error (%)",
-                  "measured peak (GiB)",
-                  "predicted peak (GiB)",
+                  "measured peak (" + u.bytes + ")",
+                  "predicted peak (" + u.bytes + ")",
                   "peak error (%)"};
   for (std::size_t i = 0; i < points.size(); ++i) {
     const ValidationPoint& p = points[i];
@@ -261,12 +271,12 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
                              ms_cell(p.predicted_step_s),
                              percent_cell(relative_error(p.predicted_step_s, p.measured_step_s))};
     if (p.measured_peak_bytes) {
-      row.push_back(gib_cell(*p.measured_peak_bytes));
-      row.push_back(gib_cell(p.predicted_peak_bytes));
+      row.push_back(mem_cell(*p.measured_peak_bytes, u));
+      row.push_back(mem_cell(p.predicted_peak_bytes, u));
       row.push_back(percent_cell(relative_error(static_cast<double>(p.predicted_peak_bytes),
                                                 static_cast<double>(*p.measured_peak_bytes))));
     } else {
-      row.insert(row.end(), {text_cell("-"), gib_cell(p.predicted_peak_bytes), text_cell("-")});
+      row.insert(row.end(), {text_cell("-"), mem_cell(p.predicted_peak_bytes, u), text_cell("-")});
     }
     table.rows.push_back(std::move(row));
   }

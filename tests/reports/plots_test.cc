@@ -127,6 +127,73 @@ TEST(Plots, ParetoFrontAndWinner) {
   EXPECT_EQ(f.tables[0].rows.size(), 2u);
 }
 
+// A tiny model's sizes and rates in MiB and GFLOP/s, not "0.00 GiB" and "0.0 TFLOP/s".
+TEST(Plots, TinyModelsAreShownInMibAndGflops) {
+  Json j = testing::fixture_json();
+  for (Json& row : j["rows"]) {
+    if (!row.contains("result")) continue;
+    Json& gpu = row["result"]["memory"]["gpu"];
+    gpu["peak_bytes"] = gpu["peak_bytes"].get<std::int64_t>() / 1024;
+    for (auto& [k, v] : gpu["breakdown"].items()) v = v.get<std::int64_t>() / 1024;
+    row["result"]["throughput"]["tflops_per_gpu"] = 0.05;
+  }
+  const SweepTable t = table_of(j);
+  const Figure variants = variants_figure(t);
+  const auto& header = variants.tables[0].header;
+  const auto column = [&](const std::string& name) {
+    return std::find(header.begin(), header.end(), name) - header.begin();
+  };
+  ASSERT_LT(column("peak (MiB)"), static_cast<long>(header.size()));
+  ASSERT_LT(column("GFLOP/s per GPU"), static_cast<long>(header.size()));
+  for (const auto& row : variants.tables[0].rows) {
+    EXPECT_NE(row[column("peak (MiB)")].text, "0.00");
+    EXPECT_EQ(row[column("GFLOP/s per GPU")].text, "50.0");
+  }
+  const Figure memory = memory_figure(t);
+  EXPECT_TRUE(has(memory.tables[0].caption, "(MiB)"));
+  EXPECT_TRUE(has(memory.script, "memory per GPU (MiB)"));
+  // The 80 GiB capacity far above the bars is not drawn (it would flatten them).
+  EXPECT_TRUE(has(memory.note, "far below"));
+  EXPECT_TRUE(has(pareto_figure(t).script, "peak memory per GPU (MiB)"));
+  // A sweep of a real model keeps GiB and TFLOP/s.
+  const Figure big = variants_figure(fixture());
+  EXPECT_NE(std::find(big.tables[0].header.begin(), big.tables[0].header.end(), "peak (GiB)"),
+            big.tables[0].header.end());
+}
+
+// Bucket sizes in tables as configs write them (5e8), not 500000000; and every table of the
+// sweep's figures carries the band of its time and memory figures.
+TEST(Plots, TablesWriteLargeKnobsShortAndCarryTheBands) {
+  Json j = testing::fixture_json();
+  j["varied"][0] = {{"key", "zero_optimization.reduce_bucket_size"},
+                    {"values", {200000000, 500000000, 8}}};
+  for (Json& row : j["rows"]) {
+    const int mb = row["values"]["micro_batch"].get<int>();
+    row["values"].erase("micro_batch");
+    row["values"]["zero_optimization.reduce_bucket_size"] = mb == 2   ? 200000000
+                                                            : mb == 4 ? 500000000
+                                                                      : 8;
+  }
+  const SweepTable t = table_of(j);
+  const Figure variants = variants_figure(t);
+  bool found = false;
+  for (const auto& row : variants.tables[0].rows) {
+    for (const Cell& c : row) found = found || c.text == "5e8";
+    for (const Cell& c : row) EXPECT_NE(c.text, "500000000");
+  }
+  EXPECT_TRUE(found);
+  for (const Figure& f : {variants_figure(fixture()), throughput_figure(fixture()),
+                          pareto_figure(fixture()), memory_figure(fixture())}) {
+    SCOPED_TRACE(f.id);
+    ASSERT_FALSE(f.tables.empty());
+    const auto& h = f.tables[0].header;
+    EXPECT_NE(std::find(h.begin(), h.end(), "± peak (%)"), h.end());
+    if (f.id != "memory") {
+      EXPECT_NE(std::find(h.begin(), h.end(), "± time (%)"), h.end());
+    }
+  }
+}
+
 TEST(Plots, TimelineOneRowPerStreamAndTouchingOpsMerged) {
   Figure f = timeline_figure(fixture());
   EXPECT_EQ(block(f.script, "st0").size(), 6u);  // compute: 0.2 ms gaps stay apart
