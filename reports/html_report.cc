@@ -1,6 +1,7 @@
 #include "reports/html_report.h"
 
 #include "reports/html_page.h"
+#include "reports/plot_style.h"
 #include "reports/plots.h"
 #include "reports/report_format.h"
 
@@ -37,7 +38,8 @@ std::string facts(const SweepTable& t) {
   for (const Knob& k : t.varied) {
     std::string values;
     for (const json::Json& v : k.values)
-      values += (values.empty() ? "" : ", ") + knob_value_text(v);
+      values += (values.empty() ? "" : ", ") +
+                (v.is_number() ? plot::short_number(v.get<double>()) : knob_value_text(v));
     s += fact("varied " + k.key, values);
   }
   s += fact("variants", count_rows(t));
