@@ -296,6 +296,7 @@ Result<StepTime> simulate_step_time(const StepTimeRequest& req) {
   // A CPU rank is its own host: it runs each op as it issues it (configs::GpuSpec::backend).
   const bool serial = req.cluster->gpu.backend == "cpu";
   eo.serial = serial;
+  st.cpu_backend = serial;
   ZS_ASSIGN_OR_RETURN(st.timeline, run_engine(plan, st.priced.costs, st.priced.links, eo));
   st.step_s = static_cast<double>(st.timeline.step_ns) * 1e-9;
   st.drained_repeats = st.timeline.drained_repeats;

@@ -67,6 +67,9 @@ inline constexpr double kHostBoundIdleFraction = 0.25;
 
 struct StepTime {
   double step_s = 0;
+  // Priced for zerosim's CPU backend (configs::GpuSpec::backend "cpu"): its own executor on CPU
+  // ranks, whose band comes from validate runs (sim/uncertainty.h).
+  bool cpu_backend = false;
   TimeBreakdown breakdown;
   HostTime host;
   // Busy time per kind of work, overlapped or not (for the explanation).

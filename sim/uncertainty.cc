@@ -12,12 +12,15 @@ std::string_view regime_name(Regime r) {
       return "host-bound";
     case Regime::kOffload:
       return "offload";
+    case Regime::kCpuBackend:
+      return "cpu-backend";
   }
   ZS_CHECK(false);
   return "";
 }
 
 Regime classify_regime(const StepTime& t, bool offload) {
+  if (t.cpu_backend) return Regime::kCpuBackend;
   if (offload) return Regime::kOffload;
   if (t.step_s > 0 && t.host.gpu_idle_s >= kHostBoundIdleFraction * t.step_s) {
     return Regime::kHostBound;
@@ -41,6 +44,11 @@ Band time_band(Regime r) {
     case Regime::kOffload:
       return {0.25, 3,
               "2 in 3 of 3 published CPU-offload runs, each predicted by a fit to the others"};
+    case Regime::kCpuBackend:
+      // configs/profiles/cpu_backend_band.json (sim_uncertainty_test checks it).
+      return {0.15, 27,
+              "2 in 3 of 27 validate runs of zerosim's CPU backend on 2 ranks of a 2-vCPU VM "
+              "(reports/measurements/*/validation), each calibrated on that machine"};
   }
   ZS_CHECK(false);
   return {};

@@ -17,13 +17,19 @@ enum class Regime {
   kGpuBound,   // the GPU is busy (compute or communication) for most of the step
   kHostBound,  // the GPU waits for the host for kHostBoundIdleFraction of the step or more
   kOffload,    // the optimizer (and parameters) offloaded to the CPU
+  // zerosim's own CPU backend (StepTime::cpu_backend): its band is the error of `validate` runs
+  // on CPU ranks (scripts/cpu_backend_band.py writes configs/profiles/cpu_backend_band.json),
+  // not of published GPU runs.
+  kCpuBackend,
 };
-inline constexpr int kRegimeCount = 3;
+inline constexpr int kRegimeCount = 4;
 
-std::string_view regime_name(Regime r);  // "gpu-bound", "host-bound", "offload"
+// "gpu-bound", "host-bound", "offload", "cpu-backend"
+std::string_view regime_name(Regime r);
 
-// Offload when the optimizer or the parameters are offloaded; host-bound when the GPU idles
-// waiting for the host for kHostBoundIdleFraction of the step or more; GPU-bound otherwise.
+// CPU backend first; then offload when the optimizer or the parameters are offloaded;
+// host-bound when the GPU idles waiting for the host for kHostBoundIdleFraction of the step or
+// more; GPU-bound otherwise.
 Regime classify_regime(const StepTime& t, bool offload);
 // The same for a planned step (offload from its layout).
 Regime classify_regime(const StepTime& t, const plan::Layout& layout);

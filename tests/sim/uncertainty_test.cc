@@ -37,6 +37,24 @@ TEST(Uncertainty, BandsAreTheCommittedDerivation) {
   EXPECT_GT(memory_band().fraction, 0);
 }
 
+// The CPU backend's band is the committed derivation from its validate runs.
+TEST(Uncertainty, TheCpuBackendBandComesFromItsValidateRuns) {
+  auto doc =
+      json::parse_file(std::string(ZS_SOURCE_DIR) + "/configs/profiles/cpu_backend_band.json");
+  ASSERT_TRUE(doc.ok()) << doc.status().message();
+  const Band b = time_band(Regime::kCpuBackend);
+  EXPECT_DOUBLE_EQ(b.fraction, doc->root["band"].get<double>());
+  EXPECT_EQ(b.rows, doc->root["rows"].get<int>());
+  EXPECT_EQ(b.rows, static_cast<int>(doc->root["runs"].size()));
+  EXPECT_GE(b.fraction, doc->root["p68"].get<double>());
+  EXPECT_LT(b.fraction - doc->root["p68"].get<double>(), 0.01);
+  StepTime t;
+  t.step_s = 1.0;
+  t.cpu_backend = true;
+  EXPECT_EQ(classify_regime(t, true), Regime::kCpuBackend);
+  EXPECT_EQ(regime_name(Regime::kCpuBackend), "cpu-backend");
+}
+
 TEST(Uncertainty, ARegimeIsOffloadThenHostIdleThenGpu) {
   StepTime t;
   t.step_s = 1.0;
