@@ -5,12 +5,14 @@
 #include <ctime>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "calibrate/cpu_calibration.h"
 #include "calibrate/cuda_calibration.h"
 #include "cli/exit_codes.h"
 #include "cli/flags.h"
 #include "cli/options.h"
+#include "common/file.h"
 #include "common/output_file.h"
 #include "exec/device.h"
 #include "exec/launch.h"
@@ -25,6 +27,7 @@ struct CalibrateFlags {
   std::string repeats = "5";
   std::string rounds = "12";
   std::string gpu;  // --backend cuda: the preset (default: from the device's name)
+  std::string collective_timeout = "600";
 };
 
 std::string today_utc() {
@@ -75,15 +78,41 @@ std::string default_cluster_path(const std::string& profile) {
   return stem + ".cluster.json";
 }
 
-// Before minutes of benchmarks: the folder an output file goes in must be there.
-Status folder_exists(const std::string& path) {
-  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-    return Status::io_error(path + ": error[file]: the folder " + parent.string() +
-                            " does not exist");
+// Before minutes of benchmarks: each output must be a file zerosim can write (a new or regular
+// file in a writable folder, or a device written in place), and the profile and the cluster
+// file must be two files.
+Status check_outputs(const std::string& profile, const std::string& cluster) {
+  ZS_RETURN_IF_ERROR(check_output_file(profile).with_context("-o"));
+  ZS_RETURN_IF_ERROR(check_output_file(cluster).with_context("--cluster-out"));
+  const bool both_devices = is_device_output(profile) && is_device_output(cluster);
+  if (!both_devices && (profile == cluster || same_file(profile, cluster))) {
+    return Status::invalid_argument("-o " + profile + " and --cluster-out " + cluster +
+                                    " are the same file; the cluster file would replace the "
+                                    "profile: give two paths");
   }
   return Status::ok();
+}
+
+// Writes the cluster file, then the profile: both or neither. When the profile cannot be
+// written, the cluster file is put back as it was (or removed when it is new).
+Status write_both(const std::string& profile, const std::string& profile_text,
+                  const std::string& cluster, const std::string& cluster_text) {
+  std::optional<std::string> old_cluster;
+  std::error_code ec;
+  const bool regular = std::filesystem::is_regular_file(cluster, ec);
+  if (regular) {
+    auto old = read_file(cluster, "cluster file");
+    if (old.ok()) old_cluster = std::move(*old);
+  }
+  ZS_RETURN_IF_ERROR(write_output_file(cluster, cluster_text));
+  const Status s = write_output_file(profile, profile_text);
+  if (s.is_ok()) return s;
+  if (old_cluster) {
+    (void)write_output_file(cluster, *old_cluster);
+  } else if (!regular && !is_device_output(cluster)) {
+    std::filesystem::remove(cluster, ec);
+  }
+  return s;
 }
 
 std::string fixed(double v, int digits) {
@@ -113,10 +142,7 @@ int run_calibrate_cuda(const CalibrateFlags& f) {
     return fail(Status::invalid_argument(
         "--cluster-out: only with --backend cpu; a GPU's cluster is its preset (--gpu)"));
   }
-  if (f.output.empty() || std::filesystem::is_directory(f.output)) {
-    return fail(Status::invalid_argument("-o: \"" + f.output + "\" is not a file to write"));
-  }
-  if (Status s = folder_exists(f.output); !s.is_ok()) return fail(s);
+  if (Status s = check_output_file(f.output); !s.is_ok()) return fail(s.with_context("-o"));
   if (Status s = exec::cuda_backend_status(); !s.is_ok()) return fail(s.with_context("calibrate"));
   auto preset = cuda_preset(f);
   if (!preset.ok()) return fail(preset.status());
@@ -163,13 +189,18 @@ int run_calibrate(const CalibrateFlags& f) {
   if (!repeats.ok()) return fail(repeats.status());
   auto rounds = parse_int_flag("--rounds", f.rounds, 1, 100);
   if (!rounds.ok()) return fail(rounds.status());
+  auto timeout = parse_int_flag("--collective-timeout", f.collective_timeout, 1, 86'400);
+  if (!timeout.ok()) return fail(timeout.status());
+  if (f.cluster_output.empty() && !f.output.empty() && is_device_output(f.output)) {
+    return fail(Status::invalid_argument(
+        "--cluster-out: -o " + f.output +
+        " is a device, not a file, so there is no PROFILE.cluster.json to write beside it; name "
+        "the cluster file with --cluster-out"));
+  }
   const std::string cluster_path =
       f.cluster_output.empty() ? default_cluster_path(f.output) : f.cluster_output;
-  // Before minutes of benchmarks: the files' folders must be there.
-  for (const std::string& path : {f.output, cluster_path}) {
-    if (Status s = folder_exists(path); !s.is_ok()) return fail(s);
-  }
-  auto group = exec::RankGroup::start(/*collective_timeout_s=*/600);
+  if (Status s = check_outputs(f.output, cluster_path); !s.is_ok()) return fail(s);
+  auto group = exec::RankGroup::start(static_cast<double>(*timeout));
   if (!group.ok()) return fail(group.status().with_context("calibrate"));
   exec::RankGroup& ranks = **group;
   const bool speaks = ranks.rank() == 0;
@@ -187,14 +218,24 @@ int run_calibrate(const CalibrateFlags& f) {
     return 1;
   }
   if (!speaks) return 0;
+  // More ranks than logical CPUs: they took turns on the cores, so every rate describes a
+  // machine shared that way (the cluster file says so with its rank count).
+  if (ranks.size() > cal->machine.logical_cpus) {
+    std::fprintf(stderr,
+                 "zerosim calibrate: warning: %d ranks on %d logical CPUs: the ranks shared cores "
+                 "while they were measured, so the profile describes that oversubscribed machine "
+                 "(its cluster file holds %d ranks per node); use at most %d ranks for a profile "
+                 "of one core per rank\n",
+                 ranks.size(), cal->machine.logical_cpus, ranks.size(), cal->machine.logical_cpus);
+  }
   const json::Json profile = calibrate::cpu_profile_json(
       *cal, today_utc(), source_commit(),
       "zerosim calibrate --backend " + f.backend + " -o " + f.output + " --repeats " + f.repeats +
           " --rounds " + f.rounds +
           (ranks.size() > 1 ? " (mpirun -np " + std::to_string(ranks.size()) + ")" : ""));
   const json::Json cluster = calibrate::cpu_cluster_json(*cal);
-  if (Status s = write_output_file(f.output, profile.dump(2) + "\n"); !s.is_ok()) return fail(s);
-  if (Status s = write_output_file(cluster_path, cluster.dump(2) + "\n"); !s.is_ok()) {
+  if (Status s = write_both(f.output, profile.dump(2) + "\n", cluster_path, cluster.dump(2) + "\n");
+      !s.is_ok()) {
     return fail(s);
   }
   // A busy or shared machine: the figures carry its noise, and the user should know.
@@ -240,6 +281,9 @@ std::function<int()> add_calibrate_command(CLI::App& app) {
                   "the cluster file to write (default: PROFILE with .cluster.json)");
   cmd->add_option("--repeats", flags->repeats,
                   "--backend cpu: timed runs per benchmark (default 5)");
+  cmd->add_option("--collective-timeout", flags->collective_timeout,
+                  "--backend cpu under mpirun: seconds a rank waits for another in a collective "
+                  "before calibrate ends with an error naming it (default 600)");
   cmd->add_option("--rounds", flags->rounds,
                   "--backend cpu: passes over every benchmark, each figure the median of the "
                   "passes' (default 12; their disagreement is the profile's calibration_spread)");

@@ -1,6 +1,7 @@
 #include "cli/run_command.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -39,7 +40,7 @@ struct RunFlags {
   std::string profile;  // a calibration profile for the prediction
   // `zerosim validate`: the run's figures against the prediction, written to a file.
   bool validate = false;
-  std::string warmup = "2";
+  std::string warmup;  // "": kDefaultWarmup, or fewer when --steps leaves no timed step
   std::string output_dir = "validation";
   std::string name;
   std::string tolerance = "0.25";
@@ -185,6 +186,38 @@ std::vector<std::string> run_notes(const configs::DsConfig& c) {
   return notes;
 }
 
+// Where validate's file goes, checked before minutes of training: NAME.json a file name the
+// system takes, DIR a folder (or a path under one that can be made), DIR/NAME.json a file to
+// write. The folder itself is made only when the file is written.
+Status check_validation_destination(const std::string& dir, const std::string& file) {
+  if (file.size() > 255) {  // NAME_MAX on Linux file systems
+    return Status::invalid_argument("--name: " + std::to_string(file.size() - 5) +
+                                    " characters is too long; the file name NAME.json may hold "
+                                    "at most 255 bytes");
+  }
+  // The nearest folder on the way to DIR that exists (".": a relative DIR with none).
+  std::filesystem::path existing = dir.empty() ? "." : dir;
+  std::error_code ec;
+  while (!std::filesystem::exists(existing, ec)) {
+    if (!existing.has_parent_path() || existing == existing.parent_path()) {
+      existing = ".";
+      break;
+    }
+    existing = existing.parent_path();
+  }
+  if (!std::filesystem::is_directory(existing, ec)) {
+    return Status::io_error(dir + ": error[file]: " + existing.string() +
+                            " is not a directory, so the validation file cannot go under it");
+  }
+  if (::access(existing.c_str(), W_OK) != 0) {
+    return Status::io_error(dir + ": error[file]: " + existing.string() + " is not writable");
+  }
+  if (existing == std::filesystem::path(dir)) {
+    return check_output_file((std::filesystem::path(dir) / file).string());
+  }
+  return Status::ok();
+}
+
 std::string step_line(const exec::StepStats& s, std::int64_t tokens_per_step) {
   char line[320];
   // printf spells a NaN with its sign bit "-nan"; the sign of a NaN means nothing.
@@ -261,6 +294,22 @@ int run_run(const RunFlags& f) {
          f.common.json && ranks.rank() == 0);
     ranks.abort(1);
   };
+  if (!f.common.world.empty() && in->options.world_size && *in->options.world_size != world) {
+    const std::string command = f.validate ? "validate" : "run";
+    return failed_rank(Status::invalid_argument(
+        "--world " + f.common.world + " disagrees with the " + std::to_string(world) +
+        " process(es) running: " + command + " runs one rank per process, so start " +
+        f.common.world + " (mpirun -np " + f.common.world + " zerosim " + command +
+        " ...) or drop --world"));
+  }
+  // validate compares like with like: the CPU backend's measurement against a prediction for
+  // the CPU ranks calibrate describes, not for the H100 `run` assumes without a cluster.
+  if (f.validate && f.backend == "cpu" && !in->cluster) {
+    return failed_rank(Status::invalid_argument(
+        "validate --backend cpu needs the cluster of the CPU ranks it measures: run zerosim "
+        "calibrate, then pass --cluster PROFILE.cluster.json --profile PROFILE.json (without "
+        "them the prediction would be for an H100, and the verdict meaningless)"));
+  }
   if (!in->cluster) {
     auto c = configs::make_cluster("h100-80gb-sxm", 1, world);
     if (!c.ok()) return failed_rank(c.status());
@@ -307,7 +356,10 @@ int run_run(const RunFlags& f) {
   double tolerance = 0.25;
   std::string validation_path;
   if (f.validate) {
-    auto w = parse_int_flag("--warmup", f.warmup, 0, *steps - 1);
+    // Without --warmup, the default gives way to a short run: at least one step is timed.
+    const std::string warmup_text =
+        f.warmup.empty() ? std::to_string(std::min<std::int64_t>(2, *steps - 1)) : f.warmup;
+    auto w = parse_int_flag("--warmup", warmup_text, 0, *steps - 1);
     if (!w.ok()) {
       return failed_rank(Status::invalid_argument(w.status().message() + " (the run has " +
                                                   std::to_string(*steps) +
@@ -324,13 +376,10 @@ int run_run(const RunFlags& f) {
       return failed_rank(Status::invalid_argument(
           "--name: \"" + name + "\" is not allowed; expected a file name without '/'"));
     }
-    std::error_code ec;
-    std::filesystem::create_directories(f.output_dir, ec);
-    if (ec) {
-      return failed_rank(Status::io_error(
-          f.output_dir + ": error[file]: cannot create the directory: " + ec.message()));
-    }
     validation_path = (std::filesystem::path(f.output_dir) / (name + ".json")).string();
+    if (Status s = check_validation_destination(f.output_dir, name + ".json"); !s.is_ok()) {
+      return failed_rank(s);
+    }
     char* end = nullptr;
     tolerance = std::strtod(f.tolerance.c_str(), &end);
     if (f.tolerance.empty() || *end != '\0' || !(tolerance > 0 && tolerance <= 10)) {
@@ -411,7 +460,19 @@ int run_run(const RunFlags& f) {
     j["time"]["step_s"] = v.measured_step_s;
     j["time"]["statistic"] = "median over the steps after the warm-up of each step's slowest rank";
     j["validation"] = validation_json(v);
-    if (Status s = write_output_file(validation_path, text() + "\n"); !s.is_ok()) return failed(s);
+    // The folder is made only now, so a failed or interrupted run leaves none behind; a file
+    // that cannot be written after all does not lose the measurement: it is printed.
+    std::error_code ec;
+    std::filesystem::create_directories(f.output_dir, ec);
+    Status written = ec ? Status::io_error(f.output_dir +
+                                           ": error[file]: cannot create the "
+                                           "directory: " +
+                                           ec.message())
+                        : write_output_file(validation_path, text() + "\n");
+    if (!written.is_ok()) {
+      print(f.common.json ? text() : validation_text(v, tolerance) + text() + "\n");
+      return failed(written.with_context("the measurement above could not be saved"));
+    }
     print(f.common.json ? text()
                         : validation_text(v, tolerance) + "wrote " + validation_path + "\n");
     return std::fabs(v.step_error) <= tolerance ? kExitOk : kExitOutsideTolerance;
@@ -526,7 +587,8 @@ std::function<int()> add_validate_command(CLI::App& app) {
                       "verdict says NO); the validation file is written all the same\n");
   add_run_flags(cmd, flags.get());
   cmd->add_option("--warmup", flags->warmup,
-                  "steps run before the timed ones (default 2; --steps counts both)");
+                  "steps run before the timed ones (default 2, or --steps less one when that is "
+                  "fewer; --steps counts both)");
   cmd->add_option("-o,--output-dir", flags->output_dir,
                   "where the validation file goes (default validation/: put it in a sweep's "
                   "directory for zerosim report)");

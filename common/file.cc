@@ -59,9 +59,14 @@ Result<std::string> read_file(const std::string& path, std::string_view kind,
                                     " (save it to a file first)");
   }
   const auto too_big = [&](std::int64_t size, bool at_least) {
+    // Rounded figures that read the same ("16.0 MiB; at most 16.0 MiB") get exact byte counts.
+    const bool same = format_bytes(size) == format_bytes(max_bytes);
+    const auto shown = [same](std::int64_t b) {
+      return same ? format_grouped(b) + " bytes" : format_bytes(b);
+    };
     return Status::invalid_argument(path + ": error[file]: holds " + (at_least ? "over " : "") +
-                                    format_bytes(size) + "; a " + what + " may hold at most " +
-                                    format_bytes(max_bytes));
+                                    shown(size) + "; a " + what + " may hold at most " +
+                                    shown(max_bytes));
   };
   if (st.st_size > max_bytes) return too_big(st.st_size, false);
   std::string out;

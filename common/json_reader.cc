@@ -189,6 +189,7 @@ class Parser {
       if (t_.substr(i_, 9) == "-Infinity") {
         seek(i_ + 9);
         *out = -std::numeric_limits<double>::infinity();
+        doc_->nonfinite_literals[path] = "-Infinity";
         return Status::ok();
       }
       return parse_number(path, out);
@@ -213,8 +214,10 @@ class Parser {
       *out = nullptr;
     } else if (word == "NaN") {
       *out = std::numeric_limits<double>::quiet_NaN();
+      doc_->nonfinite_literals[path] = "NaN";
     } else if (word == "Infinity") {
       *out = std::numeric_limits<double>::infinity();
+      doc_->nonfinite_literals[path] = "Infinity";
     } else if (word == "True" || word == "False" || word == "None") {
       const char* json_word = word == "True" ? "true" : word == "False" ? "false" : "null";
       return error(start, path, "'" + std::string(word) + "' is Python, not JSON",
@@ -291,6 +294,8 @@ class Parser {
       if (std::string_view(first, last - first).find_first_of("eE") != std::string_view::npos &&
           std::string_view(first, last - first).find("e-") != std::string_view::npos) {
         d = 0.0;  // underflow, as Python's float() gives
+      } else {
+        doc_->nonfinite_literals[path] = std::string(first, last - first);
       }
     } else if (r.ec != std::errc() || r.ptr != last) {
       return error(start, path, "malformed number '" + excerpt(token_at(i_)) + "'");
@@ -526,6 +531,17 @@ class Parser {
 };
 
 }  // namespace
+
+std::string Document::value_text(std::string_view path, const Json& v) const {
+  if (v.is_number_float() && !std::isfinite(v.get<double>())) {
+    if (auto it = nonfinite_literals.find(path); it != nonfinite_literals.end()) {
+      return it->second;
+    }
+    const double d = v.get<double>();
+    return std::isnan(d) ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+  }
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 SourcePos Document::position_of(std::string_view path) const {
   std::string p(path);

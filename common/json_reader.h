@@ -40,9 +40,15 @@ struct Document {
   // for object members, the value's own for array elements and the root.
   std::map<std::string, SourcePos, std::less<>> positions;
   Relaxations relaxations;
+  // JSON path -> the literal of every number that is not finite (NaN, Infinity, -Infinity, or
+  // one too large for a double, 1e999), for messages: the value itself prints as null.
+  std::map<std::string, std::string, std::less<>> nonfinite_literals;
 
   // Position of `path`, or of its nearest ancestor that has one, or unknown.
   SourcePos position_of(std::string_view path) const;
+  // `v` (the value at `path`) as a message shows it: its JSON text, or the literal it was
+  // written as when it is a number that is not finite.
+  std::string value_text(std::string_view path, const Json& v) const;
 };
 
 // Parses `text`. On malformed input returns kParseError whose message is a formatted

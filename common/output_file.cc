@@ -114,10 +114,11 @@ Status replace_atomically(const std::string& path, std::string_view text, const 
   return Status::ok();
 }
 
-// A link, character device or FIFO: opened and written in place.
-Status write_through(const std::string& path, std::string_view text, const InterruptGuard& guard) {
-  struct stat target {};
-  if (::stat(path.c_str(), &target) != 0) {
+// What a link, character device or FIFO at `path` leads to (links followed) into *target, or
+// why zerosim does not write through it: a link to nothing, a directory, a block device or a
+// socket.
+Status check_written_through(const std::string& path, struct stat* target) {
+  if (::stat(path.c_str(), target) != 0) {
     if (errno == ENOENT) {
       return file_error(path,
                         "is a symbolic link to a file that does not exist; zerosim writes "
@@ -125,10 +126,17 @@ Status write_through(const std::string& path, std::string_view text, const Inter
     }
     return errno_error(path, "cannot follow the link");
   }
-  if (S_ISDIR(target.st_mode) || S_ISBLK(target.st_mode) || S_ISSOCK(target.st_mode)) {
-    return file_error(path, std::string("leads to ") + file_kind_name(target.st_mode) +
+  if (S_ISDIR(target->st_mode) || S_ISBLK(target->st_mode) || S_ISSOCK(target->st_mode)) {
+    return file_error(path, std::string("leads to ") + file_kind_name(target->st_mode) +
                                 "; expected a file to write");
   }
+  return Status::ok();
+}
+
+// A link, character device or FIFO: opened and written in place.
+Status write_through(const std::string& path, std::string_view text, const InterruptGuard& guard) {
+  struct stat target {};
+  ZS_RETURN_IF_ERROR(check_written_through(path, &target));
   // O_NONBLOCK: opening a FIFO nobody reads fails (ENXIO) instead of waiting for a reader.
   const int flags =
       O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (S_ISREG(target.st_mode) ? O_TRUNC : 0);
@@ -158,6 +166,38 @@ Status write_output_file(const std::string& path, std::string_view text) {
   }
   return file_error(path,
                     std::string("is ") + file_kind_name(st.st_mode) + "; expected a file to write");
+}
+
+Status check_output_file(const std::string& path) {
+  if (path.empty()) return file_error("(empty path)", "an output file name is required");
+  struct stat st {};
+  const bool exists = ::lstat(path.c_str(), &st) == 0;
+  if (!exists && errno != ENOENT) return errno_error(path, "cannot inspect the output path");
+  if (exists && S_ISLNK(st.st_mode)) {
+    struct stat target {};
+    return check_written_through(path, &target);
+  }
+  if (exists && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) return Status::ok();
+  if (exists && !S_ISREG(st.st_mode)) {
+    return file_error(
+        path, std::string("is ") + file_kind_name(st.st_mode) + "; expected a file to write");
+  }
+  // A new or replaced file is made in its folder (replace_atomically).
+  const std::string dir = split_path(path).first;
+  struct stat d {};
+  if (::stat(dir.c_str(), &d) != 0 || !S_ISDIR(d.st_mode)) {
+    return file_error(path, "its folder " + dir + " does not exist");
+  }
+  if (::access(dir.c_str(), W_OK) != 0) {
+    return file_error(path, "its folder " + dir + " is not writable");
+  }
+  return Status::ok();
+}
+
+bool is_device_output(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return false;
+  return S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode);
 }
 
 bool same_file(const std::string& a, const std::string& b) {

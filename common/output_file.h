@@ -35,6 +35,16 @@ namespace zs {
 // system's reason); kIoError "...: interrupted" when a signal stopped it.
 Status write_output_file(const std::string& path, std::string_view text);
 
+// What write_output_file would refuse, found before the work that makes the text (minutes of
+// benchmarks or training): an empty path, a directory, a block device or a socket, a link to
+// nothing or to one of those, and for a new or replaced file a folder that is missing or not
+// writable. kIoError as write_output_file words it.
+Status check_output_file(const std::string& path);
+
+// True when `path` is, or links to, a character device or a FIFO (/dev/null, /dev/stdout): it is
+// written in place, so there is no folder to put a companion file beside it.
+bool is_device_output(const std::string& path);
+
 // Whether `a` and `b` name the same existing file (device and inode, links followed).
 bool same_file(const std::string& a, const std::string& b);
 

@@ -173,8 +173,12 @@ std::string render_simulation_text(const sim::SimulationResult& r,
   for (Category c : kCategories) {
     std::string note;
     if (c == Category::kOther) {
-      note = "CUDA context " + format_bytes(plan::kCudaContextBytes) + ", NCCL " +
-             format_bytes(plan::kNcclWorkspaceBytes) + ", fragmentation allowance " +
+      // A CPU rank has neither (sim/simulate.cc leaves them out).
+      note = (request.cluster.gpu.backend == "cpu"
+                  ? std::string("no CUDA context or NCCL on CPU ranks")
+                  : "CUDA context " + format_bytes(plan::kCudaContextBytes) + ", NCCL " +
+                        format_bytes(plan::kNcclWorkspaceBytes)) +
+             ", fragmentation allowance " +
              std::to_string(static_cast<int>(request.fragmentation * 100)) + "%";
     }
     out += row(label(c), m.gpu_at_peak[c], note);

@@ -15,7 +15,9 @@ using json::index_path;
 using json::Json;
 
 constexpr json::IntRange kNonNegative{0, INT64_MAX};
-constexpr json::NumberRange kNonNegativeNumber{0, 1e308};
+// Seconds, rates and bands as the plots take them: past 1e15 a unit's scaling (seconds to ms)
+// would not stay finite in gnuplot, and no simulated or measured figure comes near it.
+constexpr json::NumberRange kNonNegativeNumber{0, 1e15};
 
 MemoryBreakdown read_breakdown(FieldReader& b) {
   MemoryBreakdown m;

@@ -87,8 +87,10 @@ std::vector<Table> timeline_tables(const std::vector<StreamSpans>& streams,
   return {per_stream, ops};
 }
 
-double relative_error(double predicted, double measured) {
-  return measured > 0 ? (predicted - measured) / measured : 0;
+// (predicted - measured) / measured as a cell; "n/a" when nothing was measured (0).
+Cell error_cell(double predicted, double measured) {
+  if (!(measured > 0)) return text_cell("n/a");
+  return percent_cell((predicted - measured) / measured);
 }
 
 // A square log-log or linear panel of predicted (y) against measured (x) with the line y = x.
@@ -218,10 +220,13 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
     const ValidationPoint& p = points[i];
     const std::string label = plot::quoted(std::to_string(i + 1));
     const double meas = to_ms(p.measured_step_s), pred = to_ms(p.predicted_step_s);
-    time_lines.push_back(num(meas) + " " + num(pred) + " " + label);
-    t_lo = std::min({t_lo, meas, pred});
-    t_hi = std::max({t_hi, meas, pred});
-    if (p.measured_peak_bytes) {
+    // A point with nothing measured (0) has no place on the plot; its row says "n/a".
+    if (meas > 0 && pred > 0) {
+      time_lines.push_back(num(meas) + " " + num(pred) + " " + label);
+      t_lo = std::min({t_lo, meas, pred});
+      t_hi = std::max({t_hi, meas, pred});
+    }
+    if (p.measured_peak_bytes && *p.measured_peak_bytes > 0 && p.predicted_peak_bytes > 0) {
       const double mm = u.mem(*p.measured_peak_bytes), mp = u.mem(p.predicted_peak_bytes);
       memory_lines.push_back(num(mm) + " " + num(mp) + " " + label);
       m_lo = std::min({m_lo, mm, mp});
@@ -235,6 +240,9 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
                       ? " Peak memory is not drawn: no file measured GPU memory (the CPU "
                         "backend has none)."
                       : "");
+  if (time_lines.empty()) {
+    f.note = "The validation plot is omitted: no file measured a step time (each row says n/a).";
+  }
   const bool two = !memory_lines.empty();
   std::string s = plot::preamble(plot::kWidthPx, two ? 440 : plot::kHeightPx);
   s += plot::datablock("steps", time_lines);
@@ -247,7 +255,7 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
                          m_hi);
     s += "unset multiplot\n";
   }
-  f.script = s;
+  if (!time_lines.empty()) f.script = s;
 
   Table table;
   table.caption = "Validation runs; errors are (predicted - measured) / measured";
@@ -269,12 +277,12 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
                              text_cell(p.device),
                              ms_cell(p.measured_step_s),
                              ms_cell(p.predicted_step_s),
-                             percent_cell(relative_error(p.predicted_step_s, p.measured_step_s))};
+                             error_cell(p.predicted_step_s, p.measured_step_s)};
     if (p.measured_peak_bytes) {
       row.push_back(mem_cell(*p.measured_peak_bytes, u));
       row.push_back(mem_cell(p.predicted_peak_bytes, u));
-      row.push_back(percent_cell(relative_error(static_cast<double>(p.predicted_peak_bytes),
-                                                static_cast<double>(*p.measured_peak_bytes))));
+      row.push_back(error_cell(static_cast<double>(p.predicted_peak_bytes),
+                               static_cast<double>(*p.measured_peak_bytes)));
     } else {
       row.insert(row.end(), {text_cell("-"), mem_cell(p.predicted_peak_bytes, u), text_cell("-")});
     }

@@ -21,7 +21,7 @@ Result<ValidationPoint> parse_validation_point(const json::Document& doc) {
   }
   if (const json::Json* time = top.object("time")) {
     FieldReader t(doc, *time, "time", &diags);
-    p.measured_step_s = t.number("step_s", {0, 1e308});
+    p.measured_step_s = t.number("step_s", {0, 1e15});  // as sweep_table.cc bounds times
   }
   if (const json::Json* memory = top.object("memory")) {
     FieldReader m(doc, *memory, "memory", &diags);
@@ -51,7 +51,9 @@ Result<std::vector<ValidationPoint>> load_validation_dir(const std::string& dir)
   if (ec) return Status::io_error(dir + ": error[file]: cannot list the directory");
   std::sort(files.begin(), files.end());
   for (const std::string& f : files) {
-    ZS_ASSIGN_OR_RETURN(const json::Document doc, json::parse_file(f));
+    // validate's own files grow with --steps (one entry a step, up to its 1,000,000: about
+    // 150 MB): read them up to the limit a sweep's results.json has.
+    ZS_ASSIGN_OR_RETURN(const json::Document doc, json::parse_file(f, kMaxResultsFileBytes));
     ZS_ASSIGN_OR_RETURN(ValidationPoint p, parse_validation_point(doc));
     out.push_back(std::move(p));
   }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the repro of each of issue 13's items against a zerosim binary and prints, per item, the
+# Runs the repro of each of issue 13's items (and, at the end, issue 28's round 3) against a zerosim binary and prints, per item, the
 # exit code, the seconds it took, the peak memory, and the first line it printed (or the measure
 # that matters: a file's size, whether a file survived). reports/reliability.md quotes its output.
 # Every probe runs under a 120-second timeout: exit 124 means it hung.
@@ -155,3 +155,60 @@ import json,sys; j=json.load(open('full.txt')); print('  (the preset, fp16 at th
 # 30. NVMe without a path.
 echo '{"train_micro_batch_size_per_gpu":1,"bf16":{"enabled":true},"zero_optimization":{"stage":3,"offload_param":{"device":"nvme"}}}' > nvme.json
 probe "30 nvme without nvme_path" bash -c "'$Z' check nvme.json | grep nvme-path-missing; exit \${PIPESTATUS[0]}"
+
+# ---- Round 3 (issue 28): calibrate, validate and run, and report on validation files. ----
+echo "round 3"
+cat > cpu.cluster.json <<'JSON'
+{"gpu": {"name": "one core", "backend": "cpu", "fp32_flops_per_s": 4e10, "hbm_bytes": 4294967296,
+  "hbm_bw_bytes_per_s": 2e10, "sm_count": 1, "pcie_gen": 1, "pcie_bw_bytes_per_s": 1e10},
+ "node": {"name": "host", "max_gpus_per_node": 2, "nic_count": 0, "nic_bw_bytes_per_s": 1e9,
+  "host_memory_bytes": 8589934592, "cpu_cores": 2}, "gpus_per_node": 1}
+JSON
+V=(validate c.json --model tiny-gpt --seq-len 16 --steps 3 --warmup 1 --cluster cpu.cluster.json --tolerance 10)
+# 1. More ranks than cores: the cluster file must be one simulate reads.
+if command -v mpirun > /dev/null; then
+  [[ $(id -u) -eq 0 ]] && export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  probe "R3-1 mpirun -np 3 calibrate" mpirun -np 3 --oversubscribe "$Z" calibrate --repeats 1 --rounds 1 -o p3.json
+  probe "R3-1 simulate its cluster" "$Z" simulate c.json --model tiny-gpt --seq-len 16 --cluster p3.cluster.json --profile p3.json
+fi
+probe "R3-2 -o same --cluster-out same" "$Z" calibrate -o same.json --cluster-out same.json
+probe "R3-3 CPU profile without backend on a GPU" bash -c "python3 -c \"
+import json; d=json.load(open('p3.json')) if __import__('os').path.exists('p3.json') else {'mpi_latency_s': 1e-6}; d.pop('backend', None); json.dump(d, open('nob.json','w'))\"; '$Z' simulate c.json --model gpt2 --gpu a100-80gb --profile nob.json"
+probe "R3-4 CPU validate without --cluster" "$Z" validate c.json --model tiny-gpt --seq-len 16 --steps 2 -o v4
+probe "R3-5 run --world 4 on one rank" "$Z" run c.json --model tiny-gpt --seq-len 16 --steps 1 --world 4
+echo x > file
+probe "R3-6 validate -o under a file" "$Z" "${V[@]}" -o file/sub
+probe "R3-6 validate --name of 300 characters" "$Z" "${V[@]}" -o v6 --name "$(printf 'n%.0s' {1..300})"
+mkdir -p s7 && "$Z" sweep c.json --model gpt2 --gpu a100-80gb --vary stage=1,2 --out s7 > /dev/null 2>&1
+mkdir -p s7/validation && "$Z" "${V[@]}" -o s7/validation --name ok > /dev/null 2>&1
+python3 -c "
+import json
+j=json.load(open('s7/validation/ok.json'))
+j['steps']=j['steps']*70000; json.dump(j, open('s7/validation/long.json','w'))
+z=dict(j); z['steps']=j['steps'][:3]; z['time']=dict(j['time'], step_s=0); json.dump(z, open('s7/validation/zero.json','w'))"
+probe "R3-7,8 report with a 70000-step validation file and a 0 s step" "$Z" report s7 -o r7.html
+grep -c "n/a" r7.html | sed 's/^/  n\/a cells: /'
+rm -f s7/validation/long.json s7/validation/zero.json
+python3 -c "
+import json
+j=json.load(open('s7/validation/ok.json')); j['time']['step_s']=1e308; json.dump(j, open('s7/validation/big.json','w'))"
+probe "R3-10 step_s 1e308" "$Z" report s7 -o r10.html
+python3 -c "
+import json
+j=json.load(open('s7/validation/ok.json')); j['time']['step_s']='0.01'; json.dump(j, open('s7/validation/big.json','w'))"
+probe "R3-11 step_s \"0.01\"" "$Z" report s7 -o r11.html
+rm -f s7/validation/big.json
+cp s7/validation/ok.json "s7/validation/x$(printf '\xff').json"
+probe "R3-12 a file name with byte 0xff" bash -c "'$Z' report s7 -o r12.html && python3 -c \"open('r12.html','rb').read().decode('utf-8'); print('valid UTF-8')\""
+rm -f s7/validation/x*.json
+probe "R3-13 --cluster-out /dev/full" bash -c "'$Z' calibrate --repeats 1 --rounds 1 -o half13.json --cluster-out /dev/full; rc=\$?; ls half13.json 2>/dev/null || echo 'no half13.json'; exit \$rc"
+probe "R3-14 -o /dev/null" "$Z" calibrate -o /dev/null
+mkdir -p d15
+probe "R3-15 -o a directory, --repeats 100" "$Z" calibrate --repeats 100 -o d15
+probe "R3-16 a failed validate's -o" bash -c "'$Z' ${V[*]} --data file -o v16; rc=\$?; ls -d v16 2>/dev/null || echo 'no v16'; exit \$rc"
+echo '{"hbm_efficiency": NaN}' > nan.json
+probe "R3-17 a profile value NaN" "$Z" simulate c.json --model gpt2 --gpu a100-80gb --profile nan.json
+head -c $((16 * 1024 * 1024 + 1)) /dev/zero | tr '\0' ' ' > big16.json
+probe "R3-18 a config one byte over 16 MiB" "$Z" check big16.json
+probe "R3-21 validate --steps 2, no --warmup" "$Z" validate c.json --model tiny-gpt --seq-len 16 --steps 2 --cluster cpu.cluster.json --tolerance 10 -o v21
+probe "R3-22 simulate on a CPU cluster" bash -c "'$Z' simulate c.json --model tiny-gpt --seq-len 16 --cluster cpu.cluster.json | grep '^  other '"

@@ -392,6 +392,21 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     const std::string& key = it.key();
     const json::Json& v = it.value();
     const std::string kp = json::child_path("", key);
+    // Keys only `calibrate --backend cpu` writes: a profile holding them was measured on CPU
+    // ranks, stamped or not, and its rates would price a GPU with a CPU's speed.
+    // (cpu_cores_per_rank is not one: a GPU's profile gives its host's cores for CPU Adam.)
+    const bool cpu_only =
+        key == "cpu_s_per_unit" || key == "cpu_attention_pair_s" || key.starts_with("mpi_");
+    if (cpu_only && base.backend != "cpu") {
+      fail(kp,
+           "a CPU rank's rate, from a profile of `zerosim calibrate --backend cpu`; this "
+           "cluster's devices (" +
+               base.source +
+               ") are GPUs: give the CPU cluster that "
+               "calibrate wrote beside the profile (--cluster PROFILE.cluster.json), or a GPU "
+               "profile");
+      continue;
+    }
     if (key == "gemm_efficiency") {
       std::vector<CurvePoint> curve;
       bool ok = v.is_array() && !v.empty();
@@ -404,7 +419,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
         if (ok) curve.push_back({pt[0].get<double>(), pt[1].get<double>()});
       }
       if (!ok) {
-        fail(kp, "found " + v.dump() +
+        fail(kp, "found " + doc.value_text(kp, v) +
                      "; allowed: a non-empty array of [size, efficiency] pairs with finite sizes "
                      "> 0 increasing and efficiencies from 0.001 to 1");
       } else {
@@ -419,7 +434,8 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
         continue;
       }
       if (!v.is_object()) {
-        fail(kp, "found " + v.dump() + "; allowed: an object of host task name to seconds");
+        fail(kp, "found " + doc.value_text(kp, v) +
+                     "; allowed: an object of host task name to seconds");
         continue;
       }
       for (auto t = v.begin(); t != v.end(); ++t) {
@@ -432,7 +448,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
           fail(tp, "unknown host task; allowed: " + names);
         } else if (!t.value().is_number() || t.value().get<double>() < 0 ||
                    t.value().get<double>() > 10) {
-          fail(tp, "found " + t.value().dump() + "; allowed: seconds from 0 to 10");
+          fail(tp, "found " + doc.value_text(tp, t.value()) + "; allowed: seconds from 0 to 10");
         } else {
           base.host_call_s[task] = t.value().get<double>();
         }
@@ -442,7 +458,8 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     if (key == "cpu_s_per_unit") {
       // {"norm": [fwd_s, bwd_s], ...}: seconds per unit of work of each op kind.
       if (!v.is_object()) {
-        fail(kp, "found " + v.dump() + "; allowed: an object of op kind to [forward, backward]");
+        fail(kp, "found " + doc.value_text(kp, v) +
+                     "; allowed: an object of op kind to [forward, backward]");
         continue;
       }
       for (auto t = v.begin(); t != v.end(); ++t) {
@@ -456,7 +473,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
         if (kind < 0) {
           fail(tp, "unknown op kind; allowed: " + names);
         } else if (!seconds) {
-          fail(tp, "found " + pair.dump() +
+          fail(tp, "found " + doc.value_text(tp, pair) +
                        "; allowed: [forward, backward] seconds per unit, each from 0 to 1");
         } else {
           base.cpu_s_per_unit[static_cast<std::size_t>(kind)] = *seconds;
@@ -468,7 +485,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
       if (const std::optional<std::array<double, 2>> seconds = seconds_pair(v)) {
         base.cpu_attention_pair_s = *seconds;
       } else {
-        fail(kp, "found " + v.dump() +
+        fail(kp, "found " + doc.value_text(kp, v) +
                      "; allowed: [forward, backward] seconds per score, each from 0 to 1");
       }
       continue;
@@ -476,14 +493,14 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     if (key == "spread" || key == "fit") {
       // What calibrate saw over its repeats, or how its fit came out, for people: read by
       // nothing, but it must be an object.
-      if (!v.is_object()) fail(kp, "found " + v.dump() + "; allowed: an object");
+      if (!v.is_object()) fail(kp, "found " + doc.value_text(kp, v) + "; allowed: an object");
       continue;
     }
     if (key == "backend") {
       if (!v.is_string() || (v.get<std::string>() != "cuda" && v.get<std::string>() != "cpu")) {
-        fail(kp, "found " + v.dump() + "; allowed: \"cuda\" or \"cpu\"");
+        fail(kp, "found " + doc.value_text(kp, v) + "; allowed: \"cuda\" or \"cpu\"");
       } else if (v.get<std::string>() != base.backend) {
-        fail(kp, "found " + v.dump() +
+        fail(kp, "found " + doc.value_text(kp, v) +
                      ": the profile was measured by `zerosim calibrate --backend " +
                      v.get<std::string>() + "`, and this cluster's devices (" + base.source +
                      ") take a profile measured with --backend " + base.backend);
@@ -492,7 +509,8 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     }
     if (key == "machine" || key == "date" || key == "commit" || key == "command") {
       if (!v.is_string() || v.get<std::string>().size() > 1000) {
-        fail(kp, "found " + v.dump() + "; allowed: a string of at most 1000 characters");
+        fail(kp,
+             "found " + doc.value_text(kp, v) + "; allowed: a string of at most 1000 characters");
       } else {
         base.stamp += (base.stamp.empty() ? "" : ", ") + key + " " + v.get<std::string>();
       }
@@ -503,7 +521,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
                                             ? parse_kernel_style(key, v.get<std::string>())
                                             : Status::invalid_argument("not a string");
       if (!style.ok()) {
-        fail(kp, "found " + v.dump() + "; allowed: \"eager\" or \"fused\"");
+        fail(kp, "found " + doc.value_text(kp, v) + "; allowed: \"eager\" or \"fused\"");
       } else {
         base.kernel_style = *style;
       }
@@ -511,7 +529,7 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     }
     if (key == "cpu_cores_per_rank") {
       if (!v.is_number_integer() || v.get<long long>() < 1 || v.get<long long>() > (1 << 20)) {
-        fail(kp, "found " + v.dump() + "; allowed: an integer from 1 to 1048576");
+        fail(kp, "found " + doc.value_text(kp, v) + "; allowed: an integer from 1 to 1048576");
       } else {
         base.cpu_cores_per_rank = static_cast<int>(v.get<long long>());
       }
@@ -525,8 +543,8 @@ Result<CostProfile> cost_profile_from_document(const json::Document& doc, CostPr
     }
     const bool ok = v.is_number() && v.get<double>() >= f->min && v.get<double>() <= f->max;
     if (!ok) {
-      fail(kp, "found " + v.dump() + "; allowed: a number from " + format_double(f->min) + " to " +
-                   format_double(f->max));
+      fail(kp, "found " + doc.value_text(kp, v) + "; allowed: a number from " +
+                   format_double(f->min) + " to " + format_double(f->max));
       continue;
     }
     base.*(f->member) = v.get<double>();

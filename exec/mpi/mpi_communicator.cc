@@ -11,6 +11,8 @@
 #include <thread>
 #include <vector>
 
+#include "exec/peer_wait.h"
+
 namespace zs::exec {
 namespace {
 
@@ -98,21 +100,43 @@ class MpiCommunicator final : public Communicator {
   // Waits for `n` requests, yielding the core between tests (ranks may share cores), for at
   // most timeout_s_: then kIoError naming the collective, this rank and `peer`, the rank it
   // waits on. The requests are left pending: the caller ends the job.
+  // Waits for `n` requests for at most timeout_s_ of this rank's running time (PeerWait: time
+  // it was stopped does not count against the peer), then kIoError naming the collective, this
+  // rank and `peer`, the rank it waits on. The requests are left pending: the caller ends the
+  // job. It yields the core between tests (ranks may share cores), and after 100 ms of waiting
+  // (a peer late, not a message in flight) sleeps between them rather than spin at 100% of a
+  // core; every 30 s it says on stderr who waits.
   Status wait(std::string_view what, MPI_Request* requests, int n, const std::string& peer) const {
-    const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s_);
+    PeerWait w(Clock::now(), timeout_s_);
     for (;;) {
       int done = 0;
       const int rc = MPI_Testall(n, requests, &done, MPI_STATUSES_IGNORE);
       if (rc != MPI_SUCCESS) return failed(what, rc);
       if (done != 0) return Status::ok();
-      if (Clock::now() > deadline) {
+      const auto now = Clock::now();
+      w.observe(now);
+      if (w.expired(now)) {
         char text[64];
         std::snprintf(text, sizeof text, "%g", timeout_s_);
         return Status::io_error(std::string(what) + " on rank " + std::to_string(rank_) + " of " +
                                 std::to_string(size_) + ": nothing from " + peer + " in " + text +
-                                " s (the collective timeout): it stopped or hangs");
+                                " s (the collective timeout): " + peer +
+                                (size_ > 2 ? ", or a rank it waits on," : "") +
+                                " stopped or hangs");
       }
-      std::this_thread::yield();
+      if (w.progress_due(now)) {
+        std::fprintf(stderr,
+                     "zerosim: rank %d of %d has waited %.0f s for %s in %.*s (the collective "
+                     "timeout is %g s)\n",
+                     rank_, size_, w.waited_s(now), peer.c_str(), static_cast<int>(what.size()),
+                     what.data(), timeout_s_);
+        std::fflush(stderr);
+      }
+      if (w.waited_s(now) > 0.1) {
+        std::this_thread::sleep_for(std::chrono::microseconds(200));
+      } else {
+        std::this_thread::yield();
+      }
     }
   }
 

@@ -51,6 +51,16 @@ TEST(CpuCalibration, ItsFilesAreTheClusterAndProfileSimulateReads) {
   EXPECT_EQ(cluster->gpu.hbm_bytes, std::int64_t{4} << 30);
   EXPECT_DOUBLE_EQ(cluster->gpu.hbm_bw_bytes_per_s, 2e10);
 
+  // Issue 28 item 1: more ranks than logical CPUs (mpirun --oversubscribe) still writes a
+  // cluster file simulate accepts, of that many ranks.
+  CpuCalibration over = c;
+  over.ranks = 6;
+  auto over_doc = json::parse_text(cpu_cluster_json(over).dump(), "over.cluster.json");
+  ASSERT_TRUE(over_doc.ok());
+  auto over_cluster = configs::parse_cluster(*over_doc);
+  ASSERT_TRUE(over_cluster.ok()) << over_cluster.status().message();
+  EXPECT_EQ(over_cluster->world_size(), 6);
+
   auto profile_doc = json::parse_text(
       cpu_profile_json(c, "2026-11-26", "abc1234", "zerosim calibrate").dump(), "cpu.json");
   ASSERT_TRUE(profile_doc.ok());

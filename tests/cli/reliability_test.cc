@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "tests/cli/probe_fixture.h"
 #include "tests/cli/run_zerosim.h"
 
 namespace zs {
@@ -24,27 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 using testing::run_zerosim;
 
-// A fresh directory per test (ctest runs the tests in parallel processes).
-class ReliabilityCli : public ::testing::Test {
+class ReliabilityCli : public testing::ProbeFixture {
  protected:
-  void SetUp() override {
-    dir_ = (fs::path(::testing::TempDir()) /
-            ("zs_rel_" + std::to_string(getpid()) + "_" +
-             ::testing::UnitTest::GetInstance()->current_test_info()->name()))
-               .string();
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-    c_ = write("c.json", R"({"train_micro_batch_size_per_gpu":1,"bf16":{"enabled":true},)"
-                         R"("zero_optimization":{"stage":2}})");
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-  std::string write(const std::string& name, const std::string& text) const {
-    const std::string p = dir_ + "/" + name;
-    std::ofstream(p, std::ios::binary) << text;
-    return p;
-  }
   static std::string read(const std::string& p) {
     std::ifstream in(p, std::ios::binary);
     std::stringstream s;
@@ -60,8 +42,6 @@ class ReliabilityCli : public ::testing::Test {
     return out;
   }
 
-  std::string dir_;
-  std::string c_;  // the issue's c.json: bf16, ZeRO-2, micro-batch 1
 };
 
 bool has(const std::string& s, const std::string& part) {

@@ -48,6 +48,13 @@ TEST(ReadFile, RefusesFilesPastTheLimit) {
             std::string::npos)
       << r.status().message();
   EXPECT_TRUE(read_file(p, "JSON file", 5000).ok());
+  // Issue 28 item 18: one byte over, the rounded figures read the same; exact counts instead.
+  auto over = read_file(p, "JSON file", 4999);
+  ASSERT_FALSE(over.ok());
+  EXPECT_NE(over.status().message().find("holds 5,000 bytes; a JSON file may hold at most 4,999 "
+                                         "bytes"),
+            std::string::npos)
+      << over.status().message();
 }
 
 TEST(ReadFile, NamesAMissingFileAndADirectory) {

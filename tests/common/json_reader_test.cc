@@ -36,6 +36,23 @@ TEST(JsonReader, KeepsIntegerAndFloatLiteralsApartAsPythonDoes) {
   EXPECT_TRUE(d.root["big"].is_number_unsigned());
 }
 
+// A number that is not finite prints as null; messages name it as it was written (issue 28
+// item 17).
+TEST(JsonReader, NamesNonFiniteNumbersAsWritten) {
+  const Document d = parse_ok(
+      R"({"n": NaN, "i": Infinity, "m": -Infinity, "big": 1e999, "neg": -1e999, "tiny": 1e-999,
+          "ok": 2.5, "a": [NaN]})");
+  EXPECT_EQ(d.value_text("n", d.root["n"]), "NaN");
+  EXPECT_EQ(d.value_text("i", d.root["i"]), "Infinity");
+  EXPECT_EQ(d.value_text("m", d.root["m"]), "-Infinity");
+  EXPECT_EQ(d.value_text("big", d.root["big"]), "1e999");
+  EXPECT_EQ(d.value_text("neg", d.root["neg"]), "-1e999");
+  EXPECT_EQ(d.root["tiny"].get<double>(), 0.0);  // underflow is 0, as Python reads it
+  EXPECT_EQ(d.value_text("tiny", d.root["tiny"]), "0.0");
+  EXPECT_EQ(d.value_text("ok", d.root["ok"]), "2.5");
+  EXPECT_EQ(d.value_text("a[0]", d.root["a"][0]), "NaN");
+}
+
 TEST(JsonReader, AcceptsCommentsAndRecordsThem) {
   const Document d =
       parse_ok("{\n  // line comment\n  \"a\": 1, /* block\n comment */ \"b\": 2\n}");

@@ -51,6 +51,32 @@ class OutputFileTest : public ::testing::Test {
   fs::path dir_;
 };
 
+// check_output_file finds, without writing, what write_output_file refuses (issue 28 item 15:
+// before minutes of work); is_device_output tells a device from a file (item 14).
+TEST_F(OutputFileTest, CheckFindsWhatAWriteWouldRefuseWithoutWriting) {
+  EXPECT_TRUE(check_output_file(path("new.json")).is_ok());
+  write(path("old.json"), "x");
+  EXPECT_TRUE(check_output_file(path("old.json")).is_ok());
+  EXPECT_TRUE(check_output_file("/dev/null").is_ok());
+  fs::create_directories(path("d"));
+  fs::create_symlink(path("nowhere/x"), path("dangling"));
+  fs::create_symlink(path("d"), path("to_dir"));
+  const std::pair<std::string, std::string> refused[] = {
+      {"", "an output file name is required"},    {path("d"), "is a directory"},
+      {path("dangling"), "does not exist"},       {path("to_dir"), "leads to a directory"},
+      {path("missing/x.json"), "does not exist"},
+  };
+  for (const auto& [p, why] : refused) {
+    const Status s = check_output_file(p);
+    EXPECT_FALSE(s.is_ok()) << p;
+    EXPECT_NE(s.message().find(why), std::string::npos) << p << ": " << s.message();
+  }
+  EXPECT_EQ(entries(), (std::vector<std::string>{"d", "dangling", "old.json", "to_dir"}));
+  EXPECT_TRUE(is_device_output("/dev/null"));
+  EXPECT_FALSE(is_device_output(path("old.json")));
+  EXPECT_FALSE(is_device_output(path("new.json")));
+}
+
 TEST_F(OutputFileTest, NewAndExistingFilesAreReplacedWholeWithNoTemporaryLeft) {
   const std::string p = path("out.json");
   ASSERT_TRUE(write_output_file(p, "first").is_ok());

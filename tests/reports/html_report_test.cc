@@ -122,6 +122,13 @@ TEST(HtmlPage, TablesCarrySortKeysAndEscapedText) {
             "<tbody>\n<tr><td>&lt;x&gt;</td><td class=\"num\" data-v=\"1.5\">1.50</td></tr>\n"
             "</tbody>\n</table></div>\n");
   EXPECT_EQ(html::escape("'\"&<>"), "&#39;&quot;&amp;&lt;&gt;");
+  // The page is UTF-8: bytes that are not (issue 28 item 12, a file name in another encoding)
+  // become U+FFFD; well-formed sequences pass unchanged.
+  EXPECT_EQ(html::escape("x\xff.json"), "x\xEF\xBF\xBD.json");
+  EXPECT_EQ(html::escape("\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80"),
+            "\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80");
+  EXPECT_EQ(html::escape("\xC0\xAF\xED\xA0\x80\xE2\x82"),  // overlong, surrogate, cut short
+            "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
 }  // namespace
