@@ -213,10 +213,11 @@ int finish_and_summarize(const reports::SweepInfo& info, reports::SweepWriter& w
   s += buf;
   if (out.best) {
     const tuning::SweepRow& b = out.rows[static_cast<std::size_t>(*out.best)];
-    std::snprintf(buf, sizeof buf, ": %.0f tokens/s, step %s (both ±%.0f%%), peak %s ±%.0f%%\n",
+    std::snprintf(buf, sizeof buf, ": %.0f tokens/s, step %s (both %s), peak %s %s\n",
                   b.metrics.tokens_per_s, tuning::format_seconds(b.metrics.step_s).c_str(),
-                  100 * b.metrics.band, format_bytes(b.metrics.gpu_peak_bytes).c_str(),
-                  100 * sim::memory_band().fraction);
+                  format_band(b.metrics.band).c_str(),
+                  format_bytes(b.metrics.gpu_peak_bytes).c_str(),
+                  format_band(sim::memory_band().fraction).c_str());
     s += "  best: row " + std::to_string(b.id) + " (" + values_text(out, b) + ")" + buf;
   } else {
     s += "  no variant fits, so no best_ds_config.json was written\n";

@@ -67,4 +67,10 @@ std::string format_double(double value) {
   return buf;
 }
 
+std::string format_band(double fraction) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "±%.0f%%", 100 * fraction);
+  return buf;
+}
+
 }  // namespace zs

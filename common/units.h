@@ -27,6 +27,8 @@ std::string format_bytes(Bytes bytes);
 
 // "124,439,808".
 std::string format_grouped(std::int64_t value);
+// An uncertainty band as text and reports print it: "±19%" for 0.19 (sim/uncertainty.h).
+std::string format_band(double fraction);
 
 // "124.4M", "6.74B", "1.2K": a short count for element numbers and parameter counts.
 std::string format_count(double value);

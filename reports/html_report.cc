@@ -1,5 +1,6 @@
 #include "reports/html_report.h"
 
+#include "common/units.h"
 #include "reports/html_page.h"
 #include "reports/plot_style.h"
 #include "reports/plots.h"
@@ -54,13 +55,13 @@ std::string winner_section(const SweepTable& t) {
     const SweepRow& b = *t.row(*t.best);
     const VariantResult& v = *b.result;
     const Units u = report_units(t);
-    const std::string time_pm = " ±" + fixed(100 * v.time_band, 0) + "%";
+    const std::string time_pm = " " + format_band(v.time_band);
     s += "<p><strong>" + escape(variant_description(t, b)) + "</strong>: step " +
          escape(fixed(to_ms(v.step_s), 1)) + " ms" + time_pm + ", " +
          escape(fixed(v.tokens_per_s, 0)) + " tokens/s" + time_pm + ", " +
          escape(fixed(u.rate(v.tflops_per_gpu), 1)) + " " + u.flops + " per GPU (MFU " +
          escape(fixed(100 * v.mfu, 1)) + "%), peak " + escape(fixed(u.mem(v.peak_bytes), 2)) + " " +
-         u.bytes + " ±" + fixed(100 * v.memory_band, 0) + "% per GPU.</p>\n";
+         u.bytes + " " + format_band(v.memory_band) + " per GPU.</p>\n";
     for (const SweepRow& r : t.rows) {
       if (!r.baseline || r.id == b.id) continue;
       if (!r.result) {
@@ -69,12 +70,12 @@ std::string winner_section(const SweepTable& t) {
         const double gain =
             r.result->tokens_per_s > 0 ? v.tokens_per_s / r.result->tokens_per_s : 0;
         s += "<p>The baseline, the config as given (" + escape(variant_description(t, r)) +
-             "), runs at " + escape(fixed(r.result->tokens_per_s, 0)) + " tokens/s ±" +
-             fixed(100 * r.result->time_band, 0) + "% (the winner: " + escape(fixed(gain, 2)) +
+             "), runs at " + escape(fixed(r.result->tokens_per_s, 0)) + " tokens/s " +
+             format_band(r.result->time_band) + " (the winner: " + escape(fixed(gain, 2)) +
              "x that) with a " + escape(fixed(to_ms(r.result->step_s), 1)) +
              " ms step, and peaks at " + escape(fixed(u.mem(r.result->peak_bytes), 2)) + " " +
-             u.bytes + " ±" + fixed(100 * r.result->memory_band, 0) +
-             "% per GPU (fits: " + escape(fits_text(r)) + ").</p>\n";
+             u.bytes + " " + format_band(r.result->memory_band) +
+             " per GPU (fits: " + escape(fits_text(r)) + ").</p>\n";
       }
     }
     if (!v.bottleneck.empty()) s += "<p>" + escape(v.bottleneck) + "</p>\n";

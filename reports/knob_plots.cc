@@ -195,7 +195,7 @@ Figure knob_figure(const SweepTable& t, std::size_t k, const SweepRow& ref) {
   s += plot::labels("peak memory per GPU", knob_axis_label(key),
                     "peak memory per GPU (" + u.bytes + ")");
   const double cap = u.mem(gpu_capacity_bytes(t));
-  if (cap > 0 && cap <= 1.6 * top_mem) {
+  if (capacity_near(cap, top_mem)) {
     s += "set yrange [0:" + num(std::max(cap, top_mem) * 1.05) + "]\n";
     s += "set arrow 1 from graph 0, first " + num(cap) + " to graph 1, first " + num(cap) +
          " nohead dt 2 lw 2 lc rgb \"#000000\"\n";

@@ -38,6 +38,19 @@ Cell ms_cell(double seconds) { return number_cell(fixed(to_ms(seconds), 1), to_m
 Cell count_cell(double v, int decimals) { return number_cell(fixed(v, decimals), v); }
 Cell percent_cell(double fraction) { return number_cell(fixed(100 * fraction, 1), 100 * fraction); }
 
+Units units_for(std::int64_t largest_bytes, double largest_tflops) {
+  Units u;
+  if (largest_bytes > 0 && largest_bytes < std::int64_t{1} << 30) {
+    u.bytes_per_unit = 1024.0 * 1024;
+    u.bytes = "MiB";
+  }
+  if (largest_tflops > 0 && largest_tflops < 1) {
+    u.flops_per_tflops = 1e3;
+    u.flops = "GFLOP/s";
+  }
+  return u;
+}
+
 Units report_units(const SweepTable& t) {
   std::int64_t peak = 0;
   double tflops = 0;
@@ -46,17 +59,10 @@ Units report_units(const SweepTable& t) {
     peak = std::max(peak, r.result->peak_bytes);
     tflops = std::max(tflops, r.result->tflops_per_gpu);
   }
-  Units u;
-  if (peak > 0 && peak < std::int64_t{1} << 30) {
-    u.bytes_per_unit = 1024.0 * 1024;
-    u.bytes = "MiB";
-  }
-  if (tflops > 0 && tflops < 1) {
-    u.flops_per_tflops = 1e3;
-    u.flops = "GFLOP/s";
-  }
-  return u;
+  return units_for(peak, tflops);
 }
+
+bool capacity_near(double cap, double top) { return cap > 0 && cap <= 1.6 * top; }
 
 Cell mem_cell(std::int64_t bytes, const Units& u) {
   return number_cell(fixed(u.mem(bytes), 2), u.mem(bytes));

@@ -30,9 +30,15 @@ struct Units {
   double mem(std::int64_t b) const { return static_cast<double>(b) / bytes_per_unit; }
   double rate(double tflops) const { return tflops * flops_per_tflops; }
 };
-// From the valid rows' peaks and rates and the GPU's capacity (capacity alone does not keep GiB:
-// a 16 MiB model on an 80 GiB GPU is shown in MiB).
+// The units for figures whose largest are `largest_bytes` and `largest_tflops` (0: none).
+Units units_for(std::int64_t largest_bytes, double largest_tflops);
+// From the valid rows' peaks and rates (the GPU's capacity does not keep GiB: a 16 MiB model on
+// an 80 GiB GPU is shown in MiB).
 Units report_units(const SweepTable& t);
+
+// Whether a plot of memory up to `top` draws the GPU's capacity `cap` (same unit): only near the
+// data, since a capacity far above it would squeeze the data into the bottom or left.
+bool capacity_near(double cap, double top);
 
 // Table cells that sort by their value.
 Cell ms_cell(double seconds);                       // "123.4"

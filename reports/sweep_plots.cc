@@ -91,7 +91,7 @@ Figure memory_figure(const SweepTable& t) {
   // The capacity lines when they are near the bars: a capacity far above every peak would
   // flatten the bars at the bottom of the plot.
   const double cap = u.mem(gpu_capacity_bytes(t));
-  const bool show_capacity = cap > 0 && cap <= 1.6 * top;
+  const bool show_capacity = capacity_near(cap, top);
   if (show_capacity) {
     top = std::max(top, cap);
   } else {
@@ -255,7 +255,7 @@ Figure pareto_figure(const SweepTable& t) {
                     "peak memory per GPU (" + u.bytes + ")", "step time (ms)");
   // The capacity lines when they are near the data: a capacity far beyond every peak would
   // squeeze the points into the left of the plot.
-  const bool show_capacity = cap > 0 && cap <= 1.6 * right;
+  const bool show_capacity = capacity_near(cap, right);
   if (show_capacity) right = std::max(right, cap);
   s +=
       "set key outside right top box\nset xrange [0:" + num(right * 1.05) + "]\nset yrange [0:*]\n";

@@ -205,15 +205,11 @@ Figure validation_figure(const std::vector<ValidationPoint>& points) {
     return f;
   }
   // GiB, or MiB when every peak is below 1 GiB (a CPU run of a small model).
-  Units u;
   std::int64_t largest = 0;
   for (const ValidationPoint& p : points) {
     largest = std::max({largest, p.predicted_peak_bytes, p.measured_peak_bytes.value_or(0)});
   }
-  if (largest > 0 && largest < std::int64_t{1} << 30) {
-    u.bytes_per_unit = 1024.0 * 1024;
-    u.bytes = "MiB";
-  }
+  const Units u = units_for(largest, 0);
   std::vector<std::string> time_lines, memory_lines;
   double t_lo = 1e308, t_hi = 0, m_lo = 1e308, m_hi = 0;
   for (std::size_t i = 0; i < points.size(); ++i) {

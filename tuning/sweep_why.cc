@@ -8,16 +8,6 @@
 #include "tuning/ranking.h"
 
 namespace zs::tuning {
-namespace {
-
-std::string band_text(double fraction) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "±%.0f%%", 100 * fraction);
-  return buf;
-}
-
-}  // namespace
-
 std::string tie_text(const Winner& w, std::span<const SweepRow> rows) {
   const auto at = [&](int id) -> const SweepRow& { return rows[static_cast<std::size_t>(id)]; };
   const VariantMetrics& f = at(w.fastest).metrics;
@@ -131,8 +121,8 @@ std::vector<std::string> explain_best(VariantRunner& runner, std::span<const Axi
     return {std::string(fastest ? "your config is the fastest variant that fits: "
                                 : "your config is kept (the tie above): ") +
             tokens_text(0, w.tokens_per_s) + ", step " + format_seconds(w.step_s) + " (both " +
-            band_text(w.band) + "), peak memory " + format_bytes(w.gpu_peak_bytes) + " " +
-            band_text(sim::memory_band().fraction) + " of " + format_bytes(w.gpu_capacity_bytes)};
+            format_band(w.band) + "), peak memory " + format_bytes(w.gpu_peak_bytes) + " " +
+            format_band(sim::memory_band().fraction) + " of " + format_bytes(w.gpu_capacity_bytes)};
   }
   std::vector<std::size_t> changed;
   std::vector<Variant> singles;
