@@ -273,10 +273,13 @@ const Json* ObjectReader::get_array(std::string_view key) {
 void ObjectReader::report_unknown(Severity severity, std::span<const std::string_view> known,
                                   std::string_view why) {
   if (obj_ == nullptr) return;
-  std::vector<std::string> candidates(known.begin(), known.end());
-  for (const auto& k : read_) candidates.push_back(k);
+  std::vector<std::string> candidates;  // made for the first unknown key: most objects have none
   for (auto it = obj_->begin(); it != obj_->end(); ++it) {
     if (read_.count(it.key()) > 0) continue;
+    if (candidates.empty()) {
+      candidates.assign(known.begin(), known.end());
+      candidates.insert(candidates.end(), read_.begin(), read_.end());
+    }
     std::string hint;
     if (auto m = closest_match(it.key(), candidates)) hint = "did you mean \"" + *m + "\"?";
     std::string message = "unknown key \"" + it.key() + "\"";

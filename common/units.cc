@@ -1,5 +1,6 @@
 #include "common/units.h"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -59,8 +60,14 @@ std::string format_count(double value) {
 std::string format_double(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  // The fewest %g digits that read back as `value`. The shortest round-trip digits (to_chars)
+  // say where to start: no shorter decimal reads back; %g rounds correctly, which can miss the
+  // shortest decimal at a power of two, hence the loop.
   char buf[64];
-  for (int precision = 1; precision <= 17; ++precision) {
+  const auto shortest = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+  int digits = 0;
+  for (const char* c = buf; c < shortest.ptr && *c != 'e'; ++c) digits += (*c >= '0' && *c <= '9');
+  for (int precision = std::max(1, digits); precision <= 17; ++precision) {
     std::snprintf(buf, sizeof buf, "%.*g", precision, value);
     if (std::strtod(buf, nullptr) == value) break;
   }

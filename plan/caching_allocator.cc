@@ -40,35 +40,25 @@ int CachingAllocator::new_block(const Block& b) {
 }
 
 void CachingAllocator::insert_free(int id) {
-  const Block& b = blocks_[id];
-  std::vector<FreeEntry>& pool = b.small ? free_small_ : free_large_;
-  blocks_[id].pool_pos = static_cast<int>(pool.size());
-  pool.push_back(FreeEntry{b.size, b.segment, b.offset, id});
+  Block& b = blocks_[id];
+  FreePool& pool = b.small ? free_small_ : free_large_;
+  b.where = pool.insert(FreeKey{b.size, b.segment, b.offset, id}).first;
+  b.free = true;
+  if (whole_segment(b)) ++free_segments_;
 }
 
 void CachingAllocator::erase_free(int id) {
-  std::vector<FreeEntry>& pool = blocks_[id].small ? free_small_ : free_large_;
-  const int pos = blocks_[id].pool_pos;
-  ZS_CHECK(pos >= 0 && pool[pos].id == id);
-  pool[pos] = pool.back();
-  blocks_[pool[pos].id].pool_pos = pos;
-  pool.pop_back();
-  blocks_[id].pool_pos = -1;
+  Block& b = blocks_[id];
+  ZS_CHECK(b.free && b.where->id == id);
+  (b.small ? free_small_ : free_large_).erase(b.where);
+  b.free = false;
+  if (whole_segment(b)) --free_segments_;
 }
 
-// The smallest free block that holds `rounded`; ties to the lowest (segment, offset), as
-// PyTorch's BlockComparatorSize orders its pool.
-int CachingAllocator::best_fit(const std::vector<FreeEntry>& pool, Bytes rounded) {
-  const FreeEntry* best = nullptr;
-  for (const FreeEntry& e : pool) {
-    if (e.size < rounded) continue;
-    if (best == nullptr || e.size < best->size ||
-        (e.size == best->size &&
-         (e.segment < best->segment || (e.segment == best->segment && e.offset < best->offset)))) {
-      best = &e;
-    }
-  }
-  return best == nullptr ? -1 : best->id;
+// The smallest free block that holds `rounded`; ties to the lowest (segment, offset).
+int CachingAllocator::best_fit(const FreePool& pool, Bytes rounded) {
+  const auto it = pool.lower_bound(FreeKey{rounded, -1, -1, -1});
+  return it == pool.end() ? -1 : it->id;
 }
 
 bool CachingAllocator::reserve_segment(Bytes size, bool small) {
@@ -88,11 +78,13 @@ bool CachingAllocator::reserve_segment(Bytes size, bool small) {
 }
 
 // release_cached_blocks: every segment with no block in use goes back to the device.
+// Scans the segments only when one is wholly free; each scan then releases at least one.
 void CachingAllocator::release_cached() {
+  if (free_segments_ == 0) return;
   for (Segment& s : segments_) {
     if (!s.live) continue;
     const Block& b = blocks_[s.first];
-    if (b.next >= 0 || b.pool_pos < 0) continue;  // split, or its one block in use
+    if (b.next >= 0 || !b.free) continue;  // split, or its one block in use
     erase_free(s.first);
     spare_.push_back(s.first);
     s.live = false;
@@ -111,7 +103,7 @@ int CachingAllocator::take(int id, Bytes rounded) {
     tail.offset += rounded;
     tail.size = remaining;
     tail.prev = id;
-    tail.pool_pos = -1;
+    tail.free = false;
     const int rest = new_block(tail);
     if (blocks_[rest].next >= 0) blocks_[blocks_[rest].next].prev = rest;
     blocks_[id].next = rest;
@@ -127,7 +119,7 @@ int CachingAllocator::malloc(Bytes bytes) {
   ZS_CHECK(bytes > 0);
   const Bytes rounded = round_size(bytes);
   const bool small = rounded <= kSmallSize;
-  const std::vector<FreeEntry>& pool = small ? free_small_ : free_large_;
+  const FreePool& pool = small ? free_small_ : free_large_;
   int id = best_fit(pool, rounded);
   if (id < 0) {
     if (!reserve_segment(segment_size(rounded), small)) {
@@ -141,6 +133,23 @@ int CachingAllocator::malloc(Bytes bytes) {
   return take(id, rounded);
 }
 
+void CachingAllocator::malloc_and_free(Bytes bytes) {
+  ZS_CHECK(bytes > 0);
+  const Bytes rounded = round_size(bytes);
+  const bool small = rounded <= kSmallSize;
+  const int id = best_fit(small ? free_small_ : free_large_, rounded);
+  if (id >= 0) {
+    // take() would split off the tail as it decides here, and free() merge it back: no two free
+    // blocks neighbour each other, so the block's other neighbour is in use.
+    const Bytes remaining = blocks_[id].size - rounded;
+    const bool split = small ? remaining >= kMinBlockSize : remaining > kSmallSize;
+    peak_allocated_ = std::max(peak_allocated_, allocated_ + (split ? rounded : blocks_[id].size));
+    return;
+  }
+  const int h = malloc(bytes);
+  if (h >= 0) free(h);
+}
+
 void CachingAllocator::absorb(int left, int right) {
   Block& l = blocks_[left];
   l.size += blocks_[right].size;
@@ -150,17 +159,17 @@ void CachingAllocator::absorb(int left, int right) {
 }
 
 void CachingAllocator::free(int id) {
-  ZS_CHECK(id >= 0 && id < static_cast<int>(blocks_.size()) && blocks_[id].pool_pos < 0);
+  ZS_CHECK(id >= 0 && id < static_cast<int>(blocks_.size()) && !blocks_[id].free);
   allocated_ -= blocks_[id].size;
   // Merge with the free neighbours in the segment (try_merge_blocks).
   const int prev = blocks_[id].prev;
-  if (prev >= 0 && blocks_[prev].pool_pos >= 0) {
+  if (prev >= 0 && blocks_[prev].free) {
     erase_free(prev);
     absorb(prev, id);
     id = prev;
   }
   const int next = blocks_[id].next;
-  if (next >= 0 && blocks_[next].pool_pos >= 0) {
+  if (next >= 0 && blocks_[next].free) {
     erase_free(next);
     absorb(id, next);
   }

@@ -22,6 +22,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory_resource>
+#include <set>
 #include <vector>
 
 #include "common/units.h"
@@ -36,8 +38,6 @@ class CachingAllocator {
   explicit CachingAllocator(Bytes limit_bytes, int expected_blocks = 0) : limit_(limit_bytes) {
     blocks_.reserve(static_cast<std::size_t>(expected_blocks) * 2);
     segments_.reserve(static_cast<std::size_t>(expected_blocks));
-    free_small_.reserve(64);
-    free_large_.reserve(64);
   }
 
   // Allocates `bytes` (> 0) and returns its handle; -1 when the device has no room even after
@@ -45,6 +45,10 @@ class CachingAllocator {
   int malloc(Bytes bytes);
   // REQUIRES: `handle` came from malloc and was not freed.
   void free(int handle);
+  // malloc(bytes) and, when it succeeds, free of the block at once (an op's transient
+  // workspace). A request that a cached block holds leaves the pools as they were (the split
+  // tail merges back), so only the peak moves and the pools are not touched.
+  void malloc_and_free(Bytes bytes);
 
   Bytes allocated() const { return allocated_; }  // rounded sizes of live blocks
   Bytes reserved() const { return reserved_; }    // segments held
@@ -58,28 +62,38 @@ class CachingAllocator {
   static Bytes segment_size(Bytes rounded);
 
  private:
+  // Free blocks per pool, ordered by (size, segment, offset) as PyTorch's BlockComparatorSize
+  // orders its pool, so the best fit is a lower_bound. (A 7B sweep's near-capacity replays hold
+  // up to 330 free blocks a pool, 100 on average: a scan per request cost a quarter of it.)
+  struct FreeKey {
+    Bytes size = 0;
+    int segment = 0;
+    Bytes offset = 0;
+    int id = 0;
+  };
+  struct KeyLess {
+    bool operator()(const FreeKey& a, const FreeKey& b) const {
+      if (a.size != b.size) return a.size < b.size;
+      if (a.segment != b.segment) return a.segment < b.segment;
+      return a.offset < b.offset;
+    }
+  };
+  using FreePool = std::pmr::set<FreeKey, KeyLess>;
+
   // Blocks of a segment form a list in address order (prev/next block ids, -1 at the ends).
   struct Block {
     Bytes size = 0;
     Bytes offset = 0;
     int segment = 0;
     int prev = -1, next = -1;
-    int pool_pos = -1;  // index in its pool's free list while free, else -1
+    bool free = false;           // in its pool
+    FreePool::iterator where{};  // its place there while free
     bool small = false;
   };
   struct Segment {
     Bytes size = 0;
     int first = -1;  // its first block
     bool live = true;
-  };
-
-  // Free blocks per pool, unordered: best fit scans them (merging keeps the lists short: 15
-  // entries on average in a 70B stage-3 step), with what it compares kept inline.
-  struct FreeEntry {
-    Bytes size = 0;
-    int segment = 0;
-    Bytes offset = 0;
-    int id = 0;
   };
 
   int new_block(const Block& b);
@@ -90,7 +104,9 @@ class CachingAllocator {
   void erase_free(int block);
   bool reserve_segment(Bytes size, bool small);
   void release_cached();
-  static int best_fit(const std::vector<FreeEntry>& pool, Bytes rounded);
+  static int best_fit(const FreePool& pool, Bytes rounded);
+  // A block that spans its whole segment, free: what release_cached gives back.
+  bool whole_segment(const Block& b) const { return b.prev < 0 && b.next < 0; }
 
   Bytes limit_;
   Bytes allocated_ = 0, reserved_ = 0, peak_reserved_ = 0, peak_allocated_ = 0;
@@ -99,7 +115,9 @@ class CachingAllocator {
   std::vector<Block> blocks_;
   std::vector<int> spare_;  // ids of merged-away blocks, for reuse
   std::vector<Segment> segments_;
-  std::vector<FreeEntry> free_small_, free_large_;
+  std::pmr::unsynchronized_pool_resource nodes_;  // the pools' nodes, freed with the allocator
+  FreePool free_small_{&nodes_}, free_large_{&nodes_};
+  int free_segments_ = 0;  // segments whose one block is free: release_cached has work
 };
 
 }  // namespace zs::plan

@@ -53,10 +53,7 @@ void replay_allocator(const Plan& plan, const MemoryOptions& o, MemoryReport* r)
         if (on_gpu(id)) handle[id] = a.malloc(plan.buffers[id].bytes);
       }
       const Bytes t = plan.ops[i].transient_bytes;
-      if (t > 0) {
-        const int h = a.malloc(t);
-        if (h >= 0) a.free(h);
-      }
+      if (t > 0) a.malloc_and_free(t);
       for (int id : events.frees(i)) {
         if (handle[id] >= 0) a.free(handle[id]);
         handle[id] = -1;

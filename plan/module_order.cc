@@ -119,6 +119,21 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
     ZS_CHECK(b < static_cast<int>(blocks.size()));
     m.block = b;
   }
+  auto per_block = [&](const std::vector<int>& pass) {
+    std::vector<std::vector<int>> out(blocks.size());
+    std::size_t pending = 0;
+    int last = -1;
+    for (std::size_t k = 0; k < pass.size(); ++k) {
+      const int blk = o.modules[pass[k]].block;
+      if (blk < 0) continue;
+      for (; pending <= k; ++pending) out[blk].push_back(pass[pending]);
+      last = blk;
+    }
+    for (; pending < pass.size() && last >= 0; ++pending) out[last].push_back(pass[pending]);
+    return out;
+  };
+  o.forward_by_block = per_block(o.forward);
+  o.backward_by_block = per_block(o.backward);
   return o;
 }
 

@@ -22,7 +22,6 @@
 // Simpler than the code: one parameter group (the HF Trainer's no-decay group adds at most 2N
 // padding elements); full gradients are freed per block rather than per parameter.
 #include <algorithm>
-#include <map>
 
 #include "plan/grad_bucket.h"
 #include "plan/schedules.h"
@@ -283,18 +282,22 @@ class Reducer {
 class FullGrads {
  public:
   void track(int buffer, const std::vector<int>& params) {
-    for (int p : params) buffer_of_[p] = buffer;
+    for (int p : params) {
+      if (p >= static_cast<int>(buffer_of_.size())) buffer_of_.resize(p + 1, -1);
+      buffer_of_[p] = buffer;
+    }
+    if (buffer >= static_cast<int>(left_.size())) left_.resize(buffer + 1, 0);
     left_[buffer] = static_cast<int>(params.size());
   }
   // Releases p's block buffer at `op` when p was its last parameter.
   void copied(PlanBuilder& b, int p, int op) {
-    const auto it = buffer_of_.find(p);
-    if (it != buffer_of_.end() && --left_[it->second] == 0) b.free(op, it->second);
+    if (p >= static_cast<int>(buffer_of_.size()) || buffer_of_[p] < 0) return;
+    if (--left_[buffer_of_[p]] == 0) b.free(op, buffer_of_[p]);
   }
 
  private:
-  std::map<int, int> buffer_of_;
-  std::map<int, int> left_;
+  std::vector<int> buffer_of_;  // per parameter id, its block buffer or -1
+  std::vector<int> left_;       // per buffer id, its parameters not yet copied
 };
 
 }  // namespace

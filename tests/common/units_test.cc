@@ -2,6 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <string>
+
 namespace zs {
 namespace {
 
@@ -25,6 +32,33 @@ TEST(Units, FormatDoubleRoundTrips) {
   EXPECT_EQ(format_double(1e-8), "1e-08");
   EXPECT_EQ(format_double(5e8), "5e+08");
   EXPECT_EQ(format_double(0.1 + 0.2), "0.30000000000000004");
+}
+
+// The fewest %g digits that read back, found by trying every precision: what format_double
+// prints, on random bit patterns (every exponent) and on short decimals.
+TEST(Units, FormatDoubleIsTheShortestPercentGThatReadsBack) {
+  auto reference = [](double v) {
+    char buf[64];
+    for (int precision = 1; precision <= 17; ++precision) {
+      std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+      if (std::strtod(buf, nullptr) == v) break;
+    }
+    return std::string(buf);
+  };
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    const std::uint64_t bits = rng();
+    double v;
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v)) continue;
+    ASSERT_EQ(format_double(v), reference(v)) << bits;
+    const double decimal = static_cast<double>(rng() % 100000) * std::pow(10.0, (i % 40) - 20);
+    ASSERT_EQ(format_double(decimal), reference(decimal)) << decimal;
+  }
+  for (double v :
+       {0.0, -0.0, 1.0, 2.0, 0.5, 1e300, 5e-324, 2.2250738585072014e-308, 9007199254740993.0}) {
+    EXPECT_EQ(format_double(v), reference(v)) << v;
+  }
 }
 
 TEST(Units, FormatCountIsShort) {

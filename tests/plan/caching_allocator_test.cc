@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <random>
+#include <vector>
 
 #include "tests/plan/sim_test_util.h"
 
@@ -127,6 +129,143 @@ TEST(CachingAllocator, ASweepRunsItOnlyNearCapacityWithTheSameVerdict) {
       EXPECT_EQ(sweep->memory.gpu_reserved_peak_bytes, 0);  // 10 GiB of 32: not computed
     } else {
       EXPECT_EQ(sweep->memory.gpu_reserved_peak_bytes, full->memory.gpu_reserved_peak_bytes);
+    }
+  }
+}
+
+// A naive model of the same rules, written independently (every block of every segment scanned
+// per request, segments searched for release), against which random request sequences check
+// the allocator's ordered pools, its count of wholly free segments and malloc_and_free.
+class NaiveAllocator {
+ public:
+  explicit NaiveAllocator(Bytes limit) : limit_(limit) {}
+  // Returns (segment, offset) packed, or -1.
+  std::int64_t malloc(Bytes bytes) {
+    const Bytes rounded = CachingAllocator::round_size(bytes);
+    const bool small = rounded <= kMiB1;
+    auto found = best(rounded, small);
+    if (found.first < 0) {
+      const Bytes size = CachingAllocator::segment_size(rounded);
+      if (reserved_ + size > limit_) {
+        for (Seg& s : segs_) {
+          if (s.live && s.blocks.size() == 1 && !s.blocks[0].used) {
+            s.live = false;
+            reserved_ -= s.size;
+          }
+        }
+      }
+      if (reserved_ + size > limit_) {
+        ++failures_;
+        failed_ = std::max(failed_, rounded);
+        return -1;
+      }
+      segs_.push_back(Seg{size, small, true, {Blk{0, size, false}}});
+      reserved_ += size;
+      peak_reserved_ = std::max(peak_reserved_, reserved_);
+      found = best(rounded, small);
+    }
+    Seg& s = segs_[static_cast<std::size_t>(found.first)];
+    const std::size_t k = static_cast<std::size_t>(found.second);
+    const Bytes remaining = s.blocks[k].size - rounded;
+    if (small ? remaining >= 512 : remaining > kMiB1) {
+      s.blocks.insert(s.blocks.begin() + static_cast<std::ptrdiff_t>(k) + 1,
+                      Blk{s.blocks[k].offset + rounded, remaining, false});
+      s.blocks[k].size = rounded;
+    }
+    s.blocks[k].used = true;
+    allocated_ += s.blocks[k].size;
+    peak_allocated_ = std::max(peak_allocated_, allocated_);
+    return found.first * (Bytes{1} << 40) + s.blocks[k].offset;
+  }
+  void free(std::int64_t handle) {
+    Seg& s = segs_[static_cast<std::size_t>(handle >> 40)];
+    std::size_t k = 0;
+    while (s.blocks[k].offset != (handle & ((Bytes{1} << 40) - 1))) ++k;
+    s.blocks[k].used = false;
+    allocated_ -= s.blocks[k].size;
+    if (k + 1 < s.blocks.size() && !s.blocks[k + 1].used) {
+      s.blocks[k].size += s.blocks[k + 1].size;
+      s.blocks.erase(s.blocks.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+    }
+    if (k > 0 && !s.blocks[k - 1].used) {
+      s.blocks[k - 1].size += s.blocks[k].size;
+      s.blocks.erase(s.blocks.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  }
+  Bytes allocated() const { return allocated_; }
+  Bytes reserved() const { return reserved_; }
+  Bytes peak_reserved() const { return peak_reserved_; }
+  Bytes peak_allocated() const { return peak_allocated_; }
+  Bytes failed_bytes() const { return failed_; }
+  int failures() const { return failures_; }
+
+ private:
+  struct Blk {
+    Bytes offset, size;
+    bool used;
+  };
+  struct Seg {
+    Bytes size;
+    bool small, live;
+    std::vector<Blk> blocks;
+  };
+  // (segment, block index) of the smallest free block of the pool that holds `rounded`, ties
+  // to the lowest segment and offset.
+  std::pair<int, int> best(Bytes rounded, bool small) const {
+    std::pair<int, int> out{-1, -1};
+    Bytes best_size = 0;
+    for (std::size_t i = 0; i < segs_.size(); ++i) {
+      if (!segs_[i].live || segs_[i].small != small) continue;
+      for (std::size_t k = 0; k < segs_[i].blocks.size(); ++k) {
+        const Blk& b = segs_[i].blocks[k];
+        if (b.used || b.size < rounded || (out.first >= 0 && b.size >= best_size)) continue;
+        out = {static_cast<int>(i), static_cast<int>(k)};
+        best_size = b.size;
+      }
+    }
+    return out;
+  }
+  Bytes limit_;
+  Bytes allocated_ = 0, reserved_ = 0, peak_reserved_ = 0, peak_allocated_ = 0, failed_ = 0;
+  int failures_ = 0;
+  std::vector<Seg> segs_;
+};
+
+TEST(CachingAllocator, RandomRequestsMatchANaiveModelOfTheSameRules) {
+  for (const std::uint32_t seed : {1u, 2u, 3u, 4u}) {
+    std::mt19937 rng(seed);
+    const Bytes limit = (seed % 2 == 0 ? 200 : 64) * kMiB1;  // tight: releases and failures
+    CachingAllocator a(limit);
+    NaiveAllocator n(limit);
+    std::vector<std::pair<int, std::int64_t>> live;
+    for (int step = 0; step < 4000; ++step) {
+      const auto pick = rng() % 10;
+      // Sizes across both pools and every segment rule: small, 1-10 MiB, large.
+      const Bytes bytes = pick < 4   ? 1 + static_cast<Bytes>(rng() % (kMiB1 + 4096))
+                          : pick < 6 ? kMiB1 + static_cast<Bytes>(rng() % (9 * kMiB1))
+                                     : 1 + static_cast<Bytes>(rng() % (24 * kMiB1));
+      const auto action = rng() % 3;
+      if (action == 0 && !live.empty()) {
+        const std::size_t k = rng() % live.size();
+        a.free(live[k].first);
+        n.free(live[k].second);
+        live.erase(live.begin() + static_cast<std::ptrdiff_t>(k));
+      } else if (action == 1) {
+        a.malloc_and_free(bytes);
+        const std::int64_t h = n.malloc(bytes);
+        if (h >= 0) n.free(h);
+      } else {
+        const int h = a.malloc(bytes);
+        const std::int64_t hn = n.malloc(bytes);
+        ASSERT_EQ(h >= 0, hn >= 0) << "seed " << seed << " step " << step;
+        if (h >= 0) live.emplace_back(h, hn);
+      }
+      ASSERT_EQ(a.allocated(), n.allocated()) << "seed " << seed << " step " << step;
+      ASSERT_EQ(a.reserved(), n.reserved()) << "seed " << seed << " step " << step;
+      ASSERT_EQ(a.peak_reserved(), n.peak_reserved());
+      ASSERT_EQ(a.peak_allocated(), n.peak_allocated());
+      ASSERT_EQ(a.failed_bytes(), n.failed_bytes());
+      ASSERT_EQ(a.failures(), n.failures());
     }
   }
 }
