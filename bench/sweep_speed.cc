@@ -62,7 +62,7 @@ int main(int argc, char** argv) {
     setup.axes.push_back(std::move(*axis));
   }
   setup.render = [](const zs::sim::SimulationResult& r, const zs::sim::SimulationRequest& q) {
-    return zs::reports::render_simulation_json(r, q).dump();
+    return zs::reports::render_simulation_json_text(r, q);
   };
   std::printf("sweep of %lld variants: %s on %s, 8 x a100-80gb, seq 1024\n",
               static_cast<long long>(zs::tuning::variant_count(setup.axes)), config.c_str(),

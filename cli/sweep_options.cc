@@ -116,8 +116,7 @@ Result<tuning::SweepSetup> read_sweep_setup(const SweepFlags& f,
     }
   }
   setup.render = [](const sim::SimulationResult& result, const sim::SimulationRequest& request) {
-    return reports::render_simulation_json(result, request)
-        .dump(-1, ' ', false, json::Json::error_handler_t::replace);
+    return reports::render_simulation_json_text(result, request);
   };
   return setup;
 }

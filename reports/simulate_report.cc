@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/json_writer.h"
 #include "common/units.h"
 #include "sim/uncertainty.h"
 
@@ -24,12 +25,6 @@ std::string row(const std::string& name, const std::string& value, const std::st
 
 std::string row(const std::string& name, Bytes bytes, const std::string& note = "") {
   return row(name, format_bytes(bytes), note);
-}
-
-json::Json breakdown_json(const plan::Breakdown& b) {
-  json::Json out = json::Json::object();
-  for (Category c : kCategories) out[std::string(plan::category_name(c)) + "_bytes"] = b[c];
-  return out;
 }
 
 std::string label(Category c) {
@@ -233,117 +228,161 @@ std::string render_simulation_text(const sim::SimulationResult& r,
   return out;
 }
 
-json::Json render_simulation_json(const sim::SimulationResult& r,
-                                  const sim::SimulationRequest& request) {
-  using json::Json;
+std::string render_simulation_json_text(const sim::SimulationResult& r,
+                                        const sim::SimulationRequest& request) {
   const plan::Layout& l = r.built.layout;
   const plan::MemoryReport& m = r.memory;
-  Json out = Json::object();
-  out["config"] = r.config.document.source;
-  out["deepspeed_version"] = request.check.version.str();
-  out["model"] = {{"name", request.model.name}, {"params", r.params}};
-  out["cluster"] = {{"preset", request.cluster.preset},
-                    {"nodes", request.cluster.nodes},
-                    {"gpus_per_node", request.cluster.gpus_per_node}};
-  out["world_size"] = l.world;
-  out["zero_stage"] = l.stage;
-  out["precision"] = std::string(configs::precision_name(l.precision));
-  out["seq_len"] = r.seq_len;
-  out["activation_checkpointing"] = l.checkpointing;
-  out["batch"] = {{"micro_batch_per_gpu", l.micro_batch},
-                  {"gradient_accumulation_steps", l.micro_steps},
-                  {"train_batch_size", r.train_batch_size}};
-  out["memory"] = {{"gpu",
-                    {{"peak_bytes", m.gpu_peak_bytes},
-                     {"reserved_bytes", m.gpu_reserved_peak_bytes},
-                     // The buffers alone (no CUDA context, NCCL or fragmentation): exact sizes,
-                     // and the allocator replay's allocated and reserved peaks.
-                     {"buffers_peak_bytes", m.gpu_allocated_peak_bytes},
-                     {"allocator_allocated_peak_bytes", m.gpu_allocator_allocated_peak_bytes},
-                     {"allocator_reserved_peak_bytes", m.gpu_allocator_reserved_peak_bytes},
-                     {"failed_request_bytes", m.gpu_failed_request_bytes},
-                     {"capacity_bytes", m.gpu_capacity_bytes},
-                     {"headroom_bytes", m.gpu_headroom_bytes},
-                     {"oom", m.gpu_oom},
-                     {"model_states_bytes", m.model_states_bytes},
-                     {"peak_phase", std::string(plan::phase_name(m.peak_phase))},
-                     {"peak_op", m.peak_op_name},
-                     {"breakdown", breakdown_json(m.gpu_at_peak)}}},
-                   {"cpu",
-                    {{"peak_bytes", m.host_peak_bytes},
-                     {"capacity_bytes", m.host_capacity_bytes},
-                     {"headroom_bytes", m.host_headroom_bytes},
-                     {"oom", m.host_oom},
-                     {"pinned_bytes", m.host_pinned_bytes},
-                     {"nvme_bytes", m.nvme_bytes},
-                     {"breakdown", breakdown_json(m.host_at_peak)}}}};
-  if (r.load) {
-    out["memory"]["cpu"]["model_load"] = {
-        {"load_dtype", std::string(plan::load_dtype_name(*request.load_dtype))},
-        {"checkpoint_dtype", std::string(plan::load_dtype_name(r.load->stored))},
-        {"cast", r.load->cast},
-        {"per_rank_bytes", r.load->per_rank_bytes},
-        {"per_node_bytes", m.host_load_bytes},
-        {"page_cache_bytes", r.load->page_cache_bytes},
-        {"at_peak", m.host_peak_at_load}};
-  }
-  out["plan"] = {{"ops", r.built.plan.ops.size()},
-                 {"buffers", r.built.plan.buffers.size()},
-                 {"segments", r.built.plan.segments.size()}};
   const sim::StepTime& t = r.time;
-  out["time"] = {{"step_s", t.step_s},
-                 {"compute_s", t.breakdown.compute_s},
-                 {"optimizer_s", t.breakdown.optimizer_s},
-                 {"exposed_comm_s", t.breakdown.exposed_comm_s},
-                 {"exposed_offload_s", t.breakdown.exposed_offload_s},
-                 {"other_s", t.breakdown.other_s},
-                 {"comm_busy_s", t.comm_busy_s},
-                 {"offload_busy_s", t.offload_busy_s},
-                 {"cpu_optimizer_s", t.cpu_optimizer_s},
-                 {"offload",
-                  {{"cpu_s", t.offload.cpu_s},
-                   {"cpu_bytes", t.offload.cpu_bytes},
-                   {"cpu_bytes_per_s", t.offload.cpu_bytes_per_s},
-                   {"cpu_cores", t.offload.cpu_cores},
-                   {"to_host_bytes", t.offload.to_host_bytes},
-                   {"to_host_s", t.offload.to_host_s},
-                   {"to_device_bytes", t.offload.to_device_bytes},
-                   {"to_device_s", t.offload.to_device_s},
-                   {"exposed_copies_s", t.offload.exposed_copies_s}}},
-                 {"bottleneck", t.bottleneck}};
-  if (t.overflow_possible) out["time"]["overflow_step_s"] = t.overflow_step_s;
-  json::Json tasks = json::Json::object();
-  for (int k = 0; k < plan::kHostTaskCount; ++k) {
-    tasks[std::string(plan::host_task_name(static_cast<plan::HostTask>(k)))] = {
-        {"s", t.host.task_s[k]}, {"calls", t.host.task_calls[k]}};
-  }
-  out["time"]["host"] = {{"busy_s", t.host.busy_s},     {"gpu_idle_s", t.host.gpu_idle_s},
-                         {"launch_s", t.host.launch_s}, {"model_calls", t.host.model_calls},
-                         {"sync_s", t.host.sync_s},     {"deepspeed", tasks}};
-  out["throughput"] = {{"samples_per_s", t.samples_per_s},
-                       {"tokens_per_s", t.tokens_per_s},
-                       {"tflops_per_gpu", t.tflops_per_gpu},
-                       {"mfu", t.mfu}};
   // Each figure's band: +- this fraction of it (sim/uncertainty.h).
   const sim::Regime regime = sim::classify_regime(t, l);
   const sim::Band time_band = sim::time_band(regime);
   const sim::Band memory_band = sim::memory_band();
-  out["time"]["band"] = time_band.fraction;
-  out["throughput"]["band"] = time_band.fraction;
-  out["memory"]["gpu"]["band"] = memory_band.fraction;
-  out["memory"]["cpu"]["band"] = memory_band.fraction;
-  out["uncertainty"] = {{"regime", std::string(sim::regime_name(regime))},
-                        {"time_band", time_band.fraction},
-                        {"time_rows", time_band.rows},
-                        {"time_basis", std::string(time_band.basis)},
-                        {"memory_band", memory_band.fraction},
-                        {"memory_rows", memory_band.rows},
-                        {"memory_basis", std::string(memory_band.basis)}};
-  out["cost_profile"] = r.profile.source;
-  out["kernels"] = std::string(sim::kernel_style_name(r.profile.kernel_style));
-  out["warnings"] = r.config.diagnostics.count(Severity::kWarning);
-  out["lints"] = r.config.diagnostics.count(Severity::kLint);
-  return out;
+  json::JsonWriter w;
+  auto breakdown = [&w](const plan::Breakdown& b) {
+    w.begin_object();
+    for (Category c : kCategories) {
+      char key[40];
+      std::snprintf(key, sizeof key, "%.*s_bytes", static_cast<int>(plan::category_name(c).size()),
+                    plan::category_name(c).data());
+      w.key(key).value(b[c]);
+    }
+    w.end_object();
+  };
+  w.begin_object();
+  w.key("config").value(r.config.document.source);
+  w.key("deepspeed_version").value(request.check.version.str());
+  w.key("model").begin_object();
+  w.key("name").value(request.model.name).key("params").value(r.params);
+  w.end_object();
+  w.key("cluster").begin_object();
+  w.key("preset").value(request.cluster.preset);
+  w.key("nodes").value(request.cluster.nodes);
+  w.key("gpus_per_node").value(request.cluster.gpus_per_node);
+  w.end_object();
+  w.key("world_size").value(l.world);
+  w.key("zero_stage").value(l.stage);
+  w.key("precision").value(configs::precision_name(l.precision));
+  w.key("seq_len").value(r.seq_len);
+  w.key("activation_checkpointing").value(l.checkpointing);
+  w.key("batch").begin_object();
+  w.key("micro_batch_per_gpu").value(l.micro_batch);
+  w.key("gradient_accumulation_steps").value(l.micro_steps);
+  w.key("train_batch_size").value(r.train_batch_size);
+  w.end_object();
+  w.key("memory").begin_object();
+  w.key("gpu").begin_object();
+  w.key("peak_bytes").value(m.gpu_peak_bytes);
+  w.key("reserved_bytes").value(m.gpu_reserved_peak_bytes);
+  // The buffers alone (no CUDA context, NCCL or fragmentation): exact sizes, and the allocator
+  // replay's allocated and reserved peaks.
+  w.key("buffers_peak_bytes").value(m.gpu_allocated_peak_bytes);
+  w.key("allocator_allocated_peak_bytes").value(m.gpu_allocator_allocated_peak_bytes);
+  w.key("allocator_reserved_peak_bytes").value(m.gpu_allocator_reserved_peak_bytes);
+  w.key("failed_request_bytes").value(m.gpu_failed_request_bytes);
+  w.key("capacity_bytes").value(m.gpu_capacity_bytes);
+  w.key("headroom_bytes").value(m.gpu_headroom_bytes);
+  w.key("oom").value(m.gpu_oom);
+  w.key("model_states_bytes").value(m.model_states_bytes);
+  w.key("peak_phase").value(plan::phase_name(m.peak_phase));
+  w.key("peak_op").value(m.peak_op_name);
+  w.key("breakdown");
+  breakdown(m.gpu_at_peak);
+  w.key("band").value(memory_band.fraction);
+  w.end_object();
+  w.key("cpu").begin_object();
+  w.key("peak_bytes").value(m.host_peak_bytes);
+  w.key("capacity_bytes").value(m.host_capacity_bytes);
+  w.key("headroom_bytes").value(m.host_headroom_bytes);
+  w.key("oom").value(m.host_oom);
+  w.key("pinned_bytes").value(m.host_pinned_bytes);
+  w.key("nvme_bytes").value(m.nvme_bytes);
+  w.key("breakdown");
+  breakdown(m.host_at_peak);
+  if (r.load) {
+    w.key("model_load").begin_object();
+    w.key("load_dtype").value(plan::load_dtype_name(*request.load_dtype));
+    w.key("checkpoint_dtype").value(plan::load_dtype_name(r.load->stored));
+    w.key("cast").value(r.load->cast);
+    w.key("per_rank_bytes").value(r.load->per_rank_bytes);
+    w.key("per_node_bytes").value(m.host_load_bytes);
+    w.key("page_cache_bytes").value(r.load->page_cache_bytes);
+    w.key("at_peak").value(m.host_peak_at_load);
+    w.end_object();
+  }
+  w.key("band").value(memory_band.fraction);
+  w.end_object();
+  w.end_object();  // memory
+  w.key("plan").begin_object();
+  w.key("ops").value(static_cast<std::uint64_t>(r.built.plan.ops.size()));
+  w.key("buffers").value(static_cast<std::uint64_t>(r.built.plan.buffers.size()));
+  w.key("segments").value(static_cast<std::uint64_t>(r.built.plan.segments.size()));
+  w.end_object();
+  w.key("time").begin_object();
+  w.key("step_s").value(t.step_s);
+  w.key("compute_s").value(t.breakdown.compute_s);
+  w.key("optimizer_s").value(t.breakdown.optimizer_s);
+  w.key("exposed_comm_s").value(t.breakdown.exposed_comm_s);
+  w.key("exposed_offload_s").value(t.breakdown.exposed_offload_s);
+  w.key("other_s").value(t.breakdown.other_s);
+  w.key("comm_busy_s").value(t.comm_busy_s);
+  w.key("offload_busy_s").value(t.offload_busy_s);
+  w.key("cpu_optimizer_s").value(t.cpu_optimizer_s);
+  w.key("offload").begin_object();
+  w.key("cpu_s").value(t.offload.cpu_s);
+  w.key("cpu_bytes").value(t.offload.cpu_bytes);
+  w.key("cpu_bytes_per_s").value(t.offload.cpu_bytes_per_s);
+  w.key("cpu_cores").value(t.offload.cpu_cores);
+  w.key("to_host_bytes").value(t.offload.to_host_bytes);
+  w.key("to_host_s").value(t.offload.to_host_s);
+  w.key("to_device_bytes").value(t.offload.to_device_bytes);
+  w.key("to_device_s").value(t.offload.to_device_s);
+  w.key("exposed_copies_s").value(t.offload.exposed_copies_s);
+  w.end_object();
+  w.key("bottleneck").value(t.bottleneck);
+  if (t.overflow_possible) w.key("overflow_step_s").value(t.overflow_step_s);
+  w.key("host").begin_object();
+  w.key("busy_s").value(t.host.busy_s);
+  w.key("gpu_idle_s").value(t.host.gpu_idle_s);
+  w.key("launch_s").value(t.host.launch_s);
+  w.key("model_calls").value(t.host.model_calls);
+  w.key("sync_s").value(t.host.sync_s);
+  w.key("deepspeed").begin_object();
+  for (int k = 0; k < plan::kHostTaskCount; ++k) {
+    w.key(plan::host_task_name(static_cast<plan::HostTask>(k))).begin_object();
+    w.key("s").value(t.host.task_s[k]).key("calls").value(t.host.task_calls[k]);
+    w.end_object();
+  }
+  w.end_object();
+  w.end_object();  // host
+  w.key("band").value(time_band.fraction);
+  w.end_object();  // time
+  w.key("throughput").begin_object();
+  w.key("samples_per_s").value(t.samples_per_s);
+  w.key("tokens_per_s").value(t.tokens_per_s);
+  w.key("tflops_per_gpu").value(t.tflops_per_gpu);
+  w.key("mfu").value(t.mfu);
+  w.key("band").value(time_band.fraction);
+  w.end_object();
+  w.key("uncertainty").begin_object();
+  w.key("regime").value(sim::regime_name(regime));
+  w.key("time_band").value(time_band.fraction);
+  w.key("time_rows").value(time_band.rows);
+  w.key("time_basis").value(time_band.basis);
+  w.key("memory_band").value(memory_band.fraction);
+  w.key("memory_rows").value(memory_band.rows);
+  w.key("memory_basis").value(memory_band.basis);
+  w.end_object();
+  w.key("cost_profile").value(r.profile.source);
+  w.key("kernels").value(sim::kernel_style_name(r.profile.kernel_style));
+  w.key("warnings").value(r.config.diagnostics.count(Severity::kWarning));
+  w.key("lints").value(r.config.diagnostics.count(Severity::kLint));
+  w.end_object();
+  return w.text();
+}
+
+json::Json render_simulation_json(const sim::SimulationResult& r,
+                                  const sim::SimulationRequest& request) {
+  return json::Json::parse(render_simulation_json_text(r, request));
 }
 
 }  // namespace zs::reports
