@@ -27,7 +27,9 @@ InterruptGuard::InterruptGuard() {
 
 InterruptGuard::~InterruptGuard() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
 
-bool InterruptGuard::interrupted() const {
+bool InterruptGuard::interrupted() const { return interrupt_pending(); }
+
+bool interrupt_pending() {
   sigset_t pending;
   sigemptyset(&pending);
   if (sigpending(&pending) != 0) return false;

@@ -30,4 +30,9 @@ class InterruptGuard {
   sigset_t previous_;
 };
 
+// What InterruptGuard::interrupted() says, for code that does not hold the guard but runs while
+// one is held (a collective that waits on a peer while a sweep's files are open): true once
+// SIGINT, SIGTERM or SIGHUP is pending and not ignored.
+bool interrupt_pending();
+
 }  // namespace zs

@@ -169,4 +169,28 @@ void reference_all_gather(std::span<std::vector<std::byte>> buffers, std::int64_
   }
 }
 
+Result<std::vector<std::string>> all_gather_bytes(Communicator& c, std::string_view mine) {
+  const auto n = static_cast<std::size_t>(c.size());
+  const auto rank = static_cast<std::size_t>(c.rank());
+  std::vector<std::int64_t> lengths(n, 0);
+  lengths[rank] = static_cast<std::int64_t>(mine.size());
+  ZS_RETURN_IF_ERROR(c.all_gather(lengths.data(), sizeof(std::int64_t), plan::Dtype::kU8));
+  const std::int64_t longest = *std::max_element(lengths.begin(), lengths.end());
+  std::vector<std::string> out(n);
+  if (longest == 0) return out;
+  std::string all(n * static_cast<std::size_t>(longest), '\0');
+  copy_bytes(all.data() + rank * static_cast<std::size_t>(longest), mine.data(),
+             static_cast<std::int64_t>(mine.size()));
+  ZS_RETURN_IF_ERROR(c.all_gather(all.data(), longest, plan::Dtype::kU8));
+  for (std::size_t r = 0; r < n; ++r) {
+    if (lengths[r] < 0 || lengths[r] > longest) {
+      return Status::io_error("all_gather_bytes: rank " + std::to_string(r) + " sent a length of " +
+                              std::to_string(lengths[r]) + " bytes");
+    }
+    out[r] =
+        all.substr(r * static_cast<std::size_t>(longest), static_cast<std::size_t>(lengths[r]));
+  }
+  return out;
+}
+
 }  // namespace zs::exec

@@ -31,6 +31,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -55,6 +56,10 @@ class Communicator {
   virtual Status reduce(void* data, std::int64_t count, plan::Dtype dtype, int root) = 0;
   virtual Status broadcast(void* data, std::int64_t count, plan::Dtype dtype, int root) = 0;
 };
+
+// Every rank's `mine` (any length), in rank order, on every rank: two all_gathers of bytes
+// (the lengths, then each rank's bytes padded to the longest). A collective's Status on failure.
+Result<std::vector<std::string>> all_gather_bytes(Communicator& c, std::string_view mine);
 
 // The group of one rank (world size 1): every collective leaves the buffer as it is.
 std::unique_ptr<Communicator> make_self_communicator();

@@ -1,11 +1,13 @@
 #include "tuning/sweep.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <thread>
 
 #include "tuning/ranking.h"
 #include "tuning/sweep_why.h"
+#include "tuning/sweep_wire.h"
 
 namespace zs::tuning {
 
@@ -232,6 +234,16 @@ std::vector<SweepRow> VariantRunner::run(std::span<const Variant> variants, int 
   return rows;
 }
 
+std::vector<SweepRow> VariantRunner::run_ids(std::span<const Variant> variants,
+                                             std::span<const int> ids) {
+  std::vector<SweepRow> rows(ids.size());
+  parallel_for(ids.size(), setup_.jobs, [&](std::size_t k) {
+    rows[k] = run_one(variants[static_cast<std::size_t>(ids[k])], ids[k], /*memory_only=*/false);
+    rows[k].baseline = ids[k] == 0;
+  });
+  return rows;
+}
+
 Status VariantRunner::sink_status() const {
   std::lock_guard<std::mutex> lock(mu_);
   return sink_status_;
@@ -261,12 +273,94 @@ void rank_outcome(VariantRunner& runner, double headroom, SweepOutcome* out) {
   }
 }
 
+namespace {
+
+// The first byte of every rank's batch; rank 0's says whether the sweep goes on.
+constexpr char kGoOn = 'g';
+constexpr char kStop = 's';
+
+// SweepSetup::shard with several ranks: batches of variants, each rank every ranks-th variant of
+// a batch, the rows gathered to rank 0 after each batch and passed on there in id order.
+Result<SweepOutcome> run_sharded(const SweepSetup& setup, const std::vector<Variant>& variants) {
+  const SweepSetup::Shard& shard = setup.shard;
+  ZS_CHECK(shard.ranks > 1 && shard.rank >= 0 && shard.rank < shard.ranks && shard.gather);
+  VariantRunner runner(setup);
+  SweepOutcome out;
+  out.axes = setup.axes;
+  out.root = shard.rank == 0;
+  const std::size_t n = variants.size();
+  // Rows per exchange: enough that a batch's simulations outweigh gathering it.
+  const std::size_t batch = static_cast<std::size_t>(std::max(1, setup.jobs) * shard.ranks) * 32;
+  const auto t0 = std::chrono::steady_clock::now();
+  Status stop;  // rank 0: the sink's failure, which stops every rank at the next exchange
+  for (std::size_t lo = 0; lo < n; lo += batch) {
+    const std::size_t hi = std::min(n, lo + batch);
+    std::vector<int> mine;
+    for (std::size_t i = lo + static_cast<std::size_t>(shard.rank); i < hi;
+         i += static_cast<std::size_t>(shard.ranks)) {
+      mine.push_back(static_cast<int>(i));
+    }
+    std::string bytes(1, stop.is_ok() ? kGoOn : kStop);
+    if (stop.is_ok()) encode_rows(runner.run_ids(variants, mine), &bytes);
+    ZS_ASSIGN_OR_RETURN(std::vector<std::string> all, shard.gather(bytes));
+    if (all.empty() || all[0].empty()) {
+      return Status::io_error("sweep: rank 0 sent no batch header");
+    }
+    if (all[0][0] == kStop) {
+      if (shard.rank == 0) return stop;
+      out.stopped = true;
+      return out;
+    }
+    if (shard.rank != 0) continue;
+    if (all.size() != static_cast<std::size_t>(shard.ranks)) {
+      return Status::io_error("sweep: gathered " + std::to_string(all.size()) + " ranks' rows of " +
+                              std::to_string(shard.ranks));
+    }
+    std::vector<SweepRow> rows;
+    rows.reserve(hi - lo);
+    for (int r = 0; r < shard.ranks; ++r) {
+      ZS_ASSIGN_OR_RETURN(std::vector<SweepRow> part,
+                          decode_rows(std::string_view(all[static_cast<std::size_t>(r)]).substr(1),
+                                      "rank " + std::to_string(r)));
+      for (SweepRow& row : part) rows.push_back(std::move(row));
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const SweepRow& a, const SweepRow& b) { return a.id < b.id; });
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (rows[k].id != static_cast<int>(lo + k) || rows.size() != hi - lo) {
+        return Status::io_error("sweep: the ranks' rows of batch " + std::to_string(lo) + ".." +
+                                std::to_string(hi - 1) + " are not one each");
+      }
+    }
+    for (SweepRow& row : rows) {
+      row.variant = variants[static_cast<std::size_t>(row.id)];
+      if (setup.progress) setup.progress(row.id + 1, static_cast<std::int64_t>(n));
+      if (setup.row_sink) {
+        if (stop.is_ok()) stop = setup.row_sink(row);
+        std::string().swap(row.rendered);
+      }
+      out.rows.push_back(std::move(row));
+    }
+    if (lo == 0 && setup.on_start) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      setup.on_start(static_cast<std::int64_t>(n), s / static_cast<double>(hi));
+    }
+  }
+  if (shard.rank != 0) return out;
+  ZS_RETURN_IF_ERROR(stop);
+  rank_outcome(runner, setup.headroom, &out);
+  return out;
+}
+
+}  // namespace
+
 Result<SweepOutcome> run_sweep(const SweepSetup& setup) {
   ZS_RETURN_IF_ERROR(check_variant_count(setup.axes));
   std::vector<Variant> variants;
   variants.reserve(static_cast<std::size_t>(variant_count(setup.axes)) + 1);
   variants.push_back(Variant{std::vector<std::optional<json::Json>>(setup.axes.size())});
   for (Variant& v : cartesian_variants(setup.axes)) variants.push_back(std::move(v));
+  if (setup.shard.ranks > 1) return run_sharded(setup, variants);
   VariantRunner runner(setup);
   runner.set_progress_total(static_cast<std::int64_t>(variants.size()));
   SweepOutcome out;

@@ -56,6 +56,22 @@ struct SweepSetup {
   // after the baseline and a first batch of 8 rows per thread (the baseline alone pays for
   // building and pricing the model); run_tune after the baseline, whose time is an upper bound.
   std::function<void(std::int64_t rows, double seconds_per_row)> on_start;
+
+  // A sweep split across processes (mpirun -np N zerosim sweep): every rank runs run_sweep with
+  // the same setup; each simulates every ranks-th variant of a batch on its `jobs` threads and
+  // `gather` brings the batch's rows to rank 0 (tuning/sweep_wire.h), which alone calls
+  // row_sink, progress and on_start, ranks the rows and explains the winner. Rows and files are
+  // the same as one process's. The default is one process.
+  struct Shard {
+    int rank = 0;
+    int ranks = 1;
+    // Called by every rank once per batch with its rows' bytes; returns, on rank 0, every rank's
+    // bytes in rank order, and on the others at least rank 0's (bytes[0]), which carry rank 0's
+    // decision to stop. A non-OK Status (a rank that died, a timeout) ends the sweep on the rank
+    // that saw it.
+    std::function<Result<std::vector<std::string>>(const std::string& mine)> gather;
+  };
+  Shard shard;
 };
 
 // Runs variants of one setup. Thread-safe; the setup must outlive it.
@@ -70,6 +86,9 @@ class VariantRunner {
   // with the sink's message, not simulated.
   std::vector<SweepRow> run(std::span<const Variant> variants, int first_id,
                             bool memory_only = false, bool output = true);
+  // The rows of variants[ids[k]] (ids ascending), as rows of a sharded sweep: not counted,
+  // not passed to the sink.
+  std::vector<SweepRow> run_ids(std::span<const Variant> variants, std::span<const int> ids);
   // OK, or the first failure of SweepSetup::row_sink.
   Status sink_status() const;
   // The variant simulated again with op names and per-op times (the winner's timeline and the
@@ -126,6 +145,11 @@ struct SweepOutcome {
   // The winner simulated again with op names and per-op times (its timeline, its peak op, its
   // checked config for best_ds_config.json); set when `best` is.
   std::optional<sim::SimulationResult> best_result;
+  // False on the ranks other than 0 of a sharded sweep (SweepSetup::shard): they hold no rows
+  // and write nothing; `stopped` when rank 0 stopped the sweep early (its sink failed: it says
+  // why).
+  bool root = true;
+  bool stopped = false;
 };
 
 // Ranking, Pareto front, winner, its named simulation and "why" of rows already run (run_sweep

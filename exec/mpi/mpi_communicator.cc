@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/interrupt.h"
 #include "exec/peer_wait.h"
 
 namespace zs::exec {
@@ -133,6 +134,14 @@ class MpiCommunicator final : public Communicator {
         std::fflush(stderr);
       }
       if (w.waited_s(now) > 0.1) {
+        // A signal held while the caller's files are open (common/interrupt.h) ends the wait, so
+        // that the caller can remove them before it takes effect: a peer killed under mpirun
+        // gets the others a SIGTERM, which must not wait for the collective timeout.
+        if (interrupt_pending()) {
+          return Status::io_error(std::string(what) + " on rank " + std::to_string(rank_) + " of " +
+                                  std::to_string(size_) + ": interrupted while waiting for " +
+                                  peer);
+        }
         std::this_thread::sleep_for(std::chrono::microseconds(200));
       } else {
         std::this_thread::yield();

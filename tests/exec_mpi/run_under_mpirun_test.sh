@@ -7,6 +7,8 @@
 #   rank 1, and MPI_Abort ends every rank.
 # Usage: run_under_mpirun_test.sh ZEROSIM
 set -u
+# shellcheck source=tests/exec_mpi/mpirun_lib.sh
+source "$(dirname "$0")/mpirun_lib.sh"
 zerosim=$1
 work=$(mktemp -d)
 trap 'pkill -KILL -f "$work/cfg.json" 2>/dev/null; rm -rf "$work"' EXIT
@@ -41,22 +43,7 @@ check() {
   if [ -z "$pid" ] || ! grep -q '^step' "$out"; then
     echo "FAIL $name: the run did not start"; cat "$out"; kill -KILL "$job"; status=1; return
   fi
-  kill "-$signal" "$pid"
-  local start=$SECONDS
-  # Wait at most 60 s for mpirun to end by itself.
-  while kill -0 "$job" 2>/dev/null && [ $((SECONDS - start)) -lt 60 ]; do sleep 0.2; done
-  if kill -0 "$job" 2>/dev/null; then
-    echo "FAIL $name: mpirun still runs 60 s after rank 1 got SIG$signal"
-    kill -KILL "$job"; status=1; return
-  fi
-  wait "$job"
-  local rc=$?
-  local took=$((SECONDS - start))
-  if [ "$rc" -eq 0 ]; then echo "FAIL $name: mpirun exited 0"; status=1; fi
-  if ! grep -q "$expected" "$out"; then
-    echo "FAIL $name: no \"$expected\" in:"; tail -20 "$out"; status=1
-  fi
-  echo "$name: rank 1 got SIG$signal, mpirun exited $rc after ${took} s"
+  signal_and_wait "$name" "$signal" "$pid" "$job" "$out" "$expected"
 }
 
 out="$work/healthy.out"

@@ -13,10 +13,6 @@
 namespace zs::tuning {
 namespace {
 
-constexpr const char* kZero2 = R"({
-  "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1,
-  "bf16": {"enabled": true},
-  "zero_optimization": {"stage": 2, "reduce_bucket_size": "auto"}})";
 
 TEST(Sweep, InvalidCombinationsBecomeRowsWithTheirReason) {
   SweepSetup s = sweep_setup(kZero2);

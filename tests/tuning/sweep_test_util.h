@@ -12,6 +12,12 @@
 
 namespace zs::tuning {
 
+// A ZeRO-2 config whose bucket size the HF Trainer fills ("auto").
+inline constexpr const char* kZero2 = R"({
+  "train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 1,
+  "bf16": {"enabled": true},
+  "zero_optimization": {"stage": 2, "reduce_bucket_size": "auto"}})";
+
 inline SweepSetup sweep_setup(const std::string& config_text, const std::string& model = "tiny-gpt",
                               int gpus = 8, std::int64_t seq_len = 64) {
   SweepSetup s;
