@@ -1,5 +1,16 @@
 # Sourced by the tests that kill or stop a rank of an mpirun job.
 
+# rank_pid PATTERN RANK: the pid of the process whose command line matches PATTERN (pgrep -f) and
+# whose environment says it is rank RANK of its job.
+rank_pid() {
+  for p in $(pgrep -f "$1"); do
+    if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+      echo "$p"
+      return
+    fi
+  done
+}
+
 # signal_and_wait NAME SIGNAL PID JOB OUT EXPECTED: sends SIGNAL to rank PID, waits at most 60 s
 # for mpirun (JOB, a background job of the caller) to end, and checks that it exited non-zero
 # with EXPECTED in OUT. Sets status=1 on a failure; returns 1 when the job had to be killed.

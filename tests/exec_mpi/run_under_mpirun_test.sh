@@ -20,16 +20,6 @@ JSON
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 status=0
 
-# The pid of rank $1 of the job whose config is ours (its environment says its rank).
-rank_pid() {
-  for p in $(pgrep -f "zerosim run $work/cfg.json"); do
-    if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
-      echo "$p"
-      return
-    fi
-  done
-}
-
 # check NAME SIGNAL EXPECTED_TEXT
 check() {
   local name=$1 signal=$2 expected=$3 out="$work/$1.out"
@@ -39,7 +29,7 @@ check() {
   # Training has started once rank 0 prints a step.
   for _ in $(seq 1 600); do grep -q '^step' "$out" && break; sleep 0.1; done
   local pid
-  pid=$(rank_pid 1)
+  pid=$(rank_pid "zerosim run $work/cfg.json" 1)
   if [ -z "$pid" ] || ! grep -q '^step' "$out"; then
     echo "FAIL $name: the run did not start"; cat "$out"; kill -KILL "$job"; status=1; return
   fi

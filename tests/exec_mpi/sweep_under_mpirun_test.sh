@@ -36,16 +36,6 @@ for np in 2 4; do
   echo "$np ranks: the same files as one process ($(($(wc -l < "$work/np$np/results.csv") - 1)) rows)"
 done
 
-# The pid of rank $1 of our sweep (its environment says its rank).
-rank_pid() {
-  for p in $(pgrep -f "zerosim sweep .*--out $work/stop"); do
-    if tr '\0' '\n' < "/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$1"; then
-      echo "$p"
-      return
-    fi
-  done
-}
-
 # check NAME SIGNAL EXPECTED_TEXT
 check() {
   local name=$1 signal=$2 expected=$3 out="$work/$1.out"
@@ -63,7 +53,7 @@ check() {
   done
   sleep 0.5
   local pid
-  pid=$(rank_pid 1)
+  pid=$(rank_pid "zerosim sweep .*--out $work/stop" 1)
   if [ -z "$pid" ]; then
     echo "FAIL $name: the sweep did not start"; cat "$out"; kill -KILL "$job"; status=1; return
   fi
