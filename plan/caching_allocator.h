@@ -21,11 +21,12 @@
 // which may group several tensors, so the fragmentation found is a lower bound.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
-#include <memory_resource>
 #include <set>
 #include <vector>
 
+#include "common/node_arena.h"
 #include "common/units.h"
 
 namespace zs::plan {
@@ -78,7 +79,9 @@ class CachingAllocator {
       return a.offset < b.offset;
     }
   };
-  using FreePool = std::pmr::set<FreeKey, KeyLess>;
+  // The pools' tree nodes come from an arena (common/node_arena.h): a replay inserts and erases
+  // a node per split and merge, which general-purpose allocators made a tenth of its time.
+  using FreePool = std::set<FreeKey, KeyLess, ArenaAllocator<FreeKey>>;
 
   // Blocks of a segment form a list in address order (prev/next block ids, -1 at the ends).
   struct Block {
@@ -115,8 +118,9 @@ class CachingAllocator {
   std::vector<Block> blocks_;
   std::vector<int> spare_;  // ids of merged-away blocks, for reuse
   std::vector<Segment> segments_;
-  std::pmr::unsynchronized_pool_resource nodes_;  // the pools' nodes, freed with the allocator
-  FreePool free_small_{&nodes_}, free_large_{&nodes_};
+  NodeArena nodes_;  // declared before the pools, which give their nodes back to it
+  FreePool free_small_{KeyLess{}, ArenaAllocator<FreeKey>(&nodes_)};
+  FreePool free_large_{KeyLess{}, ArenaAllocator<FreeKey>(&nodes_)};
   int free_segments_ = 0;  // segments whose one block is free: release_cached has work
 };
 
