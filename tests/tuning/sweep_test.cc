@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "reports/simulate_report.h"
 #include "tests/tuning/sweep_test_util.h"
 #include "tuning/ranking.h"
 
 namespace zs::tuning {
 namespace {
-
 
 TEST(Sweep, InvalidCombinationsBecomeRowsWithTheirReason) {
   SweepSetup s = sweep_setup(kZero2);
@@ -111,6 +111,39 @@ TEST(Sweep, ResultsDoNotDependOnTheNumberOfJobs) {
   EXPECT_EQ(one->ranking, two->ranking);
   EXPECT_EQ(one->pareto, two->pareto);
   EXPECT_EQ(one->why, two->why);
+}
+
+// What a sweep shares between variants (the parsed config, and per workload the model graph and
+// its kernels' pricing) changes nothing: sampled rows, simulated again from scratch (the edited
+// config written out and parsed anew, the graph built and priced afresh), render byte for byte
+// the same `simulate --json` object.
+TEST(Sweep, ASharedGraphAndPricingGiveTheBytesOfAFreshSimulation) {
+  SweepSetup s = sweep_setup(kZero2);
+  s.axes = {axis("stage=1,2,3"), axis("micro_batch=1,2,4"), axis("overlap_comm=true,false"),
+            axis("zero_optimization.reduce_bucket_size=1e4,3e5,2e6")};
+  s.render = [](const sim::SimulationResult& r, const sim::SimulationRequest& q) {
+    return reports::render_simulation_json_text(r, q);
+  };
+  auto out = run_sweep(s);
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  int compared = 0;
+  for (std::size_t i = 1; i < out->rows.size(); i += 5) {
+    const SweepRow& row = out->rows[i];
+    if (!row.ok) continue;
+    sim::SimulationRequest fresh = s.base;  // no graph, no pricing: built from the spec
+    json::Json root = s.base.config_document->root;
+    ASSERT_TRUE(apply_variant(s.axes, row.variant, &root, &fresh).ok());
+    auto doc = json::parse_text(root.dump(2), s.base.config_path);
+    ASSERT_TRUE(doc.ok());
+    fresh.config_document = std::make_shared<const json::Document>(std::move(*doc));
+    fresh.op_names = false;                     // as the sweep's rows: no op names
+    fresh.allocator_near_capacity_only = true;  // and the allocator only near capacity
+    auto r = sim::simulate(fresh);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+    EXPECT_EQ(reports::render_simulation_json_text(*r, fresh), row.rendered) << "row " << i;
+    ++compared;
+  }
+  EXPECT_GE(compared, 8);
 }
 
 TEST(Sweep, WhyComparesEachChangedTermWithTheBaseline) {
