@@ -11,7 +11,7 @@
 #include "common/units.h"
 #include "exec/communicator.h"
 #include "exec/cpu_adam.h"
-#include "exec/device.h"
+#include "exec/cuda_library.h"
 #include "exec/host_rank_tensors.h"
 #include "exec/model_runner.h"
 #include "exec/owned_runs.h"
@@ -21,10 +21,6 @@
 #include "kernels/cpu/adamw.h"
 #include "kernels/cpu/dtype.h"
 #include "kernels/cpu/grad_norm.h"
-
-#if defined(ZS_WITH_CUDA)
-#include "exec/cuda/cuda_executor.h"
-#endif
 
 namespace zs::exec {
 namespace {
@@ -228,12 +224,9 @@ Result<ExecResult> execute(const plan::BuiltPlan& built, const configs::DsConfig
                     : " processes run it: the cluster's GPUs must equal the processes"));
   }
   if (!cuda) return execute_cpu(built, config, options);
-  ZS_RETURN_IF_ERROR(cuda_backend_status());
-#if defined(ZS_WITH_CUDA)
-  return execute_cuda(built, config, options);
-#else
-  ZS_UNREACHABLE();  // cuda_backend_status() says this build has no CUDA
-#endif
+  ZS_ASSIGN_OR_RETURN(const CudaLibrary* library, load_cuda_library());
+  ZS_RETURN_IF_ERROR(library->device_status());
+  return library->execute(built, config, options);
 }
 
 }  // namespace zs::exec

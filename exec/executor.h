@@ -15,7 +15,8 @@
 // (kernels/cpu/dtype.h) after every applied step, while activations and gradients stay fp32.
 // Ops are timed on the host clock.
 //
-// CUDA backend (kCuda): exec/cuda/cuda_executor.h: a CudaModelRunner on the current device, with
+// CUDA backend (kCuda): exec/cuda/cuda_executor.h, in the shared library libzerosim_cuda.so that
+// the first CUDA run loads (exec/cuda_library.h): a CudaModelRunner on the current device, with
 // 16-bit activations and weights, fp32 master weights, Adam states and gradients, streams and
 // events from the Plan, and every byte of device memory from exec/caching_allocator.h, whose
 // peaks ExecResult::device_memory reports.
@@ -36,8 +37,8 @@ namespace zs::exec {
 // text is shorter than one micro-batch plus one token or holds bytes beyond the vocabulary,
 // the fp16 loss scale reaches its minimum (DeepSpeed raises there), on the CPU the run would need
 // more host memory than is available (common/process.h available_memory_bytes), or, on CUDA,
-// this build has no CUDA or the machine no device (exec/device.h) or the device runs out of
-// memory.
+// this build has no CUDA, its library cannot be loaded or the machine has no device
+// (exec/device.h), or the device runs out of memory.
 Result<ExecResult> execute(const plan::BuiltPlan& built, const configs::DsConfig& config,
                            const ExecOptions& options);
 

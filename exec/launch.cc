@@ -6,18 +6,7 @@
 #include <cstring>
 #include <initializer_list>
 
-#if defined(ZS_WITH_MPI)
-#include <mpi.h>
-
-#include "exec/mpi/mpi_communicator.h"
-#endif
-
 namespace zs::exec {
-
-#if !defined(ZS_WITH_MPI)
-class MpiSession {};  // never made without MPI
-#endif
-
 namespace {
 
 // The first of `names` set to an integer >= `least`, or `fallback`.
@@ -47,9 +36,15 @@ Result<std::unique_ptr<RankGroup>> RankGroup::start(double collective_timeout_s)
   std::unique_ptr<RankGroup> g(new RankGroup());
   const int launched = launched_world_size();
   if (launched == 1) return g;
-#if defined(ZS_WITH_MPI)
-  g->session_ = std::make_unique<MpiSession>(nullptr, nullptr);
-  ZS_ASSIGN_OR_RETURN(g->comm_, make_mpi_communicator(kMaxMpiMessageBytes, collective_timeout_s));
+  auto mpi = load_mpi_library();
+  if (!mpi.ok()) {
+    return Status::invalid_argument("started as one of " + std::to_string(launched) +
+                                    " processes by a launcher (mpirun, srun), and " +
+                                    mpi.status().message() + "; or run one process");
+  }
+  g->mpi_ = *mpi;
+  g->session_ = g->mpi_->start();
+  ZS_ASSIGN_OR_RETURN(g->comm_, g->mpi_->make_communicator(collective_timeout_s));
   g->rank_ = g->comm_->rank();
   g->size_ = g->comm_->size();
   if (g->size_ != launched) {
@@ -62,13 +57,6 @@ Result<std::unique_ptr<RankGroup>> RankGroup::start(double collective_timeout_s)
         "MPI zerosim was built with");
   }
   return g;
-#else
-  (void)collective_timeout_s;
-  return Status::invalid_argument(
-      "started as one of " + std::to_string(launched) +
-      " processes by a launcher (mpirun, srun), and this build has no MPI: rebuild with "
-      "OpenMPI installed (libopenmpi-dev) or run one process");
-#endif
 }
 
 RankGroup::~RankGroup() = default;
@@ -76,9 +64,7 @@ RankGroup::~RankGroup() = default;
 void RankGroup::abort(int code) {
   std::fflush(stdout);
   std::fflush(stderr);
-#if defined(ZS_WITH_MPI)
-  if (session_ != nullptr && size_ > 1) MPI_Abort(MPI_COMM_WORLD, code);
-#endif
+  if (session_ != nullptr && size_ > 1) mpi_->abort(code);
   std::exit(code);
 }
 

@@ -9,10 +9,9 @@
 
 #include "common/status.h"
 #include "exec/communicator.h"
+#include "exec/mpi_library.h"
 
 namespace zs::exec {
-
-class MpiSession;  // exec/mpi/mpi_communicator.h
 
 // The number of processes the launcher started with this one, or 1 when no launcher variable
 // is set or none holds a positive integer.
@@ -27,10 +26,11 @@ int launched_local_rank();
 // initialized for as long as the group lives (MPI_Finalize when it is destroyed).
 class RankGroup {
  public:
-  // One rank when launched_world_size() is 1; otherwise starts MPI and a communicator over
-  // MPI_COMM_WORLD whose collectives wait at most `collective_timeout_s` for a peer
-  // (exec/mpi/mpi_communicator.h). kInvalidArgument when launched as several but the build has
-  // no MPI or MPI's world is not the launcher's size (a launcher this MPI does not know: each
+  // One rank when launched_world_size() is 1 (MPI is not loaded); otherwise loads MPI
+  // (exec/mpi_library.h), starts it and a communicator over MPI_COMM_WORLD whose collectives
+  // wait at most `collective_timeout_s` for a peer (exec/mpi/mpi_communicator.h).
+  // kInvalidArgument when launched as several but the build has no MPI, its library cannot be
+  // loaded, or MPI's world is not the launcher's size (a launcher this MPI does not know: each
   // process would be alone); kIoError when MPI cannot make the communicator. At most one per
   // process.
   // REQUIRES: collective_timeout_s > 0.
@@ -51,7 +51,8 @@ class RankGroup {
   RankGroup() = default;
   int rank_ = 0;
   int size_ = 1;
-  std::unique_ptr<MpiSession> session_;  // declared first: it outlives the communicator
+  const MpiLibrary* mpi_ = nullptr;               // loaded for several ranks; not owned
+  std::unique_ptr<MpiLibrary::Session> session_;  // declared first: it outlives the communicator
   std::unique_ptr<Communicator> comm_;
 };
 

@@ -127,7 +127,8 @@ cmd_pack() {
   cmake --build build-gpu -j"$(nproc)" --target zerosim "${GPU_TESTS[@]}"
   rm -rf "$EVIDENCE"
   mkdir -p "$EVIDENCE/bin"
-  cp build-gpu/zerosim "$EVIDENCE/bin/"
+  # zerosim loads the CUDA backend from its own directory (exec/backend_library.h).
+  cp build-gpu/zerosim build-gpu/libzerosim_cuda.so "$EVIDENCE/bin/"
   for t in "${GPU_TESTS[@]}"; do
     cp "$(find build-gpu/tests -name "$t" -type f -perm -u+x | head -1)" "$EVIDENCE/bin/"
   done
@@ -158,7 +159,7 @@ print(":".join(sorted({os.path.dirname(p) for p in glob.glob(base + "/**/lib*.so
   ZS_COMMIT=$(head -1 "$EVIDENCE/COMMIT" | cut -c1-7)$(grep -q dirty "$EVIDENCE/COMMIT" && echo -dirty)
   export ZS_COMMIT
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" >"$out/env.txt"
-  ldd "$EVIDENCE/bin/zerosim" >>"$out/env.txt" 2>&1 || true
+  ldd "$EVIDENCE/bin/zerosim" "$EVIDENCE/bin/libzerosim_cuda.so" >>"$out/env.txt" 2>&1 || true
   {
     echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
     echo "commit: $(tr '\n' ' ' <"$EVIDENCE/COMMIT")"
