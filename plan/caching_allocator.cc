@@ -28,6 +28,12 @@ Bytes CachingAllocator::segment_size(Bytes rounded) {
   return kRoundLarge * ((rounded + kRoundLarge - 1) / kRoundLarge);
 }
 
+// shouldSplit: what remains of a block after a request becomes a block of its own when it is at
+// least 512 bytes (small pool) or more than 1 MiB (large pool).
+bool CachingAllocator::splits(bool small, Bytes remaining) {
+  return small ? remaining >= kMinBlockSize : remaining > kSmallSize;
+}
+
 int CachingAllocator::new_block(const Block& b) {
   if (!spare_.empty()) {
     const int id = spare_.back();
@@ -97,8 +103,7 @@ void CachingAllocator::release_cached() {
 int CachingAllocator::take(int id, Bytes rounded) {
   erase_free(id);
   const Bytes remaining = blocks_[id].size - rounded;
-  const bool split = blocks_[id].small ? remaining >= kMinBlockSize : remaining > kSmallSize;
-  if (split) {
+  if (splits(blocks_[id].small, remaining)) {
     Block tail = blocks_[id];
     tail.offset += rounded;
     tail.size = remaining;
@@ -141,8 +146,7 @@ void CachingAllocator::malloc_and_free(Bytes bytes) {
   if (id >= 0) {
     // take() would split off the tail as it decides here, and free() merge it back: no two free
     // blocks neighbour each other, so the block's other neighbour is in use.
-    const Bytes remaining = blocks_[id].size - rounded;
-    const bool split = small ? remaining >= kMinBlockSize : remaining > kSmallSize;
+    const bool split = splits(small, blocks_[id].size - rounded);
     peak_allocated_ = std::max(peak_allocated_, allocated_ + (split ? rounded : blocks_[id].size));
     return;
   }

@@ -21,7 +21,6 @@
 // which may group several tensors, so the fragmentation found is a lower bound.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -101,6 +100,7 @@ class CachingAllocator {
 
   int new_block(const Block& b);
   int take(int block, Bytes rounded);
+  static bool splits(bool small, Bytes remaining);
   // Joins block `right` to its left neighbour `left`; neither is in a free list.
   void absorb(int left, int right);
   void insert_free(int block);

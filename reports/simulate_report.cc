@@ -240,12 +240,8 @@ std::string render_simulation_json_text(const sim::SimulationResult& r,
   json::JsonWriter w;
   auto breakdown = [&w](const plan::Breakdown& b) {
     w.begin_object();
-    for (Category c : kCategories) {
-      char key[40];
-      std::snprintf(key, sizeof key, "%.*s_bytes", static_cast<int>(plan::category_name(c).size()),
-                    plan::category_name(c).data());
-      w.key(key).value(b[c]);
-    }
+    for (Category c : kCategories)
+      w.key(std::string(plan::category_name(c)) + "_bytes").value(b[c]);
     w.end_object();
   };
   w.begin_object();

@@ -326,11 +326,13 @@ Result<SweepOutcome> run_sharded(const SweepSetup& setup, const std::vector<Vari
     }
     std::sort(rows.begin(), rows.end(),
               [](const SweepRow& a, const SweepRow& b) { return a.id < b.id; });
-    for (std::size_t k = 0; k < rows.size(); ++k) {
-      if (rows[k].id != static_cast<int>(lo + k) || rows.size() != hi - lo) {
-        return Status::io_error("sweep: the ranks' rows of batch " + std::to_string(lo) + ".." +
-                                std::to_string(hi - 1) + " are not one each");
-      }
+    bool one_each = rows.size() == hi - lo;
+    for (std::size_t k = 0; k < rows.size() && one_each; ++k) {
+      one_each = rows[k].id == static_cast<int>(lo + k);
+    }
+    if (!one_each) {
+      return Status::io_error("sweep: the ranks' rows of batch " + std::to_string(lo) + ".." +
+                              std::to_string(hi - 1) + " are not one each");
     }
     for (SweepRow& row : rows) {
       row.variant = variants[static_cast<std::size_t>(row.id)];

@@ -18,7 +18,6 @@
 namespace zs::tuning {
 namespace {
 
-
 // An all-gather among `ranks` threads: each call blocks until every rank has called, then
 // returns every rank's bytes in rank order.
 class ThreadGather {
@@ -146,6 +145,20 @@ TEST(SweepShard, AFailedGatherEndsTheSweepWithItsStatus) {
   auto out = run_sweep(s);
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().message(), "all_gather on rank 0 of 2: nothing from rank 1 in 3 s");
+}
+
+// Rank 0 writes nothing it has not seen: a batch short of a rank's rows (here the last row, the
+// only one rank 1 holds) is an error, not a shorter sweep.
+TEST(SweepShard, ABatchMissingARanksRowsIsAnError) {
+  SweepSetup s = sweep_setup(kZero2);
+  s.axes = {axis("micro_batch=1")};  // rows 0 (rank 0) and 1 (rank 1)
+  s.shard.ranks = 2;
+  s.shard.gather = [](const std::string& mine) -> Result<std::vector<std::string>> {
+    return std::vector<std::string>{mine, "g"};  // rank 1 sent its header and no row
+  };
+  auto out = run_sweep(s);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().message(), "sweep: the ranks' rows of batch 0..1 are not one each");
 }
 
 TEST(SweepWire, RowsRoundTripExactly) {
