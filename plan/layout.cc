@@ -49,26 +49,6 @@ std::int64_t Layout::owned_elems(int id) const {
   return std::max<std::int64_t>(0, std::min(hi, off + params()[id].numel) - std::max(lo, off));
 }
 
-namespace {
-
-std::vector<TraceEntry> micro_step_trace(const Layout& l) {
-  const int n = static_cast<int>(l.blocks().size());
-  std::vector<TraceEntry> trace;
-  trace.reserve(3 * n);
-  for (int i = 0; i < n; ++i) trace.push_back({i, Pass::kForward});
-  for (int i = n - 1; i >= 0; --i) {
-    if (l.is_checkpointed(i) && l.last_of_layer(i)) {
-      int first = i;
-      while (!l.first_of_layer(first)) --first;
-      for (int j = first; j <= i; ++j) trace.push_back({j, Pass::kRecompute});
-    }
-    trace.push_back({i, Pass::kBackward});
-  }
-  return trace;
-}
-
-}  // namespace
-
 Result<Layout> make_layout(const PlanRequest& r) {
   ZS_CHECK(r.config != nullptr && r.model != nullptr && r.cluster != nullptr);
   const configs::DsConfig& c = *r.config;
@@ -136,7 +116,7 @@ Result<Layout> make_layout(const PlanRequest& r) {
   l.hidden = g.hidden;
   l.psi = g.psi;
   l.largest_param = g.largest_param;
-  l.trace = micro_step_trace(l);
+  l.trace = l.micro_step_trace().entries;
   // The flat 16-bit group of stages 1/2: parameters in registration order or, with
   // round_robin_gradients, the i-th with i mod N = 0 first, then 1, ... (stage_1_and_2.py
   // _round_robin_reorder; flatten_dense_tensors_aligned(round_robin_bit16_groups)).

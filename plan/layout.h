@@ -42,12 +42,6 @@ struct PlanRequest {
   bool names = true;
 };
 
-// One step of a micro-step's compute: block `block` run in `pass`.
-struct TraceEntry {
-  int block = 0;
-  Pass pass = Pass::kForward;
-};
-
 struct Layout {
   // Run shape.
   int stage = 0;
@@ -96,10 +90,9 @@ struct Layout {
   const std::vector<models::Op>& ops() const { return graph->ops; }
   const std::vector<Block>& blocks() const { return graph->blocks; }
   const GradFlow& flow() const { return graph->flow; }
-  // The order in which one micro-step runs its blocks (what DeepSpeed's stage-3 coordinator
-  // records as its trace): every block forward, then backward from the last block, with the
-  // blocks of each checkpointed layer recomputed just before that layer's backward.
-  std::vector<TraceEntry> trace;
+  // The order in which one micro-step runs its blocks (plan/micro_step_trace.h), the graph's.
+  std::span<const TraceEntry> trace;
+  const MicroStepTrace& micro_step_trace() const { return graph->trace(checkpointing); }
 
   // Stage 1/2: one flat group padded to a multiple of 2N (stage_1_and_2.py
   // align_dense_tensors; HF's second, no-decay group adds at most 2N more padding).
@@ -132,16 +125,10 @@ struct Layout {
   // Transformer layers are 0..L-1; the embedding is -1 and the final norm, head and loss are L.
   // A block is checkpointed when its layer is a transformer layer and checkpointing is on.
   bool is_checkpointed(int block) const {
-    const int layer = graph->blocks[block].layer;
-    return checkpointing && layer >= 0 && layer < graph->blocks.back().layer;
+    return block_checkpointed(graph->blocks, block, checkpointing);
   }
-  bool first_of_layer(int block) const {
-    return block == 0 || graph->blocks[block - 1].layer != graph->blocks[block].layer;
-  }
-  bool last_of_layer(int block) const {
-    return block + 1 == static_cast<int>(graph->blocks.size()) ||
-           graph->blocks[block + 1].layer != graph->blocks[block].layer;
-  }
+  bool first_of_layer(int block) const { return plan::first_of_layer(graph->blocks, block); }
+  bool last_of_layer(int block) const { return plan::last_of_layer(graph->blocks, block); }
 };
 
 // kInvalidArgument when the request cannot be planned: batch keys still "auto" or unset, a

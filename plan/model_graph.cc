@@ -56,6 +56,10 @@ Result<std::shared_ptr<const ModelGraph>> make_model_graph(const models::ModelSp
   }
   g->flow = make_grad_flow(*g);
   g->modules = make_module_order(spec, g->params, g->blocks, w.flash_attention);
+  for (const bool checkpointing : {false, true}) {
+    g->traces[checkpointing ? 1 : 0] =
+        make_micro_step_trace(g->blocks, g->modules, g->params.size(), checkpointing);
+  }
   return std::shared_ptr<const ModelGraph>(std::move(g));
 }
 

@@ -4,6 +4,7 @@
 // sweep over ZeRO settings builds it once and shares it (it is immutable).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "models/ops.h"
 #include "models/parameters.h"
 #include "plan/blocks.h"
+#include "plan/micro_step_trace.h"
 #include "plan/module_order.h"
 
 namespace zs::plan {
@@ -43,6 +45,9 @@ struct ModelGraph {
   std::vector<int> grad_order;  // non-alias ids in the order backward completes them
   GradFlow flow;
   ModuleOrder modules;  // what ZeRO-3's hooks fetch, in order
+  // A micro-step's blocks and module fetches, without and with activation checkpointing.
+  std::array<MicroStepTrace, 2> traces;
+  const MicroStepTrace& trace(bool checkpointing) const { return traces[checkpointing ? 1 : 0]; }
 
   // True when this graph was built for `spec` and `w`.
   bool matches(const models::ModelSpec& other, const models::Workload& w) const;

@@ -34,7 +34,7 @@ struct ModuleOrder {
   std::vector<int> backward;           // module ids in backward fetch order
   // Per block, the modules of each pass fetched before its compute: a parameter-free module goes
   // with the next parameter module's block, trailing ones with the pass's last block. A
-  // micro-step's module trace (plan/module_trace.h) is these lists in the trace's block order.
+  // micro-step's module trace (plan/micro_step_trace.h) is these lists in the trace's block order.
   std::vector<std::vector<int>> forward_by_block, backward_by_block;
 };
 

@@ -13,44 +13,33 @@
 
 #include "configs/ds_config.h"
 #include "plan/builder.h"
-#include "plan/module_trace.h"
+#include "plan/micro_step_trace.h"
 #include "plan/schedules.h"
 
 namespace zs::plan {
 
 // What DeepSpeed's coordinator replays every micro-step once its trace is complete: the module
-// fetches and the parameter queue built from them (construct_parameter_trace_from_module_trace:
-// each fetched module's parameters in ds_id order, tagged with the fetch's step id).
+// fetches and the parameter queue built from them (plan/micro_step_trace.h, the graph's).
 struct FetchQueue {
   const std::vector<FetchedModule>& modules;
-  std::vector<ModuleVisit> visits;
-  std::vector<int> param;        // per queue entry
-  std::vector<int> step;         // per queue entry: the step id of the fetch that uses it
-  std::vector<int> entry_begin;  // per visit + 1: its first queue entry
-  std::vector<int> next_step;    // per queue entry: the next step id using the same parameter, -1
-  std::vector<std::int64_t> numel_before;  // per visit + 1: the queue's elements before it
+  const std::vector<ModuleVisit>& visits;
+  const std::vector<int>& param;
+  const std::vector<int>& step;
+  const std::vector<int>& entry_begin;
+  const std::vector<int>& next_step;
+  const std::vector<std::int64_t>& numel_before;
 
-  explicit FetchQueue(const Layout& l)
-      : modules(l.graph->modules.modules), visits(module_trace(l)) {
-    const int n = static_cast<int>(visits.size());
-    entry_begin.assign(n + 1, 0);
-    numel_before.assign(n + 1, 0);
-    for (int s = 0; s < n; ++s) {
-      const FetchedModule& m = modules[visits[s].module];
-      for (int p : m.params) {
-        param.push_back(p);
-        step.push_back(s);
-      }
-      entry_begin[s + 1] = static_cast<int>(param.size());
-      numel_before[s + 1] = numel_before[s] + m.numel;
-    }
-    next_step.assign(param.size(), -1);
-    std::vector<int> seen(l.params().size(), -1);
-    for (int e = static_cast<int>(param.size()) - 1; e >= 0; --e) {
-      next_step[e] = seen[param[e]];
-      seen[param[e]] = step[e];
-    }
-  }
+  explicit FetchQueue(const Layout& l) : FetchQueue(l.graph->modules, l.micro_step_trace()) {}
+
+ private:
+  FetchQueue(const ModuleOrder& order, const MicroStepTrace& t)
+      : modules(order.modules),
+        visits(t.visits),
+        param(t.param),
+        step(t.step),
+        entry_begin(t.entry_begin),
+        next_step(t.next_step),
+        numel_before(t.numel_before) {}
 };
 
 // ZeRO++ hpZ across one step: which parameters have a secondary partition, and the buffer that

@@ -59,6 +59,7 @@ Swept sweep(const plan::Plan& plan, const EngineResult& r) {
   std::int64_t prev = 0;
   // Adds [prev, t) to the highest-priority active category, split at weight boundaries.
   auto advance_to = [&](std::int64_t t) {
+    if (t <= prev) return;  // transitions at one instant (an op ends, the next starts)
     int c = kIdle;
     for (int k = 0; k < kIdle; ++k) {
       if (active[k] > 0) {
