@@ -25,12 +25,12 @@ std::string render_fit_advice_text(const tuning::FitAdvice& advice, double base_
     out += "  none of them: this model needs more GPUs, or GPUs with more memory\n";
     return out;
   }
-  const std::string memory_pm = "+-" + percent(sim::memory_band().fraction);
+  const std::string memory_pm = "±" + percent(sim::memory_band().fraction);
   for (std::size_t k = 0; k < advice.changes.size(); ++k) {
     const tuning::FitChange& c = advice.changes[k];
     const tuning::VariantMetrics& m = c.row.metrics;
     char buf[200];
-    std::snprintf(buf, sizeof buf, "peak %s %s, %.0f tokens/s +-%s",
+    std::snprintf(buf, sizeof buf, "peak %s %s, %.0f tokens/s ±%s",
                   format_bytes(m.gpu_peak_bytes).c_str(), memory_pm.c_str(), m.tokens_per_s,
                   percent(m.band).c_str());
     out += std::string("  ") + (k == 0 ? "cheapest: " : "or:       ") + c.text + "\n      " + buf;

@@ -180,7 +180,7 @@ std::string render_simulation_text(const sim::SimulationResult& r,
   }
   const sim::Band memory_band = sim::memory_band();
   const std::string memory_pm =
-      "+-" + std::to_string(static_cast<int>(std::lround(100 * memory_band.fraction))) + "%";
+      "±" + std::to_string(static_cast<int>(std::lround(100 * memory_band.fraction))) + "%";
   out += row("peak", m.gpu_peak_bytes, memory_pm + ", of " + format_bytes(m.gpu_capacity_bytes));
   if (m.gpu_oom) {
     out += row("reserved", "-", "none: the caching allocator runs out of memory before its peak");

@@ -127,8 +127,8 @@ TEST(FitAdvice, TextAndJsonCarryTheBands) {
   ASSERT_EQ(advice->changes.size(), 2u);
   const std::string text = reports::render_fit_advice_text(*advice, 1000.0);
   EXPECT_NE(text.find("cheapest: " + advice->changes[0].text), std::string::npos) << text;
-  EXPECT_NE(text.find("GiB +-8%"), std::string::npos) << text;
-  EXPECT_NE(text.find("tokens/s +-"), std::string::npos) << text;
+  EXPECT_NE(text.find("GiB ±8%"), std::string::npos) << text;
+  EXPECT_NE(text.find("tokens/s ±"), std::string::npos) << text;
   const json::Json j = reports::render_fit_advice_json(*advice);
   ASSERT_EQ(j["changes"].size(), 2u);
   EXPECT_EQ(j["changes"][0]["text"], advice->changes[0].text);
