@@ -1,6 +1,7 @@
 #include "configs/ds_config_writer.h"
 
 #include <algorithm>
+#include <array>
 #include <optional>
 
 #include "common/json_path.h"
@@ -72,24 +73,26 @@ std::string flag_value(const Json& v) {
   return v.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// The batch triad's keys and the checked knobs behind them.
+std::array<std::pair<const char*, const Knob<Int>*>, 3> batch_triad(const BatchConfig& b) {
+  return {{{"train_batch_size", &b.train_batch_size},
+           {"train_micro_batch_size_per_gpu", &b.micro_batch_per_gpu},
+           {"gradient_accumulation_steps", &b.gradient_accumulation_steps}}};
+}
+
 // The batch triad as the written file holds it.
 void write_batch(const LoadedConfig& lc, Json* config) {
-  const BatchConfig& b = lc.config.batch;
-  const char* keys[] = {"train_batch_size", "train_micro_batch_size_per_gpu",
-                        "gradient_accumulation_steps"};
-  const Knob<Int>* knobs[] = {&b.train_batch_size, &b.micro_batch_per_gpu,
-                              &b.gradient_accumulation_steps};
+  const auto triad = batch_triad(lc.config.batch);
   bool any_auto = false;
-  for (const char* k : keys) {
-    const auto it = config->find(k);
+  for (const auto& [key, knob] : triad) {
+    const auto it = config->find(key);
     any_auto = any_auto || (it != config->end() && is_auto(*it));
   }
-  for (int i = 0; i < 3; ++i) {
-    const Knob<Int>& k = *knobs[i];
-    if (!k.is_set() || k.is_auto()) continue;
-    const auto it = config->find(keys[i]);
+  for (const auto& [key, knob] : triad) {
+    if (!knob->is_set() || knob->is_auto()) continue;
+    const auto it = config->find(key);
     const bool in_file = it != config->end();
-    if (in_file ? !is_auto(*it) : !any_auto) (*config)[keys[i]] = k.value;
+    if (in_file ? !is_auto(*it) : !any_auto) (*config)[key] = knob->value;
   }
 }
 
@@ -148,10 +151,7 @@ TunedConfig tuned_ds_config(const LoadedConfig& lc, bool gradient_checkpointing)
   // Batch flags that override the file (a sweep's micro-batch) leave no resolved "auto" line:
   // the checked values are what the Trainer fills from the flags below.
   const BatchConfig& batch = lc.config.batch;
-  for (const auto& [key, knob] :
-       {std::pair{"train_batch_size", &batch.train_batch_size},
-        std::pair{"train_micro_batch_size_per_gpu", &batch.micro_batch_per_gpu},
-        std::pair{"gradient_accumulation_steps", &batch.gradient_accumulation_steps}}) {
+  for (const auto& [key, knob] : batch_triad(batch)) {
     const auto it = out.filled.find(key);
     if (it != out.filled.end() && is_auto(*it) && knob->is_set() && !knob->is_auto()) {
       *it = knob->value;
