@@ -120,6 +120,24 @@ constexpr Entry kTable[] = {
     {"qwen2", "final_norm", {8, 1, 0}, {17, 3, 0}, 1},
     {"qwen2", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"qwen2", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"qwen3", "embed", {20, 17, 1}, {0, 3, 0}, 3},
+    {"qwen3", "attn_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"qwen3", "attn.q_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3", "attn.q_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen3", "attn.k_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3", "attn.k_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen3", "attn.v_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3", "attn.core", {11, 15, 0}, {14, 13, 0}, 1},
+    {"qwen3", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3", "mlp_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"qwen3", "mlp.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3", "mlp.gate", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3", "mlp.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"qwen3", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3", "residual", {2, 0, 0}, {0, 11, 0}, 1},
+    {"qwen3", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"qwen3", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3", "loss", {5, 5, 0}, {4, 2, 0}, 1},
 };
 // clang-format on
 
@@ -157,6 +175,10 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       // Qwen2's attention module is Llama's but for the q/k/v biases (their gradients are summed
       // in the projections' entries): its eager core is Llama's.
       return sdpa || key != "attn.core" ? "qwen2" : "llama_eager";
+    case ModelType::kQwen3:
+      // Qwen3's attention module is Llama's with q_norm and k_norm modules of their own: its
+      // eager core is Llama's too.
+      return sdpa || key != "attn.core" ? "qwen3" : "llama_eager";
   }
   return "gpt2";
 }

@@ -8,13 +8,14 @@
 // training mode, a micro-batch of 2 or more) by scripts/measure_eager_dispatch.py, which counts
 // every call under a TorchDispatchMode and charges it to a model op (models/op_graph.h): forward
 // by the innermost module running it, backward per layer from the whole model's count shared as
-// each part's own backward has it; reports/measurements/2026-11-28-eager-dispatch.json keeps its
-// output. The attention module's own calls (head split and merge, rotary, the SDPA core or the
-// eager score passes, its dropout) go to attn.core; the MLP's own calls and its activation module
-// to mlp.act; the decoder layer's own calls (the residual adds, and backward the adds of the two
-// gradient streams) to the residual ops, half each; the base model's own calls (position ids,
-// masks, the rotary table, embedding dropout) to embed; the causal LM's (the loss) to loss.
-// Dropout runs as on CUDA (one native_dropout call; SDPA's inside its fused kernel).
+// each part's own backward has it; reports/measurements/2026-11-29-eager-dispatch.json keeps its
+// output (with Qwen3's q_norm and k_norm, each an op of its own). The attention module's own calls
+// (head split and merge, rotary, the SDPA core or the eager score passes, its dropout) go to
+// attn.core; the MLP's own calls and its activation module to mlp.act; the decoder layer's own
+// calls (the residual adds, and backward the adds of the two gradient streams) to the residual ops,
+// half each; the base model's own calls (position ids, masks, the rotary table, embedding dropout)
+// to embed; the causal LM's (the loss) to loss. Dropout runs as on CUDA (one native_dropout call;
+// SDPA's inside its fused kernel).
 #pragma once
 
 #include "models/model_spec.h"

@@ -17,7 +17,7 @@ namespace {
 using json::Json;
 using json::ObjectReader;
 
-constexpr std::string_view kModelTypes[] = {"gpt2", "llama", "mistral", "qwen2"};
+constexpr std::string_view kModelTypes[] = {"gpt2", "llama", "mistral", "qwen2", "qwen3"};
 
 // A required size from 1 to `max` (model_spec.h kMax*).
 std::optional<std::int64_t> required_size(ObjectReader& r, std::string_view key, std::int64_t max) {
@@ -107,26 +107,32 @@ void read_gpt2(ObjectReader& r, ModelSpec* spec) {
   spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
 }
 
-// The HF __init__ defaults that differ between the three SwiGLU families.
+// The HF config defaults that differ between the SwiGLU families.
 struct FamilyDefaults {
   std::int64_t kv_heads;  // 0 = num_attention_heads
   std::int64_t max_positions;
+  std::int64_t head_dim;  // 0 = hidden_size / num_attention_heads
 };
 FamilyDefaults family_defaults(ModelType type) {
   switch (type) {
     case ModelType::kMistral:
-      return {8, 4096 * 32};
+      return {8, 4096 * 32, 0};
     case ModelType::kQwen2:
-      return {32, 32768};
+      return {32, 32768, 0};
+    case ModelType::kQwen3:
+      // configuration_qwen3.py: num_key_value_heads 32 (None: the heads), head_dim 128.
+      return {32, 32768, 128};
     default:
-      return {0, 2048};
+      return {0, 2048, 0};
   }
 }
 
-// Mistral's sliding_window, or Qwen2's when use_sliding_window is true; null means none.
+// Mistral's sliding_window, or Qwen2's and Qwen3's when use_sliding_window is true; null means
+// none.
 std::int64_t sliding_window(ObjectReader& r, ModelType type) {
   if (type == ModelType::kLlama) return 0;
-  if (type == ModelType::kQwen2 && !optional_bool(r, "use_sliding_window", false)) return 0;
+  const bool use_flag = type == ModelType::kQwen2 || type == ModelType::kQwen3;
+  if (use_flag && !optional_bool(r, "use_sliding_window", false)) return 0;
   if (r.has("sliding_window") && r.raw("sliding_window")->is_null()) return 0;
   return optional_size(r, "sliding_window", 4096, kMaxPositions).value_or(0);
 }
@@ -151,6 +157,11 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
     spec->bias = {.qkv = attention_bias,
                   .attn_out = attention_bias,
                   .mlp = optional_bool(r, "mlp_bias", false)};
+  } else if (type == ModelType::kQwen3) {
+    // Qwen3Attention: q/k/v and o_proj take attention_bias; the MLP has none.
+    const bool attention_bias = optional_bool(r, "attention_bias", false);
+    spec->bias = {.qkv = attention_bias, .attn_out = attention_bias};
+    spec->qk_norm = true;
   } else {
     spec->bias = {.qkv = type == ModelType::kQwen2};  // Qwen2Attention: q/k/v bias=True
   }
@@ -159,7 +170,7 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const bool kv_given = r.has("num_key_value_heads");
   const auto kv_raw =
       kv_given ? optional_size(r, "num_key_value_heads", 0, kMaxHiddenSize) : defaults.kv_heads;
-  const auto head_dim_raw = optional_size(r, "head_dim", 0, kMaxHiddenSize);
+  const auto head_dim_raw = optional_size(r, "head_dim", defaults.head_dim, kMaxHiddenSize);
   if (!vocab || !h || !layers || !heads || !inner || !positions || !kv_raw || !head_dim_raw) {
     return;
   }
@@ -211,7 +222,7 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
   if (!r.has("model_type")) {
     r.report("model_type", Severity::kError, "missing-key",
              "required key is missing; expected one of \"gpt2\", \"llama\", \"mistral\", "
-             "\"qwen2\"");
+             "\"qwen2\", \"qwen3\"");
     return;
   }
   const auto type = r.get_enum("model_type", kModelTypes);
@@ -223,7 +234,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
   }
   spec->model_type = *type == "llama"     ? ModelType::kLlama
                      : *type == "mistral" ? ModelType::kMistral
-                                          : ModelType::kQwen2;
+                     : *type == "qwen2"   ? ModelType::kQwen2
+                                          : ModelType::kQwen3;
   read_llama_family(r, spec->model_type, spec);
 }
 

@@ -49,6 +49,10 @@ Status validate_structure(const ModelSpec& spec) {
       spec.mlp != MlpKind::kSwiGlu) {
     return structure_error(spec, "has rotary positions, RMSNorm and a SwiGLU MLP");
   }
+  if (spec.qk_norm != (spec.model_type == ModelType::kQwen3)) {
+    return structure_error(
+        spec, spec.qk_norm ? "has no q/k norms (qk_norm is qwen3's)" : "has q/k norms (qk_norm)");
+  }
   return Status::ok();
 }
 
@@ -64,6 +68,8 @@ std::string_view model_type_name(ModelType t) {
       return "mistral";
     case ModelType::kQwen2:
       return "qwen2";
+    case ModelType::kQwen3:
+      return "qwen3";
   }
   ZS_UNREACHABLE();
 }

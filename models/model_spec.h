@@ -1,16 +1,19 @@
 // ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
 // it.
 //
-// One struct covers the four Hugging Face families zerosim knows (model_type gpt2, llama, mistral,
-// qwen2); the differences between them are explicit fields rather than code paths keyed on the
-// family, so a spec read from a config.json and a zoo entry are interchangeable:
+// One struct covers the five Hugging Face families zerosim knows (model_type gpt2, llama, mistral,
+// qwen2, qwen3); the differences between them are explicit fields rather than code paths keyed on
+// the family, so a spec read from a config.json and a zoo entry are interchangeable:
 //
 //   family   positions  norm                  MLP                       linear biases   dropout
 //   gpt2     learned    LayerNorm (w + b)     GELU, 2 matrices (h->4h)  all             0.1 x 3
 //   llama    rotary     RMSNorm (w only)      SwiGLU, gate/up/down      none*           none*
 //   mistral  rotary     RMSNorm               SwiGLU                    none            none*
 //   qwen2    rotary     RMSNorm               SwiGLU                    q/k/v only      none*
-//   (* llama's attention_bias/mlp_bias and every family's attention_dropout can switch them on.)
+//   qwen3    rotary     RMSNorm, and on q, k  SwiGLU                    none*           none*
+//   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
+//   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
+//   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.)
 //
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
@@ -25,7 +28,7 @@
 
 namespace zs::models {
 
-enum class ModelType { kGpt2, kLlama, kMistral, kQwen2 };
+enum class ModelType { kGpt2, kLlama, kMistral, kQwen2, kQwen3 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
   kRmsNorm,    // y = x / sqrt(mean(x^2) + eps) * weight
@@ -78,6 +81,9 @@ struct ModelSpec {
   MlpKind mlp = MlpKind::kGelu;
   std::string activation;  // HF name: "gelu_new" (GPT-2), "silu" (the SwiGLU family)
   LinearBiases bias;
+  // An RMSNorm over head_dim on every head's query and key, each with head_dim weights
+  // (Qwen3Attention's q_norm and k_norm).
+  bool qk_norm = false;
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
   // The dtype the checkpoint is stored in, as config.json's torch_dtype (dtype from transformers
   // 5) states it: "fp32", "bf16" or "fp16"; "" when it states none or another. Only the host
@@ -98,7 +104,7 @@ struct ModelSpec {
   bool operator==(const ModelSpec&) const = default;
 };
 
-// "gpt2", "llama", "mistral", "qwen2": the HF model_type string.
+// "gpt2", "llama", "mistral", "qwen2", "qwen3": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 std::string_view norm_kind_name(NormKind k);
 std::string_view mlp_kind_name(MlpKind k);
@@ -123,9 +129,10 @@ inline constexpr std::int64_t kMaxPositions = std::int64_t{1} << 24;
 // head_dim at most kMaxHiddenSize, their product too); num_kv_heads divides num_heads;
 // dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
-// num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral
-// and qwen2 have rotary positions, RMSNorm and SwiGLU. Biases and dropout are free. For the
-// llama family head_dim * num_heads need not equal hidden_size (HF allows an explicit head_dim).
+// num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral,
+// qwen2 and qwen3 have rotary positions, RMSNorm and SwiGLU; only qwen3 has qk_norm. Biases and
+// dropout are free. For the llama family head_dim * num_heads need not equal hidden_size (HF
+// allows an explicit head_dim).
 Status validate(const ModelSpec& spec);
 
 }  // namespace zs::models

@@ -18,6 +18,7 @@ constexpr Bytes kMaskBytes = 1;
 // HF module names of the per-family pieces of one layer.
 struct LayerModules {
   std::string attn_norm{}, mlp_norm{}, qkv{}, q{}, k{}, v{}, out{}, up{}, gate{}, down{};
+  std::string q_norm{}, k_norm{};  // Qwen3's, else empty
 };
 
 class OpListBuilder {
@@ -100,7 +101,9 @@ class OpListBuilder {
             .out = p + "self_attn.o_proj",
             .up = p + "mlp.up_proj",
             .gate = p + "mlp.gate_proj",
-            .down = p + "mlp.down_proj"};
+            .down = p + "mlp.down_proj",
+            .q_norm = spec_.qk_norm ? p + "self_attn.q_norm" : "",
+            .k_norm = spec_.qk_norm ? p + "self_attn.k_norm" : ""};
   }
 
   void add_layer(int i) {
@@ -114,11 +117,15 @@ class OpListBuilder {
       core_inputs = {add(p + "attn.qkv", OpKind::kLinear, i, {m.qkv}, {norm},
                          GemmShape{t_, q + 2 * kv, h, spec_.bias.qkv}, {act("input", t_ * h)})};
     } else {
-      const int q_proj = add(p + "attn.q_proj", OpKind::kLinear, i, {m.q}, {norm},
-                             GemmShape{t_, q, h, spec_.bias.qkv}, {act("input", t_ * h)});
+      int q_proj = add(p + "attn.q_proj", OpKind::kLinear, i, {m.q}, {norm},
+                       GemmShape{t_, q, h, spec_.bias.qkv}, {act("input", t_ * h)});
+      // Qwen3: q_norm(q_proj(x)) per head, then the same for k (modeling_qwen3.py
+      // Qwen3Attention.forward); each norm keeps its input.
+      if (spec_.qk_norm) q_proj = add_head_norm(p + "attn.q_norm", i, m.q_norm, q_proj, q);
       // k_proj and v_proj read the tensor q_proj saved: nothing new to keep.
-      const int k_proj = add(p + "attn.k_proj", OpKind::kLinear, i, {m.k}, {norm},
-                             GemmShape{t_, kv, h, spec_.bias.qkv}, {});
+      int k_proj = add(p + "attn.k_proj", OpKind::kLinear, i, {m.k}, {norm},
+                       GemmShape{t_, kv, h, spec_.bias.qkv}, {});
+      if (spec_.qk_norm) k_proj = add_head_norm(p + "attn.k_norm", i, m.k_norm, k_proj, kv);
       const int v_proj = add(p + "attn.v_proj", OpKind::kLinear, i, {m.v}, {norm},
                              GemmShape{t_, kv, h, spec_.bias.qkv}, {});
       const int rotary = add(p + "attn.rotary", OpKind::kRotary, i, {}, {q_proj, k_proj},
@@ -133,6 +140,14 @@ class OpListBuilder {
                              NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
     const int down = add_mlp(p, i, m, mlp_norm);
     resid_ = add_residual(p + "mlp.residual", i, down);
+  }
+
+  // An RMSNorm over head_dim of each head of op `input`'s `width` features per token.
+  int add_head_norm(std::string name, int i, const std::string& module, int input,
+                    std::int64_t width) {
+    const std::int64_t d = spec_.head_dim;
+    return add(std::move(name), OpKind::kNorm, i, {module}, {input},
+               NormShape{t_ * (width / d), d, spec_.norm}, {act("input", t_ * width)});
   }
 
   int add_attention_core(const std::string& p, int i, std::vector<int> inputs) {

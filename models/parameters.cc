@@ -74,7 +74,8 @@ void build_gpt2(const ModelSpec& m, ParamListBuilder* b) {
   }
 }
 
-// transformers/models/llama/modeling_llama.py (Mistral and Qwen2 are the same modules):
+// transformers/models/llama/modeling_llama.py (Mistral and Qwen2 are the same modules; Qwen3
+// adds self_attn.q_norm and k_norm after o_proj, modeling_qwen3.py Qwen3Attention):
 // LlamaForCausalLM(model(embed_tokens, layers[i](self_attn(q_proj, k_proj, v_proj, o_proj),
 // mlp(gate_proj, up_proj, down_proj), input_layernorm, post_attention_layernorm), norm),
 // lm_head). Registration order puts the norms after attention and MLP.
@@ -88,6 +89,10 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
     b->add(p + "self_attn.k_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
     b->add(p + "self_attn.v_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
     b->add(p + "self_attn.o_proj", i, {h, q}, m.bias.attn_out ? h : 0);
+    if (m.qk_norm) {
+      b->add(p + "self_attn.q_norm", i, {m.head_dim});
+      b->add(p + "self_attn.k_norm", i, {m.head_dim});
+    }
     b->add(p + "mlp.gate_proj", i, {I, h}, m.bias.mlp ? I : 0);
     b->add(p + "mlp.up_proj", i, {I, h}, m.bias.mlp ? I : 0);
     b->add(p + "mlp.down_proj", i, {h, I}, m.bias.mlp ? h : 0);

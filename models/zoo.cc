@@ -35,6 +35,8 @@ constexpr ZooRow kZoo[] = {
   {"mistral-7b",  "mistralai/Mistral-7B-v0.1",       ModelType::kMistral, 32000,  4096,  32,    32,   8,  14336, 32768,    false, 1e-5, 4096},
   // Qwen2-7B sets sliding_window 131072 with use_sliding_window false: no window.
   {"qwen2-7b",    "Qwen/Qwen2-7B",                   ModelType::kQwen2,   152064, 3584,  28,    28,   4,  18944, 131072,   false, 1e-6, 0},
+  // Qwen3-8B: head_dim 128 = hidden / heads; sliding_window null, use_sliding_window false.
+  {"qwen3-8b",    "Qwen/Qwen3-8B",                   ModelType::kQwen3,   151936, 4096,  36,    32,   8,  12288, 40960,    false, 1e-6, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -76,6 +78,7 @@ constexpr Alias kAliases[] = {
     {"mistralai/mistral-7b-v0.1", "mistral-7b"},
     {"qwen2-7b-base", "qwen2-7b"},
     {"qwen/qwen2-7b", "qwen2-7b"},
+    {"qwen/qwen3-8b", "qwen3-8b"},
     {"tiny", "tiny-gpt"},
     {"tiny-gpt2", "tiny-gpt"},
     {"gpt2-tiny", "tiny-gpt"},
@@ -99,6 +102,7 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
   spec->activation = "silu";
   spec->bias = {};
   if (type == ModelType::kQwen2) spec->bias.qkv = true;  // Qwen2Attention: q/k/v bias=True
+  spec->qk_norm = type == ModelType::kQwen3;             // Qwen3Attention: q_norm, k_norm
   spec->dropout = {};
 }
 
@@ -119,14 +123,14 @@ ModelSpec spec_from_row(const ZooRow& row) {
   spec.norm_eps = row.eps;
   spec.sliding_window = row.sliding_window;
   // rope_theta of the families' config.json files (models/hf_configs/): Llama-3 500000, Qwen2
-  // 1000000, the rest HF's default 10000.
+  // and Qwen3 1000000, the rest HF's default 10000.
   if (row.name == std::string_view("llama3-8b") || row.name == std::string_view("llama3-70b")) {
     spec.rope_theta = 500000.0;
-  } else if (row.name == std::string_view("qwen2-7b")) {
+  } else if (row.name == std::string_view("qwen2-7b") || row.name == std::string_view("qwen3-8b")) {
     spec.rope_theta = 1000000.0;
   }
-  // torch_dtype of the same config.json files: Llama-2's float16, Llama-3's, Mistral's and
-  // Qwen2's bfloat16; GPT-2's states none (its weights are fp32).
+  // torch_dtype of the same config.json files: Llama-2's float16, Llama-3's, Mistral's, Qwen2's
+  // and Qwen3's bfloat16; GPT-2's states none (its weights are fp32).
   if (row.type == ModelType::kLlama) {
     spec.checkpoint_dtype = std::string_view(row.name).starts_with("llama2") ? "fp16" : "bf16";
   } else if (row.type != ModelType::kGpt2) {

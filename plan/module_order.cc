@@ -40,15 +40,19 @@ Node gpt2_tree(int layers, bool eager) {
   return Node{"", {std::move(model), leaf("lm_head")}};
 }
 
-// LlamaForCausalLM (Mistral and Qwen2 alike): LlamaModel.forward runs embed_tokens, the rotary
-// embedding (cos/sin need no gradient), the decoder layers and the norm.
-Node llama_tree(int layers) {
+// LlamaForCausalLM (Mistral, Qwen2 and Qwen3 alike): LlamaModel.forward runs embed_tokens, the
+// rotary embedding (cos/sin need no gradient), the decoder layers and the norm. Qwen3Attention
+// calls q_norm right after q_proj and k_norm after k_proj (modeling_qwen3.py).
+Node llama_tree(int layers, bool qk_norm) {
   Node model{"model", {leaf("model.embed_tokens"), leaf("model.rotary_emb", false)}};
   for (int i = 0; i < layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i);
-    Node attn{p + ".self_attn",
-              {leaf(p + ".self_attn.q_proj"), leaf(p + ".self_attn.k_proj"),
-               leaf(p + ".self_attn.v_proj"), leaf(p + ".self_attn.o_proj")}};
+    Node attn{p + ".self_attn", {leaf(p + ".self_attn.q_proj")}};
+    if (qk_norm) attn.children.push_back(leaf(p + ".self_attn.q_norm"));
+    attn.children.push_back(leaf(p + ".self_attn.k_proj"));
+    if (qk_norm) attn.children.push_back(leaf(p + ".self_attn.k_norm"));
+    attn.children.push_back(leaf(p + ".self_attn.v_proj"));
+    attn.children.push_back(leaf(p + ".self_attn.o_proj"));
     Node mlp{p + ".mlp",
              {leaf(p + ".mlp.gate_proj"), leaf(p + ".mlp.act_fn"), leaf(p + ".mlp.up_proj"),
               leaf(p + ".mlp.down_proj")}};
@@ -77,7 +81,7 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                               const std::vector<Block>& blocks, bool flash_attention) {
   const Node root = spec.model_type == models::ModelType::kGpt2
                         ? gpt2_tree(spec.num_layers, !flash_attention)
-                        : llama_tree(spec.num_layers);
+                        : llama_tree(spec.num_layers, spec.qk_norm);
   std::vector<const Node*> forward, exits;
   pre_order(root, &forward);
   post_order(root, &exits);

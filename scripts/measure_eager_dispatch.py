@@ -4,7 +4,7 @@
 A training step's host time is mostly the dispatcher calls it makes: every ATen operator call
 that reaches the dispatcher below autograd, forward and backward (the autograd engine's own),
 whether it launches a kernel or only makes a view, plus the Python of each nn.Module call around
-them. This script counts them on the real modules (transformers' GPT-2, Llama and Qwen2 causal
+them. This script counts them on the real modules (transformers' GPT-2, Llama, Qwen2 and Qwen3 causal
 LMs in bf16, training mode, SDPA attention, the loss from labels), with the classification of
 scripts/record_host_ops.py (kernel, view, alloc, copy, scalar_read, ...), and charges them to
 zerosim's model ops (models/op_graph.h):
@@ -71,6 +71,10 @@ FAMILY_CONFIGS = {
     "gpt2": dict(rho.FAMILIES["gpt2"]),
     "llama": dict(rho.FAMILIES["llama"]),
     "qwen2": dict(rho.FAMILIES["qwen2"]),
+    # Qwen3: Llama's layout with q_norm and k_norm over each head (untied, no biases)
+    "qwen3": {"model_type": "qwen3", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32, "vocab_size": 1024,
+              "max_position_embeddings": 128, "tie_word_embeddings": False},
 }
 # The variants measured: (name, family, attention implementation, GPT-2's dropout). GPT-2 comes
 # with dropout 0.1 on embeddings, residuals and attention probabilities (transformers' default);
@@ -83,6 +87,7 @@ VARIANTS = (
     ("llama", "llama", "sdpa", 0.0),
     ("llama_eager", "llama", "eager", 0.0),
     ("qwen2", "qwen2", "sdpa", 0.0),
+    ("qwen3", "qwen3", "sdpa", 0.0),
 )
 
 
@@ -97,6 +102,8 @@ def build(family, layers, shapes, attn, dropout):
                    num_attention_heads=shapes["heads"],
                    num_key_value_heads=max(1, shapes["heads"] // 2),
                    intermediate_size=shapes["ffn"], max_position_embeddings=max(128, shapes["s"]))
+        if family == "qwen3":
+            cfg.update(head_dim=shapes["h"] // shapes["heads"])
     config = transformers.AutoConfig.for_model(**cfg)
     config._attn_implementation = attn
     torch.manual_seed(0)
@@ -107,7 +114,7 @@ def build(family, layers, shapes, attn, dropout):
 def role(module, family):
     """The model op a module's own calls go to, or None to look further out."""
     name = type(module).__name__
-    if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm"):
+    if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm"):
         return "norm"
     if name in ("Linear", "Conv1D"):
         return "linear"
@@ -120,7 +127,8 @@ def role(module, family):
         return "residual"
     if name in ("Embedding",):
         return "embed"
-    if name.endswith("RotaryEmbedding") or name in ("GPT2Model", "LlamaModel", "Qwen2Model"):
+    if name.endswith("RotaryEmbedding") or name in ("GPT2Model", "LlamaModel", "Qwen2Model",
+                                                    "Qwen3Model"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -211,6 +219,8 @@ def op_name(role_, name, family):
     if role_ == "norm":
         if layer is None:
             return "final_norm"
+        if name.endswith((".q_norm", ".k_norm")):  # Qwen3's norms of each head's query and key
+            return f"layers.{layer}.attn." + name.rsplit(".", 1)[-1]
         return f"layers.{layer}." + ("attn_norm" if name.endswith(("ln_1", "input_layernorm"))
                                       else "mlp_norm")
     if role_ == "core":
@@ -308,8 +318,15 @@ def measure(family, shapes, attn="sdpa", dropout=0.0):
         attn_all = part_backward(lambda t: a(t, attention_mask=None, position_embeddings=(cos, sin))[0], x,
                                  list(a.parameters()))
         mlp_all = part_backward(m, x, list(m.parameters()))
-        parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in ("q_proj", "k_proj", "v_proj", "out_proj")),
-                                            collections.Counter())
+        own = ["q_proj", "k_proj", "v_proj", "out_proj"]
+        if family == "qwen3":
+            for n, proj in (("q_norm", a.q_proj), ("k_norm", a.k_proj)):
+                xh = torch.randn(shapes["b"], shapes["s"], proj.out_features // a.head_dim, a.head_dim,
+                                 dtype=torch.bfloat16, requires_grad=True)
+                norm = getattr(a, n)
+                parts["attn." + n] = part_backward(norm, xh, list(norm.parameters()))
+                own.append(n)
+        parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in own), collections.Counter())
         parts["mlp.act"] = mlp_all - parts["mlp.gate"] - parts["mlp.up"] - parts["mlp.down"]
     settle(parts, per_layer_bwd, "residual")
     # Outside the layers: final norm and LM head alone, the rest to the loss and embedding.
@@ -367,7 +384,8 @@ def main():
     print(json.dumps(out, indent=1, sort_keys=True))
 
 
-KINDS = ("embed", "attn_norm", "attn.qkv", "attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.core",
+KINDS = ("embed", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_norm", "attn.k_proj", "attn.k_norm",
+         "attn.v_proj", "attn.core",
          "attn.out_proj", "mlp_norm", "mlp.up", "mlp.gate", "mlp.act", "mlp.down", "residual",
          "final_norm", "lm_head", "loss")
 

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <variant>
 
 #include "common/check.h"
 
@@ -130,8 +131,14 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
       find(module == "residual" || module == "loss" ? "any" : family_of(module, spec, w), module);
   const auto t = static_cast<double>(w.tokens());
   const auto s = static_cast<double>(w.seq_len);
+  // A norm's elements are its own: t x h for the layer norms, t x q (or kv) for Qwen3's norms
+  // of each head's query and key.
+  double hidden = t * static_cast<double>(spec.hidden_size);
+  if (const auto* n = std::get_if<models::NormShape>(&op.shape)) {
+    hidden = static_cast<double>(n->rows) * static_cast<double>(n->cols);
+  }
   const double numel[kClassCount] = {
-      t * static_cast<double>(spec.hidden_size),
+      hidden,
       t * static_cast<double>(spec.intermediate_size),
       t * static_cast<double>(spec.q_dim() + 2 * spec.kv_dim()),
       static_cast<double>(w.micro_batch) * static_cast<double>(spec.num_heads) * s * s,

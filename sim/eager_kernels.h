@@ -12,7 +12,10 @@
 // scripts/measure_eager_kernels.py, which intercepts every ATen call forward and backward;
 // reports/measurements/2026-11-25-eager-kernels.json keeps its output and the kernel lists. Each
 // module's kernels are charged to one model op of the graph (models/op_graph.h):
-//   norm       -> attn_norm, mlp_norm, final_norm (LayerNorm or RMSNorm by the model's norm)
+//   norm       -> attn_norm, mlp_norm, final_norm (LayerNorm or RMSNorm by the model's norm),
+//                 and Qwen3's attn.q_norm and attn.k_norm over their own t x q and t x kv
+//                 elements (Qwen3RMSNorm is LlamaRMSNorm's code; Qwen3Attention is Llama's with
+//                 the two norm modules called from it, transformers' modeling_qwen3.py)
 //   attention  -> attn.core: the whole attention module but its projections' GEMMs and the
 //                 core's batched GEMMs (eager) or fused kernel (flash): head split/merge copies,
 //                 the score passes, rotary embedding (so attn.rotary costs nothing here), the

@@ -42,6 +42,19 @@ inline models::ModelSpec small_llama() {
   return spec;
 }
 
+// Qwen3's layout at the same size: q_norm and k_norm on each head, no biases, head_dim apart
+// from hidden / heads (as Qwen3-0.6B's 128 against 1024 / 16), tied embeddings.
+inline models::ModelSpec small_qwen3() {
+  models::ModelSpec spec = small_llama();
+  spec.name = "small-qwen3";
+  spec.model_type = models::ModelType::kQwen3;
+  spec.qk_norm = true;
+  spec.bias = {};
+  spec.head_dim = 12;
+  spec.tie_word_embeddings = true;
+  return spec;
+}
+
 inline constexpr models::Workload kSmall{.micro_batch = 2, .seq_len = 16};
 
 // n token ids below `vocab`, reproducible from `seed`.

@@ -101,6 +101,11 @@ TEST(ModelRunner, LlamaGradientsMatchFiniteDifferences) {
   expect_gradients_match_finite_differences(small_llama());
 }
 
+// Qwen3's q_norm and k_norm (an RMSNorm per head, before the rotary embedding) included.
+TEST(ModelRunner, Qwen3GradientsMatchFiniteDifferences) {
+  expect_gradients_match_finite_differences(testing::small_qwen3());
+}
+
 // forward and backward range by range (backward from the loss down) == the whole list at once.
 TEST(ModelRunner, SplitRangesGiveBitwiseTheSameResult) {
   for (const ModelSpec& spec : {small_gpt(), small_llama()}) {

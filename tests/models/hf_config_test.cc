@@ -43,7 +43,8 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
       {"Llama-2-70b-hf.json", "llama2-70b"},
       {"Meta-Llama-3-8B.json", "llama3-8b"},
       {"Mistral-7B-v0.1.json", "mistral-7b"},
-      {"Qwen2-7B.json", "qwen2-7b"}};
+      {"Qwen2-7B.json", "qwen2-7b"},
+      {"Qwen3-8B.json", "qwen3-8b"}};
   for (const auto& [file, zoo_name] : files) {
     Diagnostics warnings;
     const Result<ModelSpec> loaded = load_hf_config(shipped(file), &warnings);
@@ -72,6 +73,8 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
     EXPECT_EQ(a.dropout.embd, b.dropout.embd) << file;
     EXPECT_EQ(a.dropout.attn, b.dropout.attn) << file;
     EXPECT_EQ(a.dropout.resid, b.dropout.resid) << file;
+    EXPECT_EQ(a.qk_norm, b.qk_norm) << file;
+    EXPECT_EQ(a.checkpoint_dtype, b.checkpoint_dtype) << file;
   }
   EXPECT_EQ(load_hf_config(shipped("Llama-2-7b-hf.json"))->name, "meta-llama/Llama-2-7b-hf");
 }
@@ -112,6 +115,23 @@ TEST(HfConfig, AbsentKeysTakeTheHfClassDefaults) {
   EXPECT_EQ(hd->q_dim(), 4096);
   EXPECT_EQ(hd->sliding_window, 0);
   EXPECT_FALSE(hd->bias.qkv);  // attention_bias is a llama key; Mistral ignores it
+
+  // Qwen3Config: head_dim 128 whatever hidden_size / num_attention_heads is, 32 KV heads,
+  // attention_bias on q/k/v and o_proj, and the q/k norms always.
+  const Result<ModelSpec> q3 = load_hf_config(write_temp(
+      "qwen3_min.json",
+      R"({"model_type": "qwen3", "vocab_size": 100, "hidden_size": 1024, "num_hidden_layers": 2,
+          "num_attention_heads": 16, "num_key_value_heads": 8, "intermediate_size": 3072,
+          "attention_bias": true, "sliding_window": 4096})"));
+  ASSERT_TRUE(q3.ok()) << q3.status().message();
+  EXPECT_EQ(q3->head_dim, 128);
+  EXPECT_EQ(q3->q_dim(), 2048);
+  EXPECT_EQ(q3->num_kv_heads, 8);
+  EXPECT_TRUE(q3->qk_norm);
+  EXPECT_TRUE(q3->bias.qkv && q3->bias.attn_out);
+  EXPECT_FALSE(q3->bias.mlp);
+  EXPECT_EQ(q3->sliding_window, 0);      // use_sliding_window defaults to false
+  EXPECT_EQ(kv_heads("qwen3", ""), 32);  // Qwen3Config(num_key_value_heads=32)
 }
 
 // A hub id zerosim's zoo does not know is read from the Hugging Face cache when its config.json

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "models/parameters.h"
 #include "models/zoo.h"
 #include "tests/models/model_test_util.h"
@@ -160,6 +162,50 @@ TEST(OpGraph, GradientsAreReadyInReverseOfFirstUse) {
 // The index of the op called `name`.
 int index_of(const std::vector<Op>& ops, std::string_view name) {
   return static_cast<int>(&find_op(ops, name) - ops.data());
+}
+
+// Qwen3 (modeling_qwen3.py Qwen3Attention.forward): q_norm(q_proj(x)) and k_norm(k_proj(x)),
+// each an RMSNorm over head_dim of every head with head_dim weights, feed the rotary embedding.
+TEST(OpGraph, Qwen3NormsEachHeadsQueryAndKeyBeforeTheRotaryEmbedding) {
+  ModelSpec spec = zoo("qwen3-8b");
+  spec.vocab_size = 128;
+  spec.hidden_size = 64;
+  spec.num_layers = 2;
+  spec.num_heads = 4;
+  spec.num_kv_heads = 2;
+  spec.head_dim = 24;  // not hidden / heads, as Qwen3's own small checkpoints
+  spec.intermediate_size = 160;
+  spec.max_position_embeddings = 128;
+  const Workload w{.micro_batch = 2, .seq_len = 8, .flash_attention = true};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<std::string> all = names(ops);
+  const std::vector<std::string> attn(all.begin() + 2, all.begin() + 9);
+  EXPECT_EQ(attn, (std::vector<std::string>{"layers.0.attn.q_proj", "layers.0.attn.q_norm",
+                                            "layers.0.attn.k_proj", "layers.0.attn.k_norm",
+                                            "layers.0.attn.v_proj", "layers.0.attn.rotary",
+                                            "layers.0.attn.core"}));
+  EXPECT_EQ(all.size(), 1u + 2u * 16u + 3u);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  const std::int64_t t = w.tokens();
+  for (const auto& [norm, proj, heads] :
+       {std::tuple{"layers.0.attn.q_norm", "layers.0.attn.q_proj", spec.num_heads},
+        std::tuple{"layers.0.attn.k_norm", "layers.0.attn.k_proj", spec.num_kv_heads}}) {
+    const Op& op = find_op(ops, norm);
+    EXPECT_EQ(op.kind, OpKind::kNorm);
+    const auto& shape = std::get<NormShape>(op.shape);
+    EXPECT_EQ(shape.rows, t * heads) << norm;
+    EXPECT_EQ(shape.cols, spec.head_dim) << norm;
+    ASSERT_EQ(op.param_ids.size(), 1u) << norm;
+    EXPECT_EQ(params[op.param_ids[0]].numel, spec.head_dim) << norm;
+    EXPECT_EQ(op.inputs, std::vector<int>{index_of(ops, proj)}) << norm;
+  }
+  EXPECT_EQ(find_op(ops, "layers.0.attn.rotary").inputs,
+            (std::vector<int>{index_of(ops, "layers.0.attn.q_norm"),
+                              index_of(ops, "layers.0.attn.k_norm")}));
+  // Llama has none.
+  for (const Op& op : forward_ops(tiny_llama(), w)) {
+    EXPECT_FALSE(op.name.ends_with(".q_norm") || op.name.ends_with(".k_norm")) << op.name;
+  }
 }
 
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {

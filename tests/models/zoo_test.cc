@@ -16,7 +16,8 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"gpt2", 124'439'808},          {"gpt2-medium", 354'823'168}, {"gpt2-large", 774'030'080},
       {"gpt2-xl", 1'557'611'200},     {"llama2-7b", 6'738'415'616}, {"llama2-13b", 13'015'864'320},
       {"llama2-70b", 68'976'648'192}, {"llama3-8b", 8'030'261'248}, {"llama3-70b", 70'553'706'496},
-      {"mistral-7b", 7'241'732'096},  {"qwen2-7b", 7'615'616'512},  {"tiny-gpt", 120'576},
+      {"mistral-7b", 7'241'732'096},  {"qwen2-7b", 7'615'616'512},  {"qwen3-8b", 8'190'735'360},
+      {"tiny-gpt", 120'576},
   };
   ASSERT_EQ(std::size(expected), zoo_names().size());
   for (const auto& [name, count] : expected) {
@@ -45,6 +46,7 @@ TEST(Zoo, LookupIgnoresCaseAndAcceptsAliases) {
   EXPECT_EQ(zoo("meta-llama/Meta-Llama-3-70B").name, "llama3-70b");
   EXPECT_EQ(zoo("mistralai/Mistral-7B-v0.1").name, "mistral-7b");
   EXPECT_EQ(zoo("Qwen/Qwen2-7B").name, "qwen2-7b");
+  EXPECT_EQ(zoo("Qwen/Qwen3-8B").name, "qwen3-8b");
   EXPECT_TRUE(is_zoo_name("TINY-GPT"));
   EXPECT_FALSE(is_zoo_name("bert-base"));
 }
@@ -56,7 +58,7 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("qwen2-7b, tiny-gpt"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("qwen2-7b, qwen3-8b, tiny-gpt"), std::string::npos) << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
 
   const Result<ModelSpec> far = zoo_model("resnet50");
@@ -85,6 +87,11 @@ TEST(Zoo, FamiliesDifferWhereTheirCodeDoes) {
   EXPECT_EQ(mistral.mlp, MlpKind::kSwiGlu);
   EXPECT_FALSE(mistral.bias.qkv);
   EXPECT_EQ(mistral.dropout.attn, 0);
+
+  const ModelSpec qwen3 = zoo("qwen3-8b");
+  EXPECT_TRUE(qwen3.qk_norm);
+  EXPECT_FALSE(qwen3.bias.qkv || qwen3.bias.attn_out || qwen3.bias.mlp);
+  EXPECT_FALSE(qwen.qk_norm || mistral.qk_norm || gpt2.qk_norm);
 
   EXPECT_EQ(zoo("llama3-8b").num_kv_heads, 8);
   EXPECT_EQ(zoo("llama2-7b").num_kv_heads, 32);
