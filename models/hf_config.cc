@@ -19,6 +19,35 @@ using json::ObjectReader;
 
 constexpr std::string_view kModelTypes[] = {"gpt2", "llama", "mistral", "qwen2", "qwen3"};
 
+// Hugging Face model types people train with DeepSpeed that zerosim does not model yet, and what
+// sets each apart. A near-miss suggestion would be wrong for these ("mixtral" is not a misspelt
+// "mistral": its experts hold 4x the parameters), so they are named as not modelled instead.
+struct Unmodelled {
+  std::string_view type;
+  std::string_view what;
+};
+constexpr Unmodelled kUnmodelled[] = {
+    {"mixtral", "a mixture of experts"},
+    {"qwen2_moe", "a mixture of experts"},
+    {"qwen3_moe", "a mixture of experts"},
+    {"deepseek_v2", "a mixture of experts with multi-head latent attention"},
+    {"deepseek_v3", "a mixture of experts with multi-head latent attention"},
+    {"gemma", "Gemma's scaled embedding and (1 + w) norms"},
+    {"gemma2", "Gemma 2's soft-capping, sliding-window layers and extra norms"},
+    {"gemma3", "Gemma 3's sliding-window layers, q/k norms and extra norms"},
+    {"gemma3_text", "Gemma 3's sliding-window layers, q/k norms and extra norms"},
+    {"phi3", "Phi-3's fused qkv and gate/up projections"},
+    {"gpt_neox", "GPT-NeoX's parallel attention and MLP and partial rotary embedding"},
+    {"falcon", "Falcon's parallel attention and multi-query layout"},
+    {"opt", "OPT's ReLU MLP and offset learned positions"},
+    {"bloom", "BLOOM's ALiBi attention"},
+    {"bert", "an encoder"},
+    {"roberta", "an encoder"},
+    {"deberta-v2", "an encoder with disentangled attention"},
+    {"t5", "an encoder-decoder"},
+    {"bart", "an encoder-decoder"},
+};
+
 // A required size from 1 to `max` (model_spec.h kMax*).
 std::optional<std::int64_t> required_size(ObjectReader& r, std::string_view key, std::int64_t max) {
   if (!r.has(key)) {
@@ -224,6 +253,17 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
              "required key is missing; expected one of \"gpt2\", \"llama\", \"mistral\", "
              "\"qwen2\", \"qwen3\"");
     return;
+  }
+  if (const Json* v = r.raw("model_type"); v->is_string()) {
+    const std::string& name = v->get_ref<const std::string&>();
+    for (const Unmodelled& u : kUnmodelled) {
+      if (name != u.type) continue;
+      r.report("model_type", Severity::kError, "unmodelled-model",
+               "\"" + name + "\" (" + std::string(u.what) +
+                   ") is not modelled yet; zerosim models \"gpt2\", \"llama\", \"mistral\", "
+                   "\"qwen2\" and \"qwen3\", and would mispredict it as any of them");
+      return;
+    }
   }
   const auto type = r.get_enum("model_type", kModelTypes);
   if (!type) return;
