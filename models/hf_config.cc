@@ -21,7 +21,8 @@ constexpr std::string_view kModelTypes[] = {"gpt2", "llama", "mistral", "qwen2",
 
 // Hugging Face model types people train with DeepSpeed that zerosim does not model yet, and what
 // sets each apart. A near-miss suggestion would be wrong for these ("mixtral" is not a misspelt
-// "mistral": its experts hold 4x the parameters), so they are named as not modelled instead.
+// "mistral": Mixtral-8x7B's experts hold 46.7 B parameters, Mistral-7B has 7.2 B), so they are
+// named as not modelled instead.
 struct Unmodelled {
   std::string_view type;
   std::string_view what;
