@@ -1,5 +1,7 @@
 // The JSON files `zerosim calibrate` writes from a CpuCalibration (calibrate/cpu_calibration.h):
 // the cost profile and the cluster description.
+#include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "calibrate/cpu_calibration.h"

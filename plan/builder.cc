@@ -11,7 +11,7 @@ PlanBuilder::PlanBuilder(const Layout& layout, bool names) : l_(layout), names_(
   // Room for one micro-step (stage 3 issues about 1.6 ops per trace entry, stages 0-2 fewer);
   // plans of several distinct micro-steps grow from there. Memory reserved but never written
   // is not free either: a sweep's working set has to stay in the core's cache.
-  const std::size_t ops = layout.trace.size() * 2 + 64;
+  const std::size_t ops = layout.trace().size() * 2 + 64;
   plan_.ops.reserve(ops);
   plan_.buffers.reserve(ops / 2);
   plan_.dep_ids.reserve(ops);
@@ -143,6 +143,7 @@ ComputeWork compute_work(const Block& blk, Pass pass) {
 MicroStepCompute::MicroStepCompute(PlanBuilder& b, std::string label)
     : b_(b),
       l_(b.layout()),
+      trace_(l_.trace()),
       label_(std::move(label)),
       // Checkpointing keeps each layer's input: e bytes per token per hidden unit.
       checkpoint_bytes_(l_.micro_batch * l_.seq_len * l_.hidden * l_.param_bytes),
@@ -156,7 +157,7 @@ MicroStepCompute::MicroStepCompute(PlanBuilder& b, std::string label)
 
 int MicroStepCompute::run(std::span<const int> deps) {
   ZS_CHECK(!done());
-  const TraceEntry& t = l_.trace[pos_++];
+  const TraceEntry& t = trace_[pos_++];
   const Block& blk = l_.blocks()[t.block];
   // engine.backward() wraps loss.backward() (engine.forward: begin_micro_steps).
   if (t.pass != Pass::kForward && !backward_begun_) {

@@ -172,9 +172,9 @@ class MicroStepCompute {
  public:
   MicroStepCompute(PlanBuilder& b, std::string label);
 
-  bool done() const { return pos_ == static_cast<int>(l_.trace.size()); }
+  bool done() const { return pos_ == static_cast<int>(trace_.size()); }
   // The trace entry run() emits next, and its position in Layout::trace.
-  const TraceEntry& next() const { return l_.trace[pos_]; }
+  const TraceEntry& next() const { return trace_[pos_]; }
   int position() const { return pos_; }
   // Emits the compute op of next() after `deps` and returns its id. REQUIRES: !done()
   int run(std::span<const int> deps = {});
@@ -184,6 +184,7 @@ class MicroStepCompute {
  private:
   PlanBuilder& b_;
   const Layout& l_;
+  std::span<const TraceEntry> trace_;  // l_.trace()
   std::string label_;
   int pos_ = 0;
   Bytes checkpoint_bytes_ = 0;  // a checkpointed layer's input

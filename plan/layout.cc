@@ -116,7 +116,6 @@ Result<Layout> make_layout(const PlanRequest& r) {
   l.hidden = g.hidden;
   l.psi = g.psi;
   l.largest_param = g.largest_param;
-  l.trace = l.micro_step_trace().entries;
   // The flat 16-bit group of stages 1/2: parameters in registration order or, with
   // round_robin_gradients, the i-th with i mod N = 0 first, then 1, ... (stage_1_and_2.py
   // _round_robin_reorder; flatten_dense_tensors_aligned(round_robin_bit16_groups)).

@@ -90,9 +90,10 @@ struct Layout {
   const std::vector<models::Op>& ops() const { return graph->ops; }
   const std::vector<Block>& blocks() const { return graph->blocks; }
   const GradFlow& flow() const { return graph->flow; }
-  // The order in which one micro-step runs its blocks (plan/micro_step_trace.h), the graph's.
-  std::span<const TraceEntry> trace;
+  // A micro-step's blocks and module fetches (plan/micro_step_trace.h), the graph's; trace() is
+  // the order in which it runs its blocks.
   const MicroStepTrace& micro_step_trace() const { return graph->trace(checkpointing); }
+  std::span<const TraceEntry> trace() const { return micro_step_trace().entries; }
 
   // Stage 1/2: one flat group padded to a multiple of 2N (stage_1_and_2.py
   // align_dense_tensors; HF's second, no-decay group adds at most 2N more padding).

@@ -18,30 +18,6 @@
 
 namespace zs::plan {
 
-// What DeepSpeed's coordinator replays every micro-step once its trace is complete: the module
-// fetches and the parameter queue built from them (plan/micro_step_trace.h, the graph's).
-struct FetchQueue {
-  const std::vector<FetchedModule>& modules;
-  const std::vector<ModuleVisit>& visits;
-  const std::vector<int>& param;
-  const std::vector<int>& step;
-  const std::vector<int>& entry_begin;
-  const std::vector<int>& next_step;
-  const std::vector<std::int64_t>& numel_before;
-
-  explicit FetchQueue(const Layout& l) : FetchQueue(l.graph->modules, l.micro_step_trace()) {}
-
- private:
-  FetchQueue(const ModuleOrder& order, const MicroStepTrace& t)
-      : modules(order.modules),
-        visits(t.visits),
-        param(t.param),
-        step(t.step),
-        entry_begin(t.entry_begin),
-        next_step(t.next_step),
-        numel_before(t.numel_before) {}
-};
-
 // ZeRO++ hpZ across one step: which parameters have a secondary partition, and the buffer that
 // holds those partitions (sum of N·ceil(n/N)/k elements), allocated at the first and freed at
 // the step's end.
@@ -83,11 +59,11 @@ struct HpzState {
 class Coordinator {
  public:
   // `hpz`: hpZ's state across the step's micro-steps.
-  Coordinator(PlanBuilder& b, const configs::DsConfig& c, const FetchQueue& q,
-              const std::string& label, HpzState* hpz)
+  Coordinator(PlanBuilder& b, const configs::DsConfig& c, const std::string& label, HpzState* hpz)
       : b_(b),
         l_(b.layout()),
-        q_(q),
+        q_(l_.micro_step_trace()),
+        modules_(l_.graph->modules.modules),
         label_(label),
         hpz_(hpz),
         max_live_(c.zero.max_live_parameters.value),
@@ -111,12 +87,12 @@ class Coordinator {
   // resume).
   void before(int t, std::vector<int>* deps, Bytes* coalesced_bytes) {
     const int n = static_cast<int>(q_.visits.size());
-    pass_ = l_.trace[t].pass == Pass::kForward ? Phase::kForward : Phase::kBackward;
+    pass_ = q_.entries[t].pass == Pass::kForward ? Phase::kForward : Phase::kBackward;
     fetched_here_.clear();
     for (; visit_ < n && q_.visits[visit_].trace_pos == t; ++visit_) {
-      const FetchedModule& m = q_.modules[q_.visits[visit_].module];
+      const FetchedModule& m = modules_[q_.visits[visit_].module];
       // resume() is called after backward compute only (recomputed blocks fetch as forward).
-      if (l_.trace[t].pass == Pass::kBackward && !m.params.empty() && !fetched_here_.empty()) {
+      if (q_.entries[t].pass == Pass::kBackward && !m.params.empty() && !fetched_here_.empty()) {
         break;
       }
       visit(m);
@@ -149,7 +125,7 @@ class Coordinator {
   void resume(int t) {
     const int n = static_cast<int>(q_.visits.size());
     for (; visit_ < n && q_.visits[visit_].trace_pos == t; ++visit_) {
-      visit(q_.modules[q_.visits[visit_].module]);
+      visit(modules_[q_.visits[visit_].module]);
     }
   }
 
@@ -292,7 +268,10 @@ class Coordinator {
 
   PlanBuilder& b_;
   const Layout& l_;
-  const FetchQueue& q_;
+  // What DeepSpeed's coordinator replays every micro-step once its trace is complete: the module
+  // fetches and the parameter queue built from them (the graph's, plan/micro_step_trace.h).
+  const MicroStepTrace& q_;
+  const std::vector<FetchedModule>& modules_;
   std::string label_;
   HpzState* hpz_;
   std::int64_t max_live_, prefetch_, reuse_;

@@ -192,7 +192,6 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   }
 
   const GradFlow& flow = l.flow();
-  const FetchQueue queue(l);
   HpzState hpz;
   hpz.group = static_cast<int>(std::max<std::int64_t>(1, c.zero.zero_hpz_partition_size.value));
   if (hpz.group > 1) {
@@ -206,7 +205,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
   const bool uniform = !l.offload_optimizer && hpz.group <= 1;
   for (const MicroStepRun& run : micro_step_runs(l, uniform)) {
     begin_micro_steps(b, run);
-    Coordinator coordinator(b, c, queue, run.label, &hpz);
+    Coordinator coordinator(b, c, run.label, &hpz);
     Scatterer scatterer(b, run.label, run.first, run.boundary);
     MicroStepCompute model(b, run.label);
     std::vector<int> deps;
