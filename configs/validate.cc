@@ -4,6 +4,7 @@
 // zero/stage3.py. Each failure names the JSON path, the values and what is allowed.
 #include "common/json_path.h"
 #include "configs/check.h"
+#include "configs/leaf_module.h"
 #include "configs/reporter.h"
 
 namespace zs::configs {
@@ -221,6 +222,17 @@ void check_zero(const DsConfig& c, Reporter& r) {
   }
 }
 
+// zero_optimization.leaf_module (configs/leaf_module.h): DeepSpeed's pydantic model rejects a
+// malformed value at start-up.
+void check_leaf_module(const DsConfig& c, Reporter& r) {
+  const Knob<Json>& k = c.zero.leaf_module;
+  if (!k.is_set()) return;
+  LeafModules leaves;
+  if (auto issue = read_leaf_modules(&k.value, c.version, &leaves)) {
+    r.error("leaf-module", issue->path, issue->message);
+  }
+}
+
 void check_optimizer(const DsConfig& c, Reporter& r) {
   const OptimizerConfig& o = c.optimizer;
   const Int stage = c.zero.stage.value;
@@ -323,6 +335,7 @@ void validate(const CheckOptions& options, LoadedConfig* lc) {
   check_batch(options, lc, r);
   check_precision(lc->config, r);
   check_zero(lc->config, r);
+  check_leaf_module(lc->config, r);
   check_optimizer(lc->config, r);
   check_plain_values(lc->config, r);
   check_cluster(options, lc->config, r);

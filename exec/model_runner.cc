@@ -40,6 +40,13 @@ models::ModelSpec without_dropout(models::ModelSpec spec) {
 Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
   ZS_RETURN_IF_ERROR(models::validate(spec));
   ZS_RETURN_IF_ERROR(models::validate_workload(spec, w));
+  if (spec.moe.enabled()) {
+    // kernels/cpu and kernels/cuda have no router or grouped expert GEMM yet: the executor
+    // refuses what it cannot run rather than train a different model.
+    return unsupported(spec, "moe.num_experts", std::to_string(spec.moe.num_experts),
+                       "0 (a dense MLP: the executor does not run a mixture of experts yet; "
+                       "simulate, sweep and tune do)");
+  }
   const std::pair<std::string_view, double> dropouts[] = {{"dropout.embd", spec.dropout.embd},
                                                           {"dropout.attn", spec.dropout.attn},
                                                           {"dropout.resid", spec.dropout.resid}};

@@ -47,11 +47,11 @@ namespace zs::exec {
 models::ModelSpec without_dropout(models::ModelSpec spec);
 
 // OK when the CPU kernels can train `spec` on `w`, else kInvalidArgument naming the model, the
-// field, its value and what is allowed: validate(spec) and validate_workload(spec, w); every
-// dropout probability 0; a tanh-approximated GELU ("gelu_new", "gelu_pytorch_tanh") for GPT-2
-// and SiLU ("silu", "swish") for SwiGLU; rope_theta > 0 and an even head_dim with rotary
-// positions; seq_len <= sliding_window when there is a window (the kernel attends to every
-// earlier token, which only then equals the windowed attention).
+// field, its value and what is allowed: validate(spec) and validate_workload(spec, w); a dense
+// MLP (no experts); every dropout probability 0; a tanh-approximated GELU ("gelu_new",
+// "gelu_pytorch_tanh") for GPT-2 and SiLU ("silu", "swish") for SwiGLU; rope_theta > 0 and an even
+// head_dim with rotary positions; seq_len <= sliding_window when there is a window (the kernel
+// attends to every earlier token, which only then equals the windowed attention).
 Status check_runnable(const models::ModelSpec& spec, const models::Workload& w);
 
 // OK when every id of `tokens` and `targets` is in [0, spec.vocab_size); else kInvalidArgument

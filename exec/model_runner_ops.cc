@@ -92,6 +92,9 @@ std::int64_t ModelRunner::output_numel(const Op& op) {
       const auto& s = std::get<models::AttentionShape>(op.shape);
       return s.batch * s.seq * s.heads * s.head_dim;
     }
+    case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
+    case OpKind::kMoeExperts:
+      ZS_UNREACHABLE();
     case OpKind::kRotary:
     case OpKind::kActivation:
     case OpKind::kSwiGlu:
@@ -146,6 +149,9 @@ void ModelRunner::forward_op(int i) {
     case OpKind::kActivation:
       cpu::gelu_forward(std::get<models::ElementwiseShape>(op.shape), in(0), y);
       return;
+    case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
+    case OpKind::kMoeExperts:
+      ZS_UNREACHABLE();
     case OpKind::kSwiGlu:
       cpu::swiglu_forward(std::get<models::ElementwiseShape>(op.shape), in(0), in(1), y);
       return;
@@ -223,6 +229,9 @@ void ModelRunner::backward_op(int i) {
       finish(dx);
       return;
     }
+    case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
+    case OpKind::kMoeExperts:
+      ZS_UNREACHABLE();
     case OpKind::kSwiGlu: {
       const InputGrad dgate = input_grad(op.inputs[0], 0);
       const InputGrad dup = input_grad(op.inputs[1], 1);

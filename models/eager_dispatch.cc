@@ -138,6 +138,36 @@ constexpr Entry kTable[] = {
     {"qwen3", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
     {"qwen3", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"qwen3", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"mixtral", "embed", {20, 17, 1}, {0, 3, 0}, 3},
+    {"mixtral", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"mixtral", "attn.q_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"mixtral", "attn.k_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"mixtral", "attn.v_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"mixtral", "attn.core", {11, 15, 0}, {16, 13, 0}, 1},
+    {"mixtral", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"mixtral", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"mixtral", "mlp.route", {7, 3, 0}, {14, 7, 0}, 1},
+    {"mixtral", "mlp.experts", {21, 11, 0}, {21, 15, 0}, 3},
+    {"mixtral", "residual", {2, 0, 0}, {0, 9, 0}, 1},
+    {"mixtral", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"mixtral", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"mixtral", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"qwen3_moe", "embed", {20, 17, 1}, {0, 3, 0}, 3},
+    {"qwen3_moe", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen3_moe", "attn.q_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3_moe", "attn.q_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen3_moe", "attn.k_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3_moe", "attn.k_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen3_moe", "attn.v_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3_moe", "attn.core", {11, 15, 0}, {14, 13, 0}, 1},
+    {"qwen3_moe", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3_moe", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen3_moe", "mlp.route", {8, 3, 0}, {15, 7, 0}, 1},
+    {"qwen3_moe", "mlp.experts", {20, 11, 0}, {19, 15, 0}, 3},
+    {"qwen3_moe", "residual", {2, 0, 0}, {0, 11, 0}, 1},
+    {"qwen3_moe", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"qwen3_moe", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen3_moe", "loss", {5, 5, 0}, {4, 2, 0}, 1},
 };
 // clang-format on
 
@@ -179,6 +209,12 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       // Qwen3's attention module is Llama's with q_norm and k_norm modules of their own: its
       // eager core is Llama's too.
       return sdpa || key != "attn.core" ? "qwen3" : "llama_eager";
+    case ModelType::kMixtral:
+      // Mixtral's attention module is Mistral's (Llama's): its eager core is Llama's.
+      return sdpa || key != "attn.core" ? "mixtral" : "llama_eager";
+    case ModelType::kQwen3Moe:
+      // Qwen3-MoE's attention module is Qwen3's: its eager core is Llama's.
+      return sdpa || key != "attn.core" ? "qwen3_moe" : "llama_eager";
   }
   return "gpt2";
 }
@@ -188,7 +224,9 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   const std::string_view key = op_key(op);
   EagerDispatch d;
-  if (key == "attn.rotary") return d;  // inside the attention module's entry
+  // Inside the attention module's entry; Mixtral's router linear inside mlp.route's (the
+  // router module's calls).
+  if (key == "attn.rotary" || key == "mlp.router") return d;
   const Entry& e = find(variant_of(spec, w, key), key);
   d.fwd = {e.fwd.kernels, e.fwd.other, e.modules, e.fwd.syncs};
   d.bwd = {e.bwd.kernels, e.bwd.other, 0, e.bwd.syncs};

@@ -8,8 +8,9 @@
 // training mode, a micro-batch of 2 or more) by scripts/measure_eager_dispatch.py, which counts
 // every call under a TorchDispatchMode and charges it to a model op (models/op_graph.h): forward
 // by the innermost module running it, backward per layer from the whole model's count shared as
-// each part's own backward has it; reports/measurements/2026-11-29-eager-dispatch.json keeps its
-// output (with Qwen3's q_norm and k_norm, each an op of its own). The attention module's own calls
+// each part's own backward has it; reports/measurements/2026-12-04-eager-dispatch.json keeps its
+// output (with Qwen3's q_norm and k_norm, each an op of its own, and the MoE block's routing and
+// experts of Mixtral and Qwen3-MoE). The attention module's own calls
 // (head split and merge, rotary, the SDPA core or the eager score passes, its dropout) go to
 // attn.core; the MLP's own calls and its activation module to mlp.act; the decoder layer's own
 // calls (the residual adds, and backward the adds of the two gradient streams) to the residual ops,
@@ -38,7 +39,10 @@ struct EagerDispatch {
 // The calls of model op `op` of a model `spec` run at workload `w` (flash attention: SDPA;
 // otherwise HF's eager attention). GPT-2's table depends on whether it has dropout; Llama's
 // serves Mistral (the same modules); Qwen2 adds the q/k/v biases' gradient sums. Qwen2 with
-// eager attention takes Llama's eager core. Every op of every supported model has an entry.
+// eager attention takes Llama's eager core. Mixtral's router module (its linear, softmax, top-k,
+// renormalization) is mlp.route's entry; the MoE block's own calls, its experts' and their
+// act_fn's are mlp.experts' (transformers 5's grouped_mm experts: the calls do not depend on the
+// routing). Every op of every supported model has an entry.
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w);
 
 }  // namespace zs::models

@@ -12,6 +12,11 @@ std::int64_t matmul_fwd_flops(const Op& op) {
     ZS_CHECK(g != nullptr);
     return 2 * g->m * g->n * g->k;
   }
+  if (op.kind == OpKind::kMoeExperts) {  // the two grouped GEMMs over t·k pairs
+    const MoeShape* m = std::get_if<MoeShape>(&op.shape);
+    ZS_CHECK(m != nullptr);
+    return 2 * m->pairs() * m->hidden * 3 * m->inner;
+  }
   if (op.kind == OpKind::kAttention || op.kind == OpKind::kFlashAttention) {
     const AttentionShape* a = std::get_if<AttentionShape>(&op.shape);
     ZS_CHECK(a != nullptr);

@@ -17,20 +17,19 @@ namespace {
 using json::Json;
 using json::ObjectReader;
 
-constexpr std::string_view kModelTypes[] = {"gpt2", "llama", "mistral", "qwen2", "qwen3"};
+constexpr std::string_view kModelTypes[] = {"gpt2",  "llama",   "mistral",  "qwen2",
+                                            "qwen3", "mixtral", "qwen3_moe"};
 
 // Hugging Face model types people train with DeepSpeed that zerosim does not model yet, and what
-// sets each apart. A near-miss suggestion would be wrong for these ("mixtral" is not a misspelt
-// "mistral": Mixtral-8x7B's experts hold 46.7 B parameters, Mistral-7B has 7.2 B), so they are
-// named as not modelled instead.
+// sets each apart. A near-miss suggestion would be wrong for these ("qwen2_moe" is not a misspelt
+// "qwen2": Qwen2-57B-A14B's 64 experts and shared expert hold 57 B parameters, of which 14 B are
+// active per token), so they are named as not modelled instead.
 struct Unmodelled {
   std::string_view type;
   std::string_view what;
 };
 constexpr Unmodelled kUnmodelled[] = {
-    {"mixtral", "a mixture of experts"},
     {"qwen2_moe", "a mixture of experts"},
-    {"qwen3_moe", "a mixture of experts"},
     {"deepseek_v2", "a mixture of experts with multi-head latent attention"},
     {"deepseek_v3", "a mixture of experts with multi-head latent attention"},
     {"gemma", "Gemma's scaled embedding and (1 + w) norms"},
@@ -152,19 +151,78 @@ FamilyDefaults family_defaults(ModelType type) {
     case ModelType::kQwen3:
       // configuration_qwen3.py: num_key_value_heads 32 (None: the heads), head_dim 128.
       return {32, 32768, 128};
+    case ModelType::kMixtral:  // configuration_mixtral.py
+      return {8, 4096 * 32, 0};
+    case ModelType::kQwen3Moe:
+      // configuration_qwen3_moe.py: num_key_value_heads 4; no head_dim attribute, so
+      // Qwen3MoeAttention takes hidden_size / num_attention_heads.
+      return {4, 32768, 0};
     default:
       return {0, 2048, 0};
   }
 }
 
-// Mistral's sliding_window, or Qwen2's and Qwen3's when use_sliding_window is true; null means
-// none.
+// Mistral's and Mixtral's sliding_window, or Qwen2's and Qwen3's when use_sliding_window is true;
+// null means none (MixtralConfig's default; MistralConfig's is 4096).
 std::int64_t sliding_window(ObjectReader& r, ModelType type) {
   if (type == ModelType::kLlama) return 0;
-  const bool use_flag = type == ModelType::kQwen2 || type == ModelType::kQwen3;
+  if (type == ModelType::kMixtral && !r.has("sliding_window")) return 0;
+  const bool use_flag =
+      type == ModelType::kQwen2 || type == ModelType::kQwen3 || type == ModelType::kQwen3Moe;
   if (use_flag && !optional_bool(r, "use_sliding_window", false)) return 0;
   if (r.has("sliding_window") && r.raw("sliding_window")->is_null()) return 0;
   return optional_size(r, "sliding_window", 4096, kMaxPositions).value_or(0);
+}
+
+// MixtralConfig's experts: num_local_experts 8, num_experts_per_tok 2 by default, the top-k
+// weights always renormalised. Qwen3MoeConfig's: num_experts 128, num_experts_per_tok 8,
+// renormalised when norm_topk_prob (false by default), every layer sparse unless
+// decoder_sparse_step or mlp_only_layers make some dense (not modelled: an error). The router's
+// jitter (Mixtral's training-time multiply of the block's input by uniform noise) and the
+// auxiliary load-balancing loss (output_router_logits) add elementwise work over t·h and t·E
+// that zerosim does not price: each is a warning when on.
+void read_moe(ObjectReader& r, ModelType type, ModelSpec* spec) {
+  const bool mixtral = type == ModelType::kMixtral;
+  const char* experts_key = mixtral ? "num_local_experts" : "num_experts";
+  const auto experts = optional_size(r, experts_key, mixtral ? 8 : 128, kMaxExperts);
+  const auto top_k = optional_size(r, "num_experts_per_tok", mixtral ? 2 : 8, kMaxExperts);
+  const bool normalize = mixtral || optional_bool(r, "norm_topk_prob", false);
+  if (!mixtral) {
+    const auto step = optional_size(r, "decoder_sparse_step", 1, kMaxLayers);
+    if (step && *step != 1) {
+      r.report("decoder_sparse_step", Severity::kError, "not-modelled",
+               std::to_string(*step) +
+                   " is not supported; expected 1 (every layer a MoE block: zerosim does not "
+                   "model a mix of dense and sparse layers yet)");
+    }
+    if (r.has("mlp_only_layers")) {
+      const Json* v = r.raw("mlp_only_layers");
+      if (!v->is_null() && !(v->is_array() && v->empty())) {
+        r.report("mlp_only_layers", Severity::kError, "not-modelled",
+                 v->dump() +
+                     " is not supported; expected [] (every layer a MoE block: zerosim does "
+                     "not model a mix of dense and sparse layers yet)");
+      }
+    }
+  }
+  if (optional_number(r, "router_jitter_noise", 0, {.min = 0}) > 0) {
+    r.report("router_jitter_noise", Severity::kWarning, "not-modelled",
+             "the router's input jitter (one elementwise multiply over t x h per layer and pass) "
+             "is not priced");
+  }
+  if (optional_bool(r, "output_router_logits", false)) {
+    r.report("output_router_logits", Severity::kWarning, "not-modelled",
+             "the auxiliary load-balancing loss over every layer's router logits (t x E) is not "
+             "priced");
+  }
+  if (!experts || !top_k) return;
+  if (*top_k > *experts) {
+    r.report("num_experts_per_tok", Severity::kError, "out-of-range",
+             std::to_string(*top_k) + " is not allowed; expected at most " + experts_key + " = " +
+                 std::to_string(*experts));
+    return;
+  }
+  spec->moe = {.num_experts = *experts, .experts_per_token = *top_k, .normalize_top_k = normalize};
 }
 
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
@@ -173,13 +231,23 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const auto h = required_size(r, "hidden_size", kMaxHiddenSize);
   const auto layers = required_size(r, "num_hidden_layers", kMaxLayers);
   const auto heads = required_size(r, "num_attention_heads", kMaxHiddenSize);
-  const auto inner = required_size(r, "intermediate_size", kMaxIntermediateSize);
+  // Qwen3-MoE's experts are moe_intermediate_size wide; its intermediate_size is the dense MLP's,
+  // which no layer has when every layer is sparse.
+  const bool qwen3_moe = type == ModelType::kQwen3Moe;
+  const auto inner = qwen3_moe
+                         ? optional_size(r, "moe_intermediate_size", 768, kMaxIntermediateSize)
+                         : required_size(r, "intermediate_size", kMaxIntermediateSize);
+  if (qwen3_moe) optional_size(r, "intermediate_size", 6144, kMaxIntermediateSize);
   const auto positions =
       optional_size(r, "max_position_embeddings", defaults.max_positions, kMaxPositions);
   spec->activation = activation(r, "hidden_act", "silu");
   spec->dropout = {.attn = probability(r, "attention_dropout", 0)};
-  spec->norm_eps = optional_number(r, "rms_norm_eps", 1e-6, {.min = 0, .min_exclusive = true});
-  spec->rope_theta = optional_number(r, "rope_theta", 10000.0, {.min = 0, .min_exclusive = true});
+  // MixtralConfig's defaults: rms_norm_eps 1e-5, rope theta 1e6; the others' 1e-6 and 10000.
+  const bool mixtral = type == ModelType::kMixtral;
+  spec->norm_eps =
+      optional_number(r, "rms_norm_eps", mixtral ? 1e-5 : 1e-6, {.min = 0, .min_exclusive = true});
+  spec->rope_theta =
+      optional_number(r, "rope_theta", mixtral ? 1e6 : 10000.0, {.min = 0, .min_exclusive = true});
   spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", false);
   spec->sliding_window = sliding_window(r, type);
   if (type == ModelType::kLlama) {
@@ -187,14 +255,16 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
     spec->bias = {.qkv = attention_bias,
                   .attn_out = attention_bias,
                   .mlp = optional_bool(r, "mlp_bias", false)};
-  } else if (type == ModelType::kQwen3) {
-    // Qwen3Attention: q/k/v and o_proj take attention_bias; the MLP has none.
+  } else if (type == ModelType::kQwen3 || qwen3_moe) {
+    // Qwen3Attention (Qwen3MoeAttention alike): q/k/v and o_proj take attention_bias; the MLP
+    // and the experts have none.
     const bool attention_bias = optional_bool(r, "attention_bias", false);
     spec->bias = {.qkv = attention_bias, .attn_out = attention_bias};
     spec->qk_norm = true;
   } else {
     spec->bias = {.qkv = type == ModelType::kQwen2};  // Qwen2Attention: q/k/v bias=True
   }
+  if (mixtral || qwen3_moe) read_moe(r, type, spec);
   // 0 stands for num_attention_heads (an explicit null, or llama's absent key) and for a
   // derived head_dim.
   const bool kv_given = r.has("num_key_value_heads");
@@ -252,7 +322,7 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
   if (!r.has("model_type")) {
     r.report("model_type", Severity::kError, "missing-key",
              "required key is missing; expected one of \"gpt2\", \"llama\", \"mistral\", "
-             "\"qwen2\", \"qwen3\"");
+             "\"qwen2\", \"qwen3\", \"mixtral\", \"qwen3_moe\"");
     return;
   }
   if (const Json* v = r.raw("model_type"); v->is_string()) {
@@ -262,7 +332,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
       r.report("model_type", Severity::kError, "unmodelled-model",
                "\"" + name + "\" (" + std::string(u.what) +
                    ") is not modelled yet; zerosim models \"gpt2\", \"llama\", \"mistral\", "
-                   "\"qwen2\" and \"qwen3\", and would mispredict it as any of them");
+                   "\"qwen2\", \"qwen3\", \"mixtral\" and \"qwen3_moe\", and would "
+                   "mispredict it as any of them");
       return;
     }
   }
@@ -276,7 +347,9 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
   spec->model_type = *type == "llama"     ? ModelType::kLlama
                      : *type == "mistral" ? ModelType::kMistral
                      : *type == "qwen2"   ? ModelType::kQwen2
-                                          : ModelType::kQwen3;
+                     : *type == "qwen3"   ? ModelType::kQwen3
+                     : *type == "mixtral" ? ModelType::kMixtral
+                                          : ModelType::kQwen3Moe;
   read_llama_family(r, spec->model_type, spec);
 }
 

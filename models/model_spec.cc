@@ -49,9 +49,30 @@ Status validate_structure(const ModelSpec& spec) {
       spec.mlp != MlpKind::kSwiGlu) {
     return structure_error(spec, "has rotary positions, RMSNorm and a SwiGLU MLP");
   }
-  if (spec.qk_norm != (spec.model_type == ModelType::kQwen3)) {
-    return structure_error(
-        spec, spec.qk_norm ? "has no q/k norms (qk_norm is qwen3's)" : "has q/k norms (qk_norm)");
+  const bool qwen3 =
+      spec.model_type == ModelType::kQwen3 || spec.model_type == ModelType::kQwen3Moe;
+  if (spec.qk_norm != qwen3) {
+    return structure_error(spec, spec.qk_norm
+                                     ? "has no q/k norms (qk_norm is qwen3's and qwen3_moe's)"
+                                     : "has q/k norms (qk_norm)");
+  }
+  const bool moe =
+      spec.model_type == ModelType::kMixtral || spec.model_type == ModelType::kQwen3Moe;
+  if (spec.moe.enabled() != moe) {
+    return structure_error(spec, moe ? "has experts (moe.num_experts >= 1)"
+                                     : "has a dense MLP (experts are mixtral's and qwen3_moe's)");
+  }
+  if (moe) {
+    if (spec.moe.num_experts > kMaxExperts) {
+      return field_error(spec, "moe.num_experts", std::to_string(spec.moe.num_experts),
+                         "an integer from 1 to " + std::to_string(kMaxExperts));
+    }
+    if (spec.moe.experts_per_token < 1 || spec.moe.experts_per_token > spec.moe.num_experts) {
+      return field_error(
+          spec, "moe.experts_per_token", std::to_string(spec.moe.experts_per_token),
+          "an integer from 1 to moe.num_experts = " + std::to_string(spec.moe.num_experts));
+    }
+    if (spec.bias.mlp) return structure_error(spec, "has no MLP biases (its experts have none)");
   }
   return Status::ok();
 }
@@ -70,6 +91,10 @@ std::string_view model_type_name(ModelType t) {
       return "qwen2";
     case ModelType::kQwen3:
       return "qwen3";
+    case ModelType::kMixtral:
+      return "mixtral";
+    case ModelType::kQwen3Moe:
+      return "qwen3_moe";
   }
   ZS_UNREACHABLE();
 }

@@ -1,9 +1,10 @@
 // ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
 // it.
 //
-// One struct covers the five Hugging Face families zerosim knows (model_type gpt2, llama, mistral,
-// qwen2, qwen3); the differences between them are explicit fields rather than code paths keyed on
-// the family, so a spec read from a config.json and a zoo entry are interchangeable:
+// One struct covers the seven Hugging Face families zerosim knows (model_type gpt2, llama,
+// mistral, qwen2, qwen3, mixtral, qwen3_moe); the differences between them are explicit fields
+// rather than code paths keyed on the family, so a spec read from a config.json and a zoo entry are
+// interchangeable:
 //
 //   family   positions  norm                  MLP                       linear biases   dropout
 //   gpt2     learned    LayerNorm (w + b)     GELU, 2 matrices (h->4h)  all             0.1 x 3
@@ -11,9 +12,14 @@
 //   mistral  rotary     RMSNorm               SwiGLU                    none            none*
 //   qwen2    rotary     RMSNorm               SwiGLU                    q/k/v only      none*
 //   qwen3    rotary     RMSNorm, and on q, k  SwiGLU                    none*           none*
+//   mixtral  rotary     RMSNorm               SwiGLU experts, top-k     none            none*
+//   qwen3_moe rotary    RMSNorm, and on q, k  SwiGLU experts, top-k     none*           none*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
-//   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.)
+//   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
+//   Mixtral's and Qwen3-MoE's MLP is a sparse mixture of experts: a router and num_experts
+//   SwiGLU experts of width intermediate_size (Qwen3-MoE's moe_intermediate_size), each token
+//   sent to experts_per_token of them; see MoeSpec.)
 //
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
@@ -28,7 +34,7 @@
 
 namespace zs::models {
 
-enum class ModelType { kGpt2, kLlama, kMistral, kQwen2, kQwen3 };
+enum class ModelType { kGpt2, kLlama, kMistral, kQwen2, kQwen3, kMixtral, kQwen3Moe };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
   kRmsNorm,    // y = x / sqrt(mean(x^2) + eps) * weight
@@ -61,6 +67,22 @@ struct DropoutProbs {
   bool operator==(const DropoutProbs&) const = default;
 };
 
+// A sparse mixture-of-experts MLP (transformers 5 MixtralSparseMoeBlock, Qwen3MoeSparseMoeBlock): a
+// router (`gate`, a [E, h] linear, softmax over E, top-k, the k weights renormalized to sum to 1
+// when normalize_top_k) and E SwiGLU experts of width intermediate_size held as two 3-D tensors
+// (`experts.gate_up_proj` [E, 2I, h], `experts.down_proj` [E, h, I]), every token computed by k of
+// them. Every expert's parameters (and their gradients and optimizer states) are held; a token's
+// FLOPs are k experts'. num_experts == 0: a dense MLP.
+struct MoeSpec {
+  std::int64_t num_experts = 0;        // E: HF num_local_experts (Mixtral), num_experts (Qwen3-MoE)
+  std::int64_t experts_per_token = 0;  // k: HF num_experts_per_tok
+  // The top-k weights divided by their sum (Mixtral always; Qwen3-MoE's norm_topk_prob).
+  bool normalize_top_k = true;
+
+  bool enabled() const { return num_experts > 0; }
+  bool operator==(const MoeSpec&) const = default;
+};
+
 struct ModelSpec {
   std::string name;     // zoo name, or the config's _name_or_path, or its file path
   std::string hf_repo;  // where the hyperparameters come from, e.g. "openai-community/gpt2"
@@ -84,6 +106,7 @@ struct ModelSpec {
   // An RMSNorm over head_dim on every head's query and key, each with head_dim weights
   // (Qwen3Attention's q_norm and k_norm).
   bool qk_norm = false;
+  MoeSpec moe;                      // mixtral's and qwen3_moe's; none for the dense families
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
   // The dtype the checkpoint is stored in, as config.json's torch_dtype (dtype from transformers
   // 5) states it: "fp32", "bf16" or "fp16"; "" when it states none or another. Only the host
@@ -104,7 +127,7 @@ struct ModelSpec {
   bool operator==(const ModelSpec&) const = default;
 };
 
-// "gpt2", "llama", "mistral", "qwen2", "qwen3": the HF model_type string.
+// "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 std::string_view norm_kind_name(NormKind k);
 std::string_view mlp_kind_name(MlpKind k);
@@ -123,6 +146,9 @@ inline constexpr std::int64_t kMaxHiddenSize = std::int64_t{1} << 17;  // also n
 inline constexpr std::int64_t kMaxLayers = 10'000;
 inline constexpr std::int64_t kMaxIntermediateSize = std::int64_t{1} << 19;
 inline constexpr std::int64_t kMaxPositions = std::int64_t{1} << 24;
+// DeepSeek-V3 routes over 256 experts, Qwen3-MoE 128; 4096 leaves room without letting E * 3hI
+// pass kMaxHiddenSize * kMaxIntermediateSize * 2^14 < 2^50.
+inline constexpr std::int64_t kMaxExperts = 4096;
 
 // Returns OK if `spec` describes a model that can be built, else kInvalidArgument naming the
 // model, the field and its value. Checks: every size > 0 and at most its kMax* above (heads and
@@ -130,9 +156,11 @@ inline constexpr std::int64_t kMaxPositions = std::int64_t{1} << 24;
 // dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
 // num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral,
-// qwen2 and qwen3 have rotary positions, RMSNorm and SwiGLU; only qwen3 has qk_norm. Biases and
-// dropout are free. For the llama family head_dim * num_heads need not equal hidden_size (HF
-// allows an explicit head_dim).
+// qwen2, qwen3, mixtral and qwen3_moe have rotary positions, RMSNorm and SwiGLU; qwen3 and
+// qwen3_moe and only they have qk_norm; mixtral and qwen3_moe and only they have experts, 1 <=
+// experts_per_token <= num_experts <= kMaxExperts, and no MLP bias. Biases and dropout are free.
+// For the llama family head_dim * num_heads need not equal hidden_size (HF allows an explicit
+// head_dim).
 Status validate(const ModelSpec& spec);
 
 }  // namespace zs::models

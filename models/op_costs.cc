@@ -171,6 +171,49 @@ OpCosts cross_entropy_costs(const CrossEntropyShape& s, Bytes e) {
       .bwd_grad_bytes = 2 * kFp32Bytes * n};
 }
 
+// The router after its linear (MixtralTopKRouter.forward): logits -> fp32 softmax over E ->
+// top-k -> the k values divided by their sum. Backward: the division, top-k's scatter, softmax.
+OpCosts moe_route_costs(const MoeShape& m, Bytes e) {
+  ZS_CHECK(m.tokens > 0 && m.experts > 0 && m.top_k > 0);
+  const std::int64_t n = m.tokens * m.experts, s = m.pairs();
+  return OpCosts{
+      // Softmax, the top-k scan, the renormalisation (charged without norm_topk_prob too: 3·t·k
+      // of a router's 2·t·E·h).
+      .fwd_flops = (kSoftmaxFlops.fwd + 1) * n + 3 * s,
+      .bwd_flops = kSoftmaxFlops.bwd * n + 4 * s,
+      // Read the logits, write and read the fp32 probabilities, write k values and int64 ids.
+      .fwd_hbm_bytes = e * n + 2 * kFp32Bytes * n + (kFp32Bytes + kTokenIdBytes) * s,
+      // The k gradients scattered into a zeroed fp32 [t, E], softmax backward, cast to e.
+      .bwd_hbm_bytes = 2 * kFp32Bytes * s + 4 * kFp32Bytes * n + e * n,
+      .bwd_grad_bytes = 2 * kFp32Bytes * n};
+}
+
+// transformers 5 grouped_mm_experts_forward (integrations/moe.py), over S = t·k pairs: sort by
+// expert, gather the S rows, gate_up = grouped_mm(x, W1) [S, 2I], silu(gate)·up [S, I], down =
+// grouped_mm(., W2) [S, h], scale by the weights, unsort, sum the k rows of each token. Every
+// expert's weights are read once (balanced routing hits them all when S >= E).
+OpCosts moe_experts_costs(const MoeShape& m, Bytes e) {
+  ZS_CHECK(m.tokens > 0 && m.hidden > 0 && m.inner > 0 && m.experts > 0 && m.top_k > 0);
+  const std::int64_t s = m.pairs(), h = m.hidden, I = m.inner;
+  const std::int64_t gemm = 2 * s * h * (2 * I) + 2 * s * I * h;
+  const std::int64_t weights = m.experts * 3 * h * I;
+  const std::int64_t elementwise_fwd = kSwiGluFlops.fwd * s * I + 2 * s * h;  // scale, k-sum
+  const std::int64_t elementwise_bwd = kSwiGluFlops.bwd * s * I + 2 * s * h;
+  // Forward: gather (read, write S·h), gate_up (read S·h, write 2S·I), gate (read 2S·I, write
+  // S·I), down (read S·I, write S·h), scale (read, write S·h), unsort (read, write S·h), k-sum
+  // (read S·h, write t·h); the weights once each.
+  const Bytes fwd = e * (8 * s * h + 5 * s * I + m.tokens * h + weights) + 2 * kTokenIdBytes * s;
+  // Backward: each grouped GEMM's dgrad and wgrad read its operands twice and write the two
+  // gradients (the weight gradients in full); the elementwise passes as forward plus dy.
+  const Bytes bwd =
+      e * (12 * s * h + 12 * s * I + m.tokens * h + 3 * weights) + 2 * kTokenIdBytes * s;
+  return OpCosts{.fwd_flops = gemm + elementwise_fwd,
+                 .bwd_flops = 2 * gemm + elementwise_bwd,
+                 .fwd_hbm_bytes = fwd,
+                 .bwd_hbm_bytes = bwd,
+                 .bwd_grad_bytes = e * (2 * s * h + 2 * 2 * s * I)};
+}
+
 }  // namespace
 
 std::int64_t attention_pairs(std::int64_t seq, bool causal) {
@@ -197,6 +240,10 @@ OpCosts op_costs(OpKind kind, const OpShape& shape, std::int64_t act_bytes) {
     case OpKind::kSwiGlu:
     case OpKind::kResidualAdd:
       return elementwise_costs(kind, payload<ElementwiseShape>(shape), act_bytes);
+    case OpKind::kMoeRoute:
+      return moe_route_costs(payload<MoeShape>(shape), act_bytes);
+    case OpKind::kMoeExperts:
+      return moe_experts_costs(payload<MoeShape>(shape), act_bytes);
   }
   ZS_UNREACHABLE();
 }

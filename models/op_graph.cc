@@ -182,6 +182,7 @@ class OpListBuilder {
   // Adds the MLP reading op `norm`'s output; returns the index of its down projection.
   int add_mlp(const std::string& p, int i, const LayerModules& m, int norm) {
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    if (spec_.moe.enabled()) return add_moe(p, i, norm);
     int act_op = 0;
     if (spec_.mlp == MlpKind::kGelu) {
       const int up = add(p + "mlp.up", OpKind::kLinear, i, {m.up}, {norm},
@@ -199,6 +200,40 @@ class OpListBuilder {
     }
     return add(p + "mlp.down", OpKind::kLinear, i, {m.down}, {act_op},
                GemmShape{t_, h, I, spec_.bias.mlp}, {act("input", t_ * I)});
+  }
+
+  // The sparse MoE block reading op `norm`'s output (modeling_mixtral.py
+  // MixtralSparseMoeBlock.forward, modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock.forward, the
+  // same ops; transformers 5's default grouped_mm experts,
+  // integrations/moe.py grouped_mm_experts_forward); returns the experts' op, whose output is
+  // the block's. What autograd keeps: the router's F.linear its input; softmax its fp32 output,
+  // top-k its int64 ids, the renormalization the k weights and their sum; the experts the
+  // gathered rows [S, h] (the first grouped GEMM's input), gate_up's output [S, 2I] (silu reads
+  // its gate half, the product its up half), silu's output and the product [S, I] each (the
+  // product is the second grouped GEMM's input), that GEMM's output [S, h] (scaled by the
+  // weights), the sorted fp32 weights, the sort's int64 permutation and its inverse, and the
+  // pre-mask's bool rows. S = t·k.
+  int add_moe(const std::string& p, int i, int norm) {
+    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    const std::int64_t E = spec_.moe.num_experts, k = spec_.moe.experts_per_token, S = t_ * k;
+    const std::string module = "model.layers." + std::to_string(i) + ".mlp.";
+    const MoeShape shape{.tokens = t_, .hidden = h, .inner = I, .experts = E, .top_k = k};
+    const int router = add(p + "mlp.router", OpKind::kLinear, i, {module + "gate"}, {norm},
+                           GemmShape{t_, E, h, false}, {act("input", t_ * h)});
+    const int route = add(p + "mlp.route", OpKind::kMoeRoute, i, {}, {router}, shape,
+                          {{"probs (fp32)", kFp32Bytes * t_ * E},
+                           {"top_k ids (int64)", kInt64Bytes * S},
+                           {"top_k weights (fp32)", kFp32Bytes * (S + t_)}});
+    return add(p + "mlp.experts", OpKind::kMoeExperts, i, {module + "experts"}, {norm, route},
+               shape,
+               {act("gathered rows", S * h),
+                act("gate_up", S * 2 * I),
+                act("silu_out", S * I),
+                act("product", S * I),
+                act("down", S * h),
+                {"sorted weights (fp32)", kFp32Bytes * S},
+                {"permutations (int64)", 2 * kInt64Bytes * S},
+                {"pre-mask (bool)", kMaskBytes * S}});
   }
 
   // Adds resid_ + op `branch`'s output; returns its index (the new residual stream).

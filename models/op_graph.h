@@ -15,6 +15,8 @@
 //     mlp.up, mlp.act                      gpt2: c_fc, GELU
 //     mlp.gate, mlp.up, mlp.act            SwiGLU: gate_proj, up_proj, silu(gate)·up
 //     mlp.down                             c_proj / down_proj
+//     mlp.router, mlp.route, mlp.experts   mixtral instead of the MLP: gate (the router's
+//                                          linear), softmax + top-k, the experts
 //     mlp.residual                         resid dropout + residual add
 //   final_norm, lm_head, loss              ln_f / norm; logits GEMM; fp32 cross-entropy
 //
@@ -48,6 +50,8 @@
 //   mlp.up {mlp_norm}, mlp.act {mlp.up}    gpt2 (GELU)
 //   mlp.gate, mlp.up {mlp_norm} each; mlp.act {mlp.gate, mlp.up}   SwiGLU
 //   mlp.down {mlp.act}                     mlp.residual {attn.residual, mlp.down}
+//   mixtral: mlp.router {mlp_norm}, mlp.route {mlp.router}, mlp.experts {mlp_norm, mlp.route};
+//            mlp.residual {attn.residual, mlp.experts}
 //   final_norm {last layer's mlp.residual}; lm_head {final_norm}; loss {lm_head, kTargetsInput}
 #pragma once
 

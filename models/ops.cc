@@ -28,6 +28,10 @@ std::string_view op_kind_name(OpKind k) {
       return "residual_add";
     case OpKind::kCrossEntropy:
       return "cross_entropy";
+    case OpKind::kMoeRoute:
+      return "moe_route";
+    case OpKind::kMoeExperts:
+      return "moe_experts";
   }
   ZS_UNREACHABLE();
 }

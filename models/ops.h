@@ -54,8 +54,12 @@ enum class OpKind {
   kSwiGlu,          // silu(gate) * up
   kResidualAdd,     // sublayer dropout (when resid_pdrop > 0) + residual add
   kCrossEntropy,    // fp32 log-softmax over V + NLL loss
+  // A mixture of experts (models/model_spec.h MoeSpec), after the router's linear:
+  kMoeRoute,    // fp32 softmax of the router logits over E, top-k, the k weights renormalized
+  kMoeExperts,  // sort the t·k (token, expert) pairs by expert, gather, grouped gate_up GEMM,
+                // silu(gate)·up, grouped down GEMM, scale by the weights, unsort, sum the k
 };
-inline constexpr int kOpKindCount = static_cast<int>(OpKind::kCrossEntropy) + 1;
+inline constexpr int kOpKindCount = static_cast<int>(OpKind::kMoeExperts) + 1;
 std::string_view op_kind_name(OpKind k);
 
 // Y[m, n] = X[m, k] · W[k, n] (+ bias[n]); m = t tokens.
@@ -86,8 +90,14 @@ struct EmbeddingShape {
 struct CrossEntropyShape {
   std::int64_t tokens = 0, vocab = 0;
 };
+// t tokens each routed to top_k of `experts` SwiGLU experts of width `inner` (kMoeRoute and
+// kMoeExperts). The routing is data-dependent; costs assume it balanced: t·k/E tokens per expert.
+struct MoeShape {
+  std::int64_t tokens = 0, hidden = 0, inner = 0, experts = 0, top_k = 0;
+  std::int64_t pairs() const { return tokens * top_k; }  // S: (token, expert) pairs
+};
 using OpShape = std::variant<GemmShape, AttentionShape, NormShape, ElementwiseShape, EmbeddingShape,
-                             CrossEntropyShape>;
+                             CrossEntropyShape, MoeShape>;
 
 // Costs of one op (models/op_costs.h says what is counted).
 struct OpCosts {

@@ -17,6 +17,12 @@ class ParamListBuilder {
     if (bias_len > 0) push(module, "bias", layer, {bias_len}, true);
   }
 
+  // Adds `module`.`leaf` (a parameter not named weight: MixtralExperts' gate_up_proj).
+  void add_named(const std::string& module, const char* leaf, int layer,
+                 std::vector<std::int64_t> shape) {
+    push(module, leaf, layer, std::move(shape), false);
+  }
+
   // Adds `module`.weight as an alias of tensor `target_id`.
   void add_tied(const std::string& module, int layer, int target_id) {
     ParamTensor alias = (*out_)[static_cast<std::size_t>(target_id)];
@@ -75,7 +81,8 @@ void build_gpt2(const ModelSpec& m, ParamListBuilder* b) {
 }
 
 // transformers/models/llama/modeling_llama.py (Mistral and Qwen2 are the same modules; Qwen3
-// adds self_attn.q_norm and k_norm after o_proj, modeling_qwen3.py Qwen3Attention):
+// adds self_attn.q_norm and k_norm after o_proj, modeling_qwen3.py Qwen3Attention; Mixtral's mlp
+// is a sparse MoE block):
 // LlamaForCausalLM(model(embed_tokens, layers[i](self_attn(q_proj, k_proj, v_proj, o_proj),
 // mlp(gate_proj, up_proj, down_proj), input_layernorm, post_attention_layernorm), norm),
 // lm_head). Registration order puts the norms after attention and MLP.
@@ -93,9 +100,21 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
       b->add(p + "self_attn.q_norm", i, {m.head_dim});
       b->add(p + "self_attn.k_norm", i, {m.head_dim});
     }
-    b->add(p + "mlp.gate_proj", i, {I, h}, m.bias.mlp ? I : 0);
-    b->add(p + "mlp.up_proj", i, {I, h}, m.bias.mlp ? I : 0);
-    b->add(p + "mlp.down_proj", i, {h, I}, m.bias.mlp ? h : 0);
+    if (m.moe.enabled()) {
+      // modeling_mixtral.py MixtralSparseMoeBlock(gate: MixtralTopKRouter.weight [E, h],
+      // experts: MixtralExperts.gate_up_proj [E, 2I, h], down_proj [E, h, I]);
+      // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock registers its experts before its gate.
+      const std::int64_t E = m.moe.num_experts;
+      const bool gate_first = m.model_type == ModelType::kMixtral;
+      if (gate_first) b->add(p + "mlp.gate", i, {E, h});
+      b->add_named(p + "mlp.experts", "gate_up_proj", i, {E, 2 * I, h});
+      b->add_named(p + "mlp.experts", "down_proj", i, {E, h, I});
+      if (!gate_first) b->add(p + "mlp.gate", i, {E, h});
+    } else {
+      b->add(p + "mlp.gate_proj", i, {I, h}, m.bias.mlp ? I : 0);
+      b->add(p + "mlp.up_proj", i, {I, h}, m.bias.mlp ? I : 0);
+      b->add(p + "mlp.down_proj", i, {h, I}, m.bias.mlp ? h : 0);
+    }
     b->add(p + "input_layernorm", i, {h});
     b->add(p + "post_attention_layernorm", i, {h});
   }
@@ -136,6 +155,8 @@ std::int64_t matmul_parameter_count(const ModelSpec& spec) {
     // Linear weights are the 2-D tensors outside the embedding layer; the LM head counts even
     // when it is an alias (its table is multiplied, and counted nowhere else).
     if (p.shape.size() == 2 && p.layer != kEmbeddingLayer) n += p.numel;
+    // An expert tensor [E, ., .]: k of the E experts multiply each token.
+    if (p.shape.size() == 3) n += p.numel / spec.moe.num_experts * spec.moe.experts_per_token;
   }
   return n;
 }

@@ -45,7 +45,9 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec);
 std::int64_t parameter_count(const ModelSpec& spec);
 
 // Parameters multiplied in a GEMM: every linear weight (biases and norms excluded) and the LM head
-// (the shared table when tied). The "N" of the 6·N FLOPs-per-token rule (models/flops.h).
+// (the shared table when tied). The "N" of the 6·N FLOPs-per-token rule (models/flops.h). For a
+// mixture of experts, a token is multiplied by k of the E experts: the experts' 3-D tensors count
+// k/E of their elements (the active parameters), the router in full.
 // REQUIRES: validate(spec).is_ok()
 std::int64_t matmul_parameter_count(const ModelSpec& spec);
 

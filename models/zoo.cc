@@ -37,6 +37,11 @@ constexpr ZooRow kZoo[] = {
   {"qwen2-7b",    "Qwen/Qwen2-7B",                   ModelType::kQwen2,   152064, 3584,  28,    28,   4,  18944, 131072,   false, 1e-6, 0},
   // Qwen3-8B: head_dim 128 = hidden / heads; sliding_window null, use_sliding_window false.
   {"qwen3-8b",    "Qwen/Qwen3-8B",                   ModelType::kQwen3,   151936, 4096,  36,    32,   8,  12288, 40960,    false, 1e-6, 0},
+  // Mixtral-8x7B-v0.1: 8 experts of width 14336, 2 per token (46,702,792,704 parameters).
+  {"mixtral-8x7b", "mistralai/Mixtral-8x7B-v0.1",   ModelType::kMixtral, 32000,  4096,  32,    32,   8,  14336, 32768,    false, 1e-5, 0},
+  // Qwen3-30B-A3B: 128 experts of width 768 (moe_intermediate_size), 8 per token with
+  // norm_topk_prob, head_dim 128 (not hidden / heads = 64); 30,532,122,624 parameters.
+  {"qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B",           ModelType::kQwen3Moe, 151936, 2048, 48,   32,   4,  768,   40960,    false, 1e-6, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -79,6 +84,9 @@ constexpr Alias kAliases[] = {
     {"qwen2-7b-base", "qwen2-7b"},
     {"qwen/qwen2-7b", "qwen2-7b"},
     {"qwen/qwen3-8b", "qwen3-8b"},
+    {"mixtral-8x7b-v0.1", "mixtral-8x7b"},
+    {"mistralai/mixtral-8x7b-v0.1", "mixtral-8x7b"},
+    {"qwen/qwen3-30b-a3b", "qwen3-30b-a3b"},
     {"tiny", "tiny-gpt"},
     {"tiny-gpt2", "tiny-gpt"},
     {"gpt2-tiny", "tiny-gpt"},
@@ -102,7 +110,12 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
   spec->activation = "silu";
   spec->bias = {};
   if (type == ModelType::kQwen2) spec->bias.qkv = true;  // Qwen2Attention: q/k/v bias=True
-  spec->qk_norm = type == ModelType::kQwen3;             // Qwen3Attention: q_norm, k_norm
+  // Qwen3Attention and Qwen3MoeAttention: q_norm, k_norm.
+  spec->qk_norm = type == ModelType::kQwen3 || type == ModelType::kQwen3Moe;
+  if (type == ModelType::kMixtral) spec->moe = {.num_experts = 8, .experts_per_token = 2};
+  if (type == ModelType::kQwen3Moe) {
+    spec->moe = {.num_experts = 128, .experts_per_token = 8, .normalize_top_k = true};
+  }
   spec->dropout = {};
 }
 
@@ -122,15 +135,18 @@ ModelSpec spec_from_row(const ZooRow& row) {
   spec.tie_word_embeddings = row.tied;
   spec.norm_eps = row.eps;
   spec.sliding_window = row.sliding_window;
-  // rope_theta of the families' config.json files (models/hf_configs/): Llama-3 500000, Qwen2
-  // and Qwen3 1000000, the rest HF's default 10000.
+  // rope_theta of the families' config.json files (models/hf_configs/): Llama-3 500000, Qwen2,
+  // Qwen3 and Mixtral 1000000, the rest HF's default 10000.
   if (row.name == std::string_view("llama3-8b") || row.name == std::string_view("llama3-70b")) {
     spec.rope_theta = 500000.0;
-  } else if (row.name == std::string_view("qwen2-7b") || row.name == std::string_view("qwen3-8b")) {
+  } else if (row.name == std::string_view("qwen2-7b") || row.name == std::string_view("qwen3-8b") ||
+             row.name == std::string_view("mixtral-8x7b") ||
+             row.name == std::string_view("qwen3-30b-a3b")) {
     spec.rope_theta = 1000000.0;
   }
-  // torch_dtype of the same config.json files: Llama-2's float16, Llama-3's, Mistral's, Qwen2's
-  // and Qwen3's bfloat16; GPT-2's states none (its weights are fp32).
+  if (row.name == std::string_view("qwen3-30b-a3b")) spec.head_dim = 128;
+  // torch_dtype of the same config.json files: Llama-2's float16, Llama-3's, Mistral's, Qwen2's,
+  // Qwen3's and Mixtral's bfloat16; GPT-2's states none (its weights are fp32).
   if (row.type == ModelType::kLlama) {
     spec.checkpoint_dtype = std::string_view(row.name).starts_with("llama2") ? "fp16" : "bf16";
   } else if (row.type != ModelType::kGpt2) {

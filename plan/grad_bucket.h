@@ -25,14 +25,15 @@ class GradBucket {
     return elems_ > 0 && elems_ + n > b_.layout().bucket_elems;
   }
 
-  // Adds p's gradient, produced by op `producer`.
-  void add(int p, int producer) {
+  // Adds p's gradient, produced by op `producer` (or, when it waited for a ZeRO-3 leaf module's
+  // backward to end, created earlier by op `created`).
+  void add(int p, int producer, int created = -1) {
     const Layout& l = b_.layout();
     const std::int64_t n = l.params()[p].numel;
     if (n > l.bucket_elems && own_for_large_) {
       own_.push_back(b_.buffer(b_.name(label_, ".grad.", l.params()[p].name), n * l.param_bytes,
                                Device::kGpu, Category::kGrads));
-      b_.alloc(producer, own_.back());
+      b_.alloc(created >= 0 ? created : producer, own_.back());
     }
     params_.push_back(p);
     elems_ += n;

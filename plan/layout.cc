@@ -107,10 +107,16 @@ Result<Layout> make_layout(const PlanRequest& r) {
   }
 
   const models::Workload w{l.micro_batch, l.seq_len, l.param_bytes, r.flash_attention};
-  if (r.graph != nullptr && r.graph->matches(*r.model, w)) {
+  // Read at every stage, used by stage 3's: a sweep across stages shares one graph.
+  configs::LeafModules leaves;
+  if (auto issue = configs::read_leaf_modules(
+          c.zero.leaf_module.is_set() ? &c.zero.leaf_module.value : nullptr, c.version, &leaves)) {
+    return Status::invalid_argument(issue->path + ": " + issue->message);
+  }
+  if (r.graph != nullptr && r.graph->matches(*r.model, w, leaves)) {
     l.graph = r.graph;
   } else {
-    ZS_ASSIGN_OR_RETURN(l.graph, make_model_graph(*r.model, w));
+    ZS_ASSIGN_OR_RETURN(l.graph, make_model_graph(*r.model, w, leaves));
   }
   const ModelGraph& g = *l.graph;
   l.hidden = g.hidden;

@@ -90,6 +90,11 @@ struct Layout {
   const std::vector<models::Op>& ops() const { return graph->ops; }
   const std::vector<Block>& blocks() const { return graph->blocks; }
   const GradFlow& flow() const { return graph->flow; }
+  const GradFlow& stage3_flow() const { return graph->stage3_flow; }
+  // ZeRO-3 leaf modules (plan/module_order.h): p is fetched by one, and p's gradient reaches
+  // the bucket after `block`'s backward.
+  bool leaf_param(int p) const { return graph->leaf_param[p]; }
+  bool completes_with(int p, int block) const { return graph->stage3_done_block[p] == block; }
   // A micro-step's blocks and module fetches (plan/micro_step_trace.h), the graph's; trace() is
   // the order in which it runs its blocks.
   const MicroStepTrace& micro_step_trace() const { return graph->trace(checkpointing); }

@@ -1,5 +1,7 @@
 #include "plan/micro_step_trace.h"
 
+#include "common/check.h"
+
 namespace zs::plan {
 
 bool block_checkpointed(const std::vector<Block>& blocks, int block, bool checkpointing) {
@@ -35,7 +37,24 @@ MicroStepTrace make_micro_step_trace(const std::vector<Block>& blocks, const Mod
     const TraceEntry& e = t.entries[pos];
     const auto& by_block =
         e.pass == Pass::kBackward ? order.backward_by_block : order.forward_by_block;
-    for (int m : by_block[e.block]) t.visits.push_back(ModuleVisit{m, pos});
+    for (int m : by_block[e.block]) {
+      const FetchedModule& fm = order.modules[m];
+      int release = pos;
+      if (fm.leaf && fm.block != fm.last_block) {
+        // The other end of the leaf in this pass: forward and recomputation run blocks upward,
+        // backward downward, each without interruption.
+        const int end = e.pass == Pass::kBackward ? fm.block : fm.last_block;
+        // A leaf wider than a checkpointed layer ends with the layer's recomputation.
+        const bool backward = e.pass == Pass::kBackward;
+        while (t.entries[release].block != end &&
+               release + 1 < static_cast<int>(t.entries.size()) &&
+               (t.entries[release + 1].pass == Pass::kBackward) == backward &&
+               (backward || t.entries[release + 1].block > t.entries[release].block)) {
+          ++release;
+        }
+      }
+      t.visits.push_back(ModuleVisit{m, pos, release});
+    }
   }
 
   const int visits = static_cast<int>(t.visits.size());

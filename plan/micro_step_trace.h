@@ -23,6 +23,9 @@ struct TraceEntry {
 struct ModuleVisit {
   int module = 0;     // index in ModuleOrder::modules
   int trace_pos = 0;  // the trace entry whose compute it precedes
+  // The trace entry after whose compute the module is released: trace_pos, or for a leaf
+  // module spanning several blocks the entry of its other end in the same pass.
+  int release_pos = 0;
 };
 
 struct MicroStepTrace {

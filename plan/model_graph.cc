@@ -30,15 +30,36 @@ GradFlow make_grad_flow(const ModelGraph& g) {
   return f;
 }
 
+// stage3.py create_reduce_and_remove_grad_hooks: a leaf's parameters get no gradient hook; a
+// full backward hook on the leaf reduces them all, in fp16_groups (registration) order, once
+// the gradient of the leaf's input exists, i.e. after its first block's backward.
+GradFlow make_stage3_flow(const ModelGraph& g) {
+  GradFlow f = g.flow;
+  for (int m : g.modules.leaves) {
+    const FetchedModule& leaf = g.modules.modules[m];
+    for (std::vector<int>& done : f.completed) {
+      std::erase_if(done, [&](int p) {
+        return std::binary_search(leaf.params.begin(), leaf.params.end(), p);
+      });
+    }
+    std::vector<int>& at = f.completed[leaf.block];
+    at.insert(at.end(), leaf.params.begin(), leaf.params.end());
+  }
+  return f;
+}
+
 }  // namespace
 
-bool ModelGraph::matches(const models::ModelSpec& other, const models::Workload& w) const {
+bool ModelGraph::matches(const models::ModelSpec& other, const models::Workload& w,
+                         const configs::LeafModules& leaves) const {
   return spec == other && workload.micro_batch == w.micro_batch && workload.seq_len == w.seq_len &&
-         workload.act_bytes == w.act_bytes && workload.flash_attention == w.flash_attention;
+         workload.act_bytes == w.act_bytes && workload.flash_attention == w.flash_attention &&
+         leaf_rules == leaves;
 }
 
 Result<std::shared_ptr<const ModelGraph>> make_model_graph(const models::ModelSpec& spec,
-                                                           const models::Workload& w) {
+                                                           const models::Workload& w,
+                                                           const configs::LeafModules& leaves) {
   ZS_RETURN_IF_ERROR(models::validate_workload(spec, w));
   auto g = std::make_shared<ModelGraph>();
   g->spec = spec;
@@ -55,7 +76,17 @@ Result<std::shared_ptr<const ModelGraph>> make_model_graph(const models::ModelSp
     g->largest_param = std::max(g->largest_param, p.numel);
   }
   g->flow = make_grad_flow(*g);
-  g->modules = make_module_order(spec, g->params, g->blocks, w.flash_attention);
+  g->leaf_rules = leaves;
+  g->modules = make_module_order(spec, g->params, g->blocks, w.flash_attention, leaves);
+  g->stage3_flow = make_stage3_flow(*g);
+  g->leaf_param.assign(g->params.size(), false);
+  for (int m : g->modules.leaves) {
+    for (int p : g->modules.modules[m].params) g->leaf_param[p] = true;
+  }
+  g->stage3_done_block.assign(g->params.size(), -1);
+  for (std::size_t blk = 0; blk < g->stage3_flow.completed.size(); ++blk) {
+    for (int p : g->stage3_flow.completed[blk]) g->stage3_done_block[p] = static_cast<int>(blk);
+  }
   for (const bool checkpointing : {false, true}) {
     g->traces[checkpointing ? 1 : 0] =
         make_micro_step_trace(g->blocks, g->modules, g->params.size(), checkpointing);

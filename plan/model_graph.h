@@ -1,7 +1,8 @@
 // ModelGraph: everything the Plan needs from the model for one workload (micro-batch, sequence
 // length, dtype, attention kernel): parameter tensors, forward ops, blocks and where gradients
-// appear in backward. It depends on the model and the workload only, not on the ds_config, so a
-// sweep over ZeRO settings builds it once and shares it (it is immutable).
+// appear in backward. It depends on the model, the workload and ZeRO-3's leaf modules only (a
+// sweep keeps these fixed), so a sweep over ZeRO settings builds it once and shares it (it is
+// immutable).
 #pragma once
 
 #include <array>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "common/status.h"
+#include "configs/leaf_module.h"
 #include "models/model_spec.h"
 #include "models/ops.h"
 #include "models/parameters.h"
@@ -44,17 +46,25 @@ struct ModelGraph {
   std::vector<Block> blocks;
   std::vector<int> grad_order;  // non-alias ids in the order backward completes them
   GradFlow flow;
-  ModuleOrder modules;  // what ZeRO-3's hooks fetch, in order
+  // Stage 3's: a leaf module's gradients are reduced together, in registration order, when its
+  // backward ends (after its first block's); the rest as `flow`.
+  GradFlow stage3_flow;
+  std::vector<bool> leaf_param;        // per tensor: a leaf module fetches it
+  std::vector<int> stage3_done_block;  // per tensor: the block stage3_flow completes it in
+  configs::LeafModules leaf_rules;     // what made modules.leaves
+  ModuleOrder modules;                 // what ZeRO-3's hooks fetch, in order
   // A micro-step's blocks and module fetches, without and with activation checkpointing.
   std::array<MicroStepTrace, 2> traces;
   const MicroStepTrace& trace(bool checkpointing) const { return traces[checkpointing ? 1 : 0]; }
 
-  // True when this graph was built for `spec` and `w`.
-  bool matches(const models::ModelSpec& other, const models::Workload& w) const;
+  // True when this graph was built for `spec`, `w` and `leaves`.
+  bool matches(const models::ModelSpec& other, const models::Workload& w,
+               const configs::LeafModules& leaves = {}) const;
 };
 
 // kInvalidArgument when the workload does not suit the model (models::validate_workload).
 Result<std::shared_ptr<const ModelGraph>> make_model_graph(const models::ModelSpec& spec,
-                                                           const models::Workload& w);
+                                                           const models::Workload& w,
+                                                           const configs::LeafModules& leaves = {});
 
 }  // namespace zs::plan

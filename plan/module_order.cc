@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 #include "common/check.h"
 
@@ -11,57 +12,148 @@ namespace {
 // A module of the model tree as forward() calls it.
 struct Node {
   std::string name;
+  std::string cls;  // module-qualified class name, as DeepSpeed's leaf matching reads it
   std::vector<Node> children;
   bool grad_output = true;  // its output requires grad, so backward fetches it
 };
 
-Node leaf(std::string name, bool grad_output = true) {
-  return Node{std::move(name), {}, grad_output};
+constexpr const char* kLinear = "torch.nn.modules.linear.Linear";
+constexpr const char* kEmbedding = "torch.nn.modules.sparse.Embedding";
+constexpr const char* kDropout = "torch.nn.modules.dropout.Dropout";
+
+Node leaf(std::string name, std::string cls, bool grad_output = true) {
+  return Node{std::move(name), std::move(cls), {}, grad_output};
+}
+
+// transformers/activations.py ACT2FN's classes for the names zerosim's families use; another
+// name gets no class (a parameter-free module: as a leaf it would change nothing).
+std::string activation_class(const std::string& act) {
+  if (act == "gelu_new") return "transformers.activations.NewGELUActivation";
+  if (act == "gelu") return "transformers.activations.GELUActivation";
+  if (act == "silu" || act == "swish") return "transformers.activations.SiLUActivation";
+  return "";
 }
 
 // transformers 5.16 GPT2LMHeadModel: GPT2Model.forward runs wte, wpe, drop, the blocks and
 // ln_f; GPT2Attention calls attn_dropout only in eager attention (SDPA takes dropout_p).
-Node gpt2_tree(int layers, bool eager) {
+Node gpt2_tree(int layers, bool eager, const std::string& act) {
+  const std::string g = "transformers.models.gpt2.modeling_gpt2.";
+  const std::string conv = "transformers.pytorch_utils.Conv1D";
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
   Node model{"transformer",
-             {leaf("transformer.wte"), leaf("transformer.wpe"), leaf("transformer.drop")}};
+             g + "GPT2Model",
+             {leaf("transformer.wte", kEmbedding), leaf("transformer.wpe", kEmbedding),
+              leaf("transformer.drop", kDropout)}};
   for (int i = 0; i < layers; ++i) {
     const std::string p = "transformer.h." + std::to_string(i);
-    Node attn{p + ".attn", {leaf(p + ".attn.c_attn")}};
-    if (eager) attn.children.push_back(leaf(p + ".attn.attn_dropout"));
-    attn.children.push_back(leaf(p + ".attn.c_proj"));
-    attn.children.push_back(leaf(p + ".attn.resid_dropout"));
+    Node attn{p + ".attn", g + "GPT2Attention", {leaf(p + ".attn.c_attn", conv)}};
+    if (eager) attn.children.push_back(leaf(p + ".attn.attn_dropout", kDropout));
+    attn.children.push_back(leaf(p + ".attn.c_proj", conv));
+    attn.children.push_back(leaf(p + ".attn.resid_dropout", kDropout));
     Node mlp{p + ".mlp",
-             {leaf(p + ".mlp.c_fc"), leaf(p + ".mlp.act"), leaf(p + ".mlp.c_proj"),
-              leaf(p + ".mlp.dropout")}};
+             g + "GPT2MLP",
+             {leaf(p + ".mlp.c_fc", conv), leaf(p + ".mlp.act", activation_class(act)),
+              leaf(p + ".mlp.c_proj", conv), leaf(p + ".mlp.dropout", kDropout)}};
     model.children.push_back(
-        Node{p, {leaf(p + ".ln_1"), std::move(attn), leaf(p + ".ln_2"), std::move(mlp)}});
+        Node{p,
+             g + "GPT2Block",
+             {leaf(p + ".ln_1", ln), std::move(attn), leaf(p + ".ln_2", ln), std::move(mlp)}});
   }
-  model.children.push_back(leaf("transformer.ln_f"));
-  return Node{"", {std::move(model), leaf("lm_head")}};
+  model.children.push_back(leaf("transformer.ln_f", ln));
+  return Node{"", g + "GPT2LMHeadModel", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
-// LlamaForCausalLM (Mistral, Qwen2 and Qwen3 alike): LlamaModel.forward runs embed_tokens, the
-// rotary embedding (cos/sin need no gradient), the decoder layers and the norm. Qwen3Attention
-// calls q_norm right after q_proj and k_norm after k_proj (modeling_qwen3.py).
-Node llama_tree(int layers, bool qk_norm) {
-  Node model{"model", {leaf("model.embed_tokens"), leaf("model.rotary_emb", false)}};
-  for (int i = 0; i < layers; ++i) {
+// LlamaForCausalLM (Mistral, Qwen2, Qwen3 and Mixtral alike, each with its own class names):
+// LlamaModel.forward runs embed_tokens, the rotary embedding (cos/sin need no gradient), the
+// decoder layers and the norm. Qwen3Attention calls q_norm right after q_proj and k_norm after
+// k_proj (modeling_qwen3.py).
+Node llama_tree(const models::ModelSpec& spec) {
+  const std::string type(models::model_type_name(spec.model_type));
+  const std::string prefix = type == "llama"     ? "Llama"
+                             : type == "mistral" ? "Mistral"
+                             : type == "qwen2"   ? "Qwen2"
+                             : type == "qwen3"   ? "Qwen3"
+                             : type == "mixtral" ? "Mixtral"
+                                                 : "Qwen3Moe";
+  const std::string c = "transformers.models." + type + ".modeling_" + type + "." + prefix;
+  const std::string norm = c + "RMSNorm";
+  Node model{"model",
+             c + "Model",
+             {leaf("model.embed_tokens", kEmbedding),
+              leaf("model.rotary_emb", c + "RotaryEmbedding", false)}};
+  for (int i = 0; i < spec.num_layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i);
-    Node attn{p + ".self_attn", {leaf(p + ".self_attn.q_proj")}};
-    if (qk_norm) attn.children.push_back(leaf(p + ".self_attn.q_norm"));
-    attn.children.push_back(leaf(p + ".self_attn.k_proj"));
-    if (qk_norm) attn.children.push_back(leaf(p + ".self_attn.k_norm"));
-    attn.children.push_back(leaf(p + ".self_attn.v_proj"));
-    attn.children.push_back(leaf(p + ".self_attn.o_proj"));
+    Node attn{p + ".self_attn", c + "Attention", {leaf(p + ".self_attn.q_proj", kLinear)}};
+    if (spec.qk_norm) attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
+    attn.children.push_back(leaf(p + ".self_attn.k_proj", kLinear));
+    if (spec.qk_norm) attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
+    attn.children.push_back(leaf(p + ".self_attn.v_proj", kLinear));
+    attn.children.push_back(leaf(p + ".self_attn.o_proj", kLinear));
+    const std::string act = activation_class(spec.activation);
     Node mlp{p + ".mlp",
-             {leaf(p + ".mlp.gate_proj"), leaf(p + ".mlp.act_fn"), leaf(p + ".mlp.up_proj"),
-              leaf(p + ".mlp.down_proj")}};
+             c + "MLP",
+             {leaf(p + ".mlp.gate_proj", kLinear), leaf(p + ".mlp.act_fn", act),
+              leaf(p + ".mlp.up_proj", kLinear), leaf(p + ".mlp.down_proj", kLinear)}};
+    // Mixtral's and Qwen3-MoE's sparse MoE blocks call their router, then their experts, whose
+    // gating calls act_fn (modeling_mixtral.py MixtralSparseMoeBlock.forward,
+    // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock.forward; integrations/moe.py
+    // _default_apply_gate).
+    if (spec.moe.enabled()) {
+      mlp.cls = c + "SparseMoeBlock";
+      mlp.children = {
+          leaf(p + ".mlp.gate", c + "TopKRouter"),
+          Node{p + ".mlp.experts", c + "Experts", {leaf(p + ".mlp.experts.act_fn", act)}}};
+    }
     model.children.push_back(Node{p,
-                                  {leaf(p + ".input_layernorm"), std::move(attn),
-                                   leaf(p + ".post_attention_layernorm"), std::move(mlp)}});
+                                  c + "DecoderLayer",
+                                  {leaf(p + ".input_layernorm", norm), std::move(attn),
+                                   leaf(p + ".post_attention_layernorm", norm), std::move(mlp)}});
   }
-  model.children.push_back(leaf("model.norm"));
-  return Node{"", {std::move(model), leaf("lm_head")}};
+  model.children.push_back(leaf("model.norm", norm));
+  return Node{"", c + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
+}
+
+// utils/z3_leaf_module.py: a class rule matches __class__.__name__ or the qualified name.
+bool is_leaf(const Node& n, const configs::LeafModules& rules) {
+  const std::size_t dot = n.cls.rfind('.');
+  const std::string_view simple =
+      dot == std::string::npos ? std::string_view(n.cls) : std::string_view(n.cls).substr(dot + 1);
+  for (const std::string& c : rules.classes) {
+    if (!n.cls.empty() && (c == n.cls || c == simple)) return true;
+  }
+  for (const std::string& name : rules.names) {
+    if (name == n.name) return true;
+  }
+  for (const std::string& s : rules.name_suffixes) {
+    if (n.name.size() >= s.size() && n.name.compare(n.name.size() - s.size(), s.size(), s) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// parameter_offload.py _register_deepspeed_module: a leaf's submodules get no hooks. The tree
+// keeps a leaf's descendants' names in `owned` so that their parameters become the leaf's.
+struct Collapsed {
+  std::map<std::string, std::string> owner;  // descendant module -> the leaf that fetches it
+  std::vector<std::string> leaves;
+};
+
+void collapse(Node* n, const configs::LeafModules& rules, Collapsed* out) {
+  if (!is_leaf(*n, rules)) {
+    for (Node& c : n->children) collapse(&c, rules, out);
+    return;
+  }
+  out->leaves.push_back(n->name);
+  std::vector<const Node*> stack;
+  for (const Node& c : n->children) stack.push_back(&c);
+  while (!stack.empty()) {
+    const Node* d = stack.back();
+    stack.pop_back();
+    out->owner[d->name] = n->name;
+    for (const Node& c : d->children) stack.push_back(&c);
+  }
+  n->children.clear();
 }
 
 void pre_order(const Node& n, std::vector<const Node*>* out) {
@@ -78,10 +170,13 @@ void post_order(const Node& n, std::vector<const Node*>* out) {
 
 ModuleOrder make_module_order(const models::ModelSpec& spec,
                               const std::vector<models::ParamTensor>& params,
-                              const std::vector<Block>& blocks, bool flash_attention) {
-  const Node root = spec.model_type == models::ModelType::kGpt2
-                        ? gpt2_tree(spec.num_layers, !flash_attention)
-                        : llama_tree(spec.num_layers, spec.qk_norm);
+                              const std::vector<Block>& blocks, bool flash_attention,
+                              const configs::LeafModules& leaves) {
+  Node root = spec.model_type == models::ModelType::kGpt2
+                  ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
+                  : llama_tree(spec);
+  Collapsed collapsed;
+  collapse(&root, leaves, &collapsed);
   std::vector<const Node*> forward, exits;
   pre_order(root, &forward);
   post_order(root, &exits);
@@ -91,25 +186,49 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
   for (const Node* n : forward) {
     index[n->name] = static_cast<int>(o.modules.size());
     o.forward.push_back(static_cast<int>(o.modules.size()));
-    o.modules.push_back(FetchedModule{n->name, {}, 0, -1});
+    FetchedModule m;
+    m.name = n->name;
+    m.cls = n->cls;
+    o.modules.push_back(std::move(m));
   }
   for (auto it = exits.rbegin(); it != exits.rend(); ++it) {
     if ((*it)->grad_output) o.backward.push_back(index[(*it)->name]);
   }
+  for (const std::string& name : collapsed.leaves) o.modules[index[name]].leaf = true;
   for (const models::ParamTensor& p : params) {
-    const auto it = index.find(p.module);
+    const auto owner = collapsed.owner.find(p.module);
+    const auto it = index.find(owner == collapsed.owner.end() ? p.module : owner->second);
     ZS_CHECK(it != index.end());  // every parameter's module is in the tree
     FetchedModule& m = o.modules[it->second];
     const int real = p.tied ? p.tied_to : p.id;
+    if (std::find(m.params.begin(), m.params.end(), real) != m.params.end()) continue;
     m.params.push_back(real);
     m.numel += params[real].numel;
   }
   // The block of each parameter module: forward order matches blocks in order, so a scan finds
-  // the first block from the current one that reads all of the module's parameters.
+  // the first block from the current one that reads all of the module's parameters. A leaf
+  // module spans the blocks from the first to the last that read any of its parameters.
+  std::vector<int> first_read(params.size(), -1), last_read(params.size(), -1);
+  for (int blk = 0; blk < static_cast<int>(blocks.size()); ++blk) {
+    for (int p : blocks[blk].params) {
+      if (first_read[p] < 0) first_read[p] = blk;
+      last_read[p] = blk;
+    }
+  }
   int b = 0;
   for (FetchedModule& m : o.modules) {
     std::sort(m.params.begin(), m.params.end());
     if (m.params.empty()) continue;
+    if (m.leaf) {
+      m.block = static_cast<int>(blocks.size());
+      for (int p : m.params) {
+        ZS_CHECK(first_read[p] >= 0);  // every parameter is read by some block
+        m.block = std::min(m.block, first_read[p]);
+        m.last_block = std::max(m.last_block, last_read[p]);
+      }
+      o.leaves.push_back(static_cast<int>(&m - o.modules.data()));
+      continue;
+    }
     auto reads_all = [&](int blk) {
       for (int p : m.params) {
         if (std::find(blocks[blk].params.begin(), blocks[blk].params.end(), p) ==
@@ -122,13 +241,15 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
     while (b < static_cast<int>(blocks.size()) && !reads_all(b)) ++b;
     ZS_CHECK(b < static_cast<int>(blocks.size()));
     m.block = b;
+    m.last_block = b;
   }
-  auto per_block = [&](const std::vector<int>& pass) {
+  auto per_block = [&](const std::vector<int>& pass, bool backward) {
     std::vector<std::vector<int>> out(blocks.size());
     std::size_t pending = 0;
     int last = -1;
     for (std::size_t k = 0; k < pass.size(); ++k) {
-      const int blk = o.modules[pass[k]].block;
+      const FetchedModule& m = o.modules[pass[k]];
+      const int blk = backward ? m.last_block : m.block;
       if (blk < 0) continue;
       for (; pending <= k; ++pending) out[blk].push_back(pass[pending]);
       last = blk;
@@ -136,8 +257,8 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
     for (; pending < pass.size() && last >= 0; ++pending) out[last].push_back(pass[pending]);
     return out;
   };
-  o.forward_by_block = per_block(o.forward);
-  o.backward_by_block = per_block(o.backward);
+  o.forward_by_block = per_block(o.forward, false);
+  o.backward_by_block = per_block(o.backward, true);
   return o;
 }
 

@@ -7,14 +7,17 @@
 // pre-backward hooks on each module's outputs, in the reverse order of the modules' exits,
 // skipping modules whose outputs need no gradient (the rotary embedding). Checked against the
 // oracle's recorded fetch events (tests/plan/oracle_test.cc) for HF GPT-2 and Llama with SDPA
-// attention; Mistral and Qwen2 follow Llama's module structure. It depends on the model and the
-// attention kernel only, so ModelGraph builds it once for every plan of a sweep.
+// attention; Mistral and Qwen2 follow Llama's module structure. A ZeRO-3 leaf module
+// (configs/leaf_module.h) is fetched whole and its submodules not at all. It depends on the
+// model, the attention kernel and the leaf modules only, so ModelGraph builds it once for every
+// plan of a sweep.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "configs/leaf_module.h"
 #include "models/model_spec.h"
 #include "models/parameters.h"
 #include "plan/blocks.h"
@@ -23,9 +26,16 @@ namespace zs::plan {
 
 struct FetchedModule {
   std::string name;         // HF module path, "" for the model itself
-  std::vector<int> params;  // real parameter ids it owns directly, ascending (ds_id order)
+  std::string cls;          // its class, module-qualified ("torch.nn.modules.linear.Linear")
+  std::vector<int> params;  // real parameter ids it fetches, ascending (ds_id order): its own,
+                            // and a leaf module's every descendant's
   std::int64_t numel = 0;   // their elements (ds_numel)
-  int block = -1;           // the block that reads its parameters; -1 when it has none
+  // The blocks that read its parameters, first to last; -1 when it has none. Only a leaf
+  // module spans several: it is fetched before its first block in forward and its last in
+  // backward, and released after the other end.
+  int block = -1;
+  int last_block = -1;
+  bool leaf = false;  // a ZeRO-3 leaf module
 };
 
 struct ModuleOrder {
@@ -36,11 +46,17 @@ struct ModuleOrder {
   // with the next parameter module's block, trailing ones with the pass's last block. A
   // micro-step's module trace (plan/micro_step_trace.h) is these lists in the trace's block order.
   std::vector<std::vector<int>> forward_by_block, backward_by_block;
+  // The leaf modules that own parameters, in forward order: each one's parameters' gradients
+  // are reduced together when its backward ends (stage3.py create_reduce_and_remove_grad_hooks).
+  std::vector<int> leaves;
 };
 
 // REQUIRES: `params` and `blocks` are the model's (models::parameter_tensors, make_blocks).
+// A leaf rule that matches no module changes nothing (DeepSpeed warns and goes on); one that
+// matches a module inside a leaf has no effect (the outer leaf's submodules get no hooks).
 ModuleOrder make_module_order(const models::ModelSpec& spec,
                               const std::vector<models::ParamTensor>& params,
-                              const std::vector<Block>& blocks, bool flash_attention);
+                              const std::vector<Block>& blocks, bool flash_attention,
+                              const configs::LeafModules& leaves = {});
 
 }  // namespace zs::plan

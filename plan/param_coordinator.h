@@ -88,6 +88,7 @@ class Coordinator {
   void before(int t, std::vector<int>* deps, Bytes* coalesced_bytes) {
     const int n = static_cast<int>(q_.visits.size());
     pass_ = q_.entries[t].pass == Pass::kForward ? Phase::kForward : Phase::kBackward;
+    position_ = t;
     fetched_here_.clear();
     for (; visit_ < n && q_.visits[visit_].trace_pos == t; ++visit_) {
       const FetchedModule& m = modules_[q_.visits[visit_].module];
@@ -95,7 +96,7 @@ class Coordinator {
       if (q_.entries[t].pass == Pass::kBackward && !m.params.empty() && !fetched_here_.empty()) {
         break;
       }
-      visit(m);
+      visit(q_.visits[visit_]);
     }
     // The compute waits for the gathers that brought its modules' parameters.
     const std::size_t first = deps->size();
@@ -124,9 +125,7 @@ class Coordinator {
   // compute op, once the caller has added the gradients of fetched_here().
   void resume(int t) {
     const int n = static_cast<int>(q_.visits.size());
-    for (; visit_ < n && q_.visits[visit_].trace_pos == t; ++visit_) {
-      visit(modules_[q_.visits[visit_].module]);
-    }
+    for (; visit_ < n && q_.visits[visit_].trace_pos == t; ++visit_) visit(q_.visits[visit_]);
   }
 
   // The parameters of the modules fetched so far for the current trace position.
@@ -136,6 +135,7 @@ class Coordinator {
   // resumed fetch): frees what its modules' releases freed.
   void after() {
     const int op = b_.last_op();
+    if (!deferred_.empty()) release_deferred();
     for (int p : to_free_) hpz_->partitioned(b_, p, op);
     for (int p : to_free_) {
       b_.free(op, buffer_[p]);
@@ -148,6 +148,7 @@ class Coordinator {
   // and release_backward_leftovers frees the rest (a repeated micro-step must end as it began).
   void release_all(int op) {
     ZS_CHECK(visit_ == static_cast<int>(q_.visits.size()));  // every fetch was planned
+    ZS_CHECK(deferred_.empty());                             // and every release
     after();
     for (int p : l_.real_params()) {
       if (buffer_[p] < 0) continue;
@@ -163,13 +164,34 @@ class Coordinator {
   enum Status : std::uint8_t { kNotAvailable, kInflight, kAvailable };
 
   // The fetch of module m at step visit_ and, for a parameter module, its release right after
-  // it ran (the next step id).
-  void visit(const FetchedModule& m) {
+  // it ran (the next step id; no other module is fetched in between, a leaf's submodules having
+  // no hooks), which for a leaf spanning several blocks is after the last of them. Inlined, as
+  // release(): left to the compiler, both came out of line and a sweep's stage-3 plans took 1.2%
+  // more instructions (bench/simulate_instructions.sh).
+  [[gnu::always_inline]] void visit(const ModuleVisit& v) {
+    const FetchedModule& m = modules_[v.module];
     b_.host_calls_before_next(
         pass_ == Phase::kForward ? HostTask::kModuleVisit : HostTask::kModuleVisitBackward, 1);
     fetch(m, visit_);
     fetched_here_.insert(fetched_here_.end(), m.params.begin(), m.params.end());
-    if (!m.params.empty()) release(m, visit_ + 1);
+    if (m.params.empty()) return;
+    if (v.release_pos == v.trace_pos) {
+      release(m, visit_ + 1);
+    } else {
+      deferred_.push_back(visit_);
+    }
+  }
+
+  // The leaf modules whose last block in this pass has run.
+  [[gnu::noinline]] void release_deferred() {
+    for (std::size_t k = 0; k < deferred_.size();) {
+      if (q_.visits[deferred_[k]].release_pos != position_) {
+        ++k;
+        continue;
+      }
+      release(modules_[q_.visits[deferred_[k]].module], deferred_[k] + 1);
+      deferred_.erase(deferred_.begin() + static_cast<std::ptrdiff_t>(k));
+    }
   }
 
   void fetch(const FetchedModule& m, int step_id) {
@@ -207,7 +229,7 @@ class Coordinator {
   }
 
   // release_sub_module of module m with the coordinator at `step_id`.
-  void release(const FetchedModule& m, int step_id) {
+  [[gnu::always_inline]] void release(const FetchedModule& m, int step_id) {
     const int s = step_id - 1;  // the module's own fetch
     for (std::size_t k = 0; k < m.params.size(); ++k) {
       const int p = m.params[k];
@@ -277,6 +299,7 @@ class Coordinator {
   std::int64_t max_live_, prefetch_, reuse_;
   Phase pass_ = Phase::kForward;
   int visit_ = 0;                 // the next module visit
+  int position_ = 0;              // the trace position of the last before()
   std::size_t head_ = 0;          // the queue's first entry not popped
   std::int64_t available_ = 0;    // __n_available_params
   std::vector<Status> status_;    // per param
@@ -287,6 +310,7 @@ class Coordinator {
   std::vector<bool> coalesced_;   // per param: it came in a gather of several parameters
   std::vector<int> scratch_;
   std::vector<int> to_free_;       // released since the last compute op
+  std::vector<int> deferred_;      // visits of leaf modules not released yet
   std::vector<int> fetched_here_;  // params of the modules fetched for the current position
   std::vector<int> events_;        // the newest gather each block waited for, in order
 };

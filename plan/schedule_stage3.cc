@@ -47,11 +47,13 @@ class Scatterer {
         boundary_(boundary),
         bucket_(b, label, true) {}
 
-  // Adds p's completed gradient from op `producer`.
-  void add(int p, int producer) {
+  // Adds p's completed gradient from op `producer` (created by op `created` when earlier).
+  void add(int p, int producer, int created = -1) {
     if (bucket_.would_overflow(p)) flush(producer);
-    bucket_.add(p, producer);
+    bucket_.add(p, producer, created);
   }
+
+  bool large(int p) const { return l_.params()[p].numel > l_.bucket_elems; }
 
   void flush(int producer) {
     // With more than max_param_reduce_events (2) reductions pending the host synchronizes the
@@ -191,7 +193,7 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
     b.persistent({"ipg_bucket"}, l.bucket_elems * l.comm_bytes, Device::kGpu, Category::kBuffers);
   }
 
-  const GradFlow& flow = l.flow();
+  const GradFlow& flow = l.stage3_flow();
   HpzState hpz;
   hpz.group = static_cast<int>(std::max<std::int64_t>(1, c.zero.zero_hpz_partition_size.value));
   if (hpz.group > 1) {
@@ -209,6 +211,11 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
     Scatterer scatterer(b, run.label, run.first, run.boundary);
     MicroStepCompute model(b, run.label);
     std::vector<int> deps;
+    // A leaf module's gradients live from the op that creates them to its backward's end,
+    // where they reach the bucket: held[p] is the op that created p's, and a buffer stands
+    // for a gradient the bucket does not own meanwhile (held_buf[p]).
+    const bool any_leaf = !l.graph->modules.leaves.empty();
+    std::vector<int> held(any_leaf ? l.params().size() : 0, -1), held_buf(held);
     while (!model.done()) {
       const TraceEntry t = model.next();
       const int pos = model.position();
@@ -222,19 +229,34 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
         // so far first, then (GPT-2's embedding) the block's later modules are fetched and
         // theirs added.
         b.at(op).transient_bytes += flow.largest[t.block] * e;
+        for (int p : flow.created[t.block]) {
+          if (!any_leaf) break;
+          if (!l.leaf_param(p) || l.completes_with(p, t.block)) continue;
+          held[p] = op;
+          if (scatterer.large(p)) continue;
+          held_buf[p] = b.buffer(b.name(run.label, ".grad.held.", l.params()[p].name),
+                                 l.params()[p].numel * e, Device::kGpu, Category::kGrads);
+          b.alloc(op, held_buf[p]);
+        }
         b.host_calls_before_next(HostTask::kStage3GradHook,
                                  static_cast<int>(flow.completed[t.block].size()));
         const std::vector<int>& fetched = coordinator.fetched_here();
         std::vector<int> later;
+        auto add = [&](int p) {
+          if (!any_leaf) return scatterer.add(p, op);
+          scatterer.add(p, op, held[p]);
+          if (held_buf[p] >= 0) b.free(op, held_buf[p]);
+          held[p] = held_buf[p] = -1;
+        };
         for (int p : flow.completed[t.block]) {
           if (std::find(fetched.begin(), fetched.end(), p) != fetched.end()) {
-            scatterer.add(p, op);
+            add(p);
           } else {
             later.push_back(p);
           }
         }
         coordinator.resume(pos);
-        for (int p : later) scatterer.add(p, op);
+        for (int p : later) add(p);
       }
       coordinator.after();
     }

@@ -6,6 +6,7 @@
 
 #include "common/json_writer.h"
 #include "common/units.h"
+#include "sim/expert_share.h"
 #include "sim/uncertainty.h"
 
 namespace zs::reports {
@@ -120,6 +121,49 @@ std::string render_time_text(const sim::SimulationResult& r) {
   return out;
 }
 
+// A mixture of experts' share of the step (sim/expert_share.h).
+std::string render_experts_text(const sim::ExpertShare& e, const sim::SimulationResult& r) {
+  const plan::Layout& l = r.built.layout;
+  const models::MoeSpec& moe = l.graph->spec.moe;
+  char buf[512];
+  std::string out = "\nExperts (" + std::to_string(moe.num_experts) + " per layer, " +
+                    std::to_string(moe.experts_per_token) + " routed per token):\n";
+  std::snprintf(buf, sizeof buf, "of %s (%.1f%%); %s active per token; routers %s",
+                format_grouped(e.params).c_str(), 100 * e.param_fraction,
+                format_grouped(e.active_params).c_str(), format_grouped(e.router_params).c_str());
+  out += row("parameters", format_grouped(e.expert_params), buf);
+  out += row("model states", e.model_states_bytes,
+             "per GPU: every expert's parameters, gradients and optimizer states, " +
+                 std::to_string(static_cast<int>(std::lround(100 * e.param_fraction))) +
+                 "% of the model states, however few are routed to");
+  if (e.model_kernel_s > 0) {
+    std::snprintf(buf, sizeof buf, "%.2f ms", e.kernel_s * 1e3);
+    const std::string ms = buf;
+    std::snprintf(buf, sizeof buf,
+                  "of %.2f ms per micro-step (%.1f%%): routers, routing and the expert GEMMs, "
+                  "forward and backward",
+                  e.model_kernel_s * 1e3, 100 * e.kernel_s / e.model_kernel_s);
+    out += row("GPU kernels", ms, buf);
+  }
+  std::string hooks;
+  if (l.stage != 3) {
+    hooks = "ZeRO-" + std::to_string(l.stage) + " hooks no modules (leaf modules are ZeRO-3's)";
+  } else if (e.leaf_blocks == e.moe_blocks) {
+    hooks = "each MoE block is a leaf module (" + std::to_string(e.leaf_blocks) +
+            "; zero_optimization.leaf_module): gathered whole, its gradients reduced when its "
+            "backward ends";
+  } else if (e.leaf_blocks == 0) {
+    hooks =
+        "no MoE block is a leaf module: router and experts are fetched as separate "
+        "modules, their gradients reduced as autograd finishes them";
+  } else {
+    hooks = std::to_string(e.leaf_blocks) + " of " + std::to_string(e.moe_blocks) +
+            " MoE blocks are leaf modules (zero_optimization.leaf_module)";
+  }
+  out += "  ZeRO-3 hooks: " + hooks + "\n";
+  return out;
+}
+
 // What the model load holds and why (plan/model_load.h).
 std::string load_note(const plan::ModelLoad& load, int stage,
                       const sim::SimulationRequest& request) {
@@ -219,6 +263,7 @@ std::string render_simulation_text(const sim::SimulationResult& r,
   if (m.nvme_bytes > 0) out += row("on NVMe", m.nvme_bytes);
   out += m.host_oom ? "  OUT OF HOST MEMORY\n" : "";
   out += render_time_text(r);
+  if (const auto e = sim::expert_share(r)) out += render_experts_text(*e, r);
   const int warnings = r.config.diagnostics.count(Severity::kWarning);
   const int lints = r.config.diagnostics.count(Severity::kLint);
   if (warnings + lints > 0) {
@@ -368,6 +413,21 @@ std::string render_simulation_json_text(const sim::SimulationResult& r,
   w.key("memory_rows").value(memory_band.rows);
   w.key("memory_basis").value(memory_band.basis);
   w.end_object();
+  if (const auto e = sim::expert_share(r)) {
+    w.key("experts").begin_object();
+    w.key("num_experts").value(l.graph->spec.moe.num_experts);
+    w.key("experts_per_token").value(l.graph->spec.moe.experts_per_token);
+    w.key("expert_params").value(e->expert_params);
+    w.key("router_params").value(e->router_params);
+    w.key("active_params").value(e->active_params);
+    w.key("param_fraction").value(e->param_fraction);
+    w.key("model_states_bytes").value(e->model_states_bytes);
+    w.key("kernel_s").value(e->kernel_s);
+    w.key("model_kernel_s").value(e->model_kernel_s);
+    w.key("moe_blocks").value(e->moe_blocks);
+    w.key("leaf_blocks").value(e->leaf_blocks);
+    w.end_object();
+  }
   w.key("cost_profile").value(r.profile.source);
   w.key("kernels").value(sim::kernel_style_name(r.profile.kernel_style));
   w.key("warnings").value(r.config.diagnostics.count(Severity::kWarning));

@@ -75,7 +75,21 @@ FAMILY_CONFIGS = {
     "qwen3": {"model_type": "qwen3", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
               "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32, "vocab_size": 1024,
               "max_position_embeddings": 128, "tie_word_embeddings": False},
+    # Mixtral: Mistral's attention and a sparse MoE block (4 experts, 2 per token; transformers 5's
+    # default grouped_mm experts, whose calls do not depend on the routing)
+    "mixtral": {"model_type": "mixtral", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024,
+                "max_position_embeddings": 128, "num_local_experts": 4, "num_experts_per_tok": 2,
+                "tie_word_embeddings": False},
+    # Qwen3-MoE: Qwen3's attention (q/k norms) and a sparse MoE block (4 experts, 2 per token,
+    # norm_topk_prob as Qwen3-30B-A3B sets it; the experts moe_intermediate_size wide)
+    "qwen3_moe": {"model_type": "qwen3_moe", "num_hidden_layers": 2, "hidden_size": 128,
+                  "moe_intermediate_size": 344, "num_attention_heads": 4, "num_key_value_heads": 2,
+                  "head_dim": 32, "vocab_size": 1024, "max_position_embeddings": 128,
+                  "num_experts": 4, "num_experts_per_tok": 2, "norm_topk_prob": True,
+                  "tie_word_embeddings": False},
 }
+MOE = ("mixtral", "qwen3_moe")
 # The variants measured: (name, family, attention implementation, GPT-2's dropout). GPT-2 comes
 # with dropout 0.1 on embeddings, residuals and attention probabilities (transformers' default);
 # Llama and Qwen2 have none. "eager" is the attention of HF before SDPA (2021-2023 runs).
@@ -88,6 +102,8 @@ VARIANTS = (
     ("llama_eager", "llama", "eager", 0.0),
     ("qwen2", "qwen2", "sdpa", 0.0),
     ("qwen3", "qwen3", "sdpa", 0.0),
+    ("mixtral", "mixtral", "sdpa", 0.0),
+    ("qwen3_moe", "qwen3_moe", "sdpa", 0.0),
 )
 
 
@@ -102,7 +118,9 @@ def build(family, layers, shapes, attn, dropout):
                    num_attention_heads=shapes["heads"],
                    num_key_value_heads=max(1, shapes["heads"] // 2),
                    intermediate_size=shapes["ffn"], max_position_embeddings=max(128, shapes["s"]))
-        if family == "qwen3":
+        if family == "qwen3_moe":
+            cfg.update(moe_intermediate_size=shapes["ffn"])
+        if family in ("qwen3", "qwen3_moe"):
             cfg.update(head_dim=shapes["h"] // shapes["heads"])
     config = transformers.AutoConfig.for_model(**cfg)
     config._attn_implementation = attn
@@ -114,10 +132,17 @@ def build(family, layers, shapes, attn, dropout):
 def role(module, family):
     """The model op a module's own calls go to, or None to look further out."""
     name = type(module).__name__
-    if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm"):
+    if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm",
+                "MixtralRMSNorm", "Qwen3MoeRMSNorm"):
         return "norm"
     if name in ("Linear", "Conv1D"):
         return "linear"
+    # Mixtral's MoE block: the router's calls (its linear too) go to mlp.route; the block's own,
+    # the experts' and their act_fn's to mlp.experts.
+    if name.endswith("TopKRouter"):
+        return "router"
+    if name.endswith("SparseMoeBlock") or name.endswith("Experts"):
+        return "experts"
     if name.endswith("Attention"):
         return "core"
     if name.endswith("MLP") or "Activation" in name or name in ("SiLU", "SiLUActivation",
@@ -128,7 +153,7 @@ def role(module, family):
     if name in ("Embedding",):
         return "embed"
     if name.endswith("RotaryEmbedding") or name in ("GPT2Model", "LlamaModel", "Qwen2Model",
-                                                    "Qwen3Model"):
+                                                    "Qwen3Model", "MixtralModel", "Qwen3MoeModel"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -225,8 +250,14 @@ def op_name(role_, name, family):
                                       else "mlp_norm")
     if role_ == "core":
         return f"layers.{layer}.attn.core"
+    if role_ == "act" and ".experts." in name:  # Mixtral's experts' act_fn
+        return f"layers.{layer}.mlp.experts"
     if role_ == "act":
         return f"layers.{layer}.mlp.act"
+    if role_ == "router":
+        return f"layers.{layer}.mlp.route"
+    if role_ == "experts":
+        return f"layers.{layer}.mlp.experts"
     if role_ == "residual":
         return f"layers.{layer}.residual"
     return role_  # embed, loss
@@ -308,10 +339,15 @@ def measure(family, shapes, attn="sdpa", dropout=0.0):
         xo = torch.randn(shapes["b"], shapes["s"], a.o_proj.in_features, dtype=torch.bfloat16, requires_grad=True)
         parts["attn.out_proj"] = part_backward(a.o_proj, xo, list(a.o_proj.parameters()))
         m = layer.mlp
-        parts["mlp.gate"] = part_backward(m.gate_proj, x, list(m.gate_proj.parameters()))
-        parts["mlp.up"] = part_backward(m.up_proj, x, list(m.up_proj.parameters()))
-        xi = torch.randn(shapes["b"], shapes["s"], m.down_proj.in_features, dtype=torch.bfloat16, requires_grad=True)
-        parts["mlp.down"] = part_backward(m.down_proj, xi, list(m.down_proj.parameters()))
+        if family in MOE:
+            parts["mlp.route"] = part_backward(lambda t: m.gate(t)[1], x, list(m.gate.parameters()))
+        else:
+            parts["mlp.gate"] = part_backward(m.gate_proj, x, list(m.gate_proj.parameters()))
+        if family not in MOE:
+            parts["mlp.up"] = part_backward(m.up_proj, x, list(m.up_proj.parameters()))
+            xi = torch.randn(shapes["b"], shapes["s"], m.down_proj.in_features, dtype=torch.bfloat16,
+                             requires_grad=True)
+            parts["mlp.down"] = part_backward(m.down_proj, xi, list(m.down_proj.parameters()))
         rope = model.model.rotary_emb
         pos = torch.arange(shapes["s"]).unsqueeze(0).expand(shapes["b"], -1)
         cos, sin = rope(x.detach(), pos)
@@ -319,7 +355,7 @@ def measure(family, shapes, attn="sdpa", dropout=0.0):
                                  list(a.parameters()))
         mlp_all = part_backward(m, x, list(m.parameters()))
         own = ["q_proj", "k_proj", "v_proj", "out_proj"]
-        if family == "qwen3":
+        if family in ("qwen3", "qwen3_moe"):
             for n, proj in (("q_norm", a.q_proj), ("k_norm", a.k_proj)):
                 xh = torch.randn(shapes["b"], shapes["s"], proj.out_features // a.head_dim, a.head_dim,
                                  dtype=torch.bfloat16, requires_grad=True)
@@ -327,7 +363,10 @@ def measure(family, shapes, attn="sdpa", dropout=0.0):
                 parts["attn." + n] = part_backward(norm, xh, list(norm.parameters()))
                 own.append(n)
         parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in own), collections.Counter())
-        parts["mlp.act"] = mlp_all - parts["mlp.gate"] - parts["mlp.up"] - parts["mlp.down"]
+        if family in MOE:
+            parts["mlp.experts"] = mlp_all - parts["mlp.route"]
+        else:
+            parts["mlp.act"] = mlp_all - parts["mlp.gate"] - parts["mlp.up"] - parts["mlp.down"]
     settle(parts, per_layer_bwd, "residual")
     # Outside the layers: final norm and LM head alone, the rest to the loss and embedding.
     if family == "gpt2":
@@ -386,7 +425,8 @@ def main():
 
 KINDS = ("embed", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_norm", "attn.k_proj", "attn.k_norm",
          "attn.v_proj", "attn.core",
-         "attn.out_proj", "mlp_norm", "mlp.up", "mlp.gate", "mlp.act", "mlp.down", "residual",
+         "attn.out_proj", "mlp_norm", "mlp.up", "mlp.gate", "mlp.act", "mlp.down", "mlp.route",
+         "mlp.experts", "residual",
          "final_norm", "lm_head", "loss")
 
 

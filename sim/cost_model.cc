@@ -9,6 +9,7 @@
 #include "common/overloaded.h"
 #include "kernels/collective.h"
 #include "models/eager_dispatch.h"
+#include "models/flops.h"
 #include "models/op_costs.h"
 
 namespace zs::sim {
@@ -57,6 +58,30 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       }
       // dgrad, wgrad (, bias sum; eager: the module's sum kernel, in its eager entry)
       k.bwd_kernels = g.bias && p.kernel_style == KernelStyle::kFused ? 3 : 2;
+      break;
+    }
+    case OpKind::kMoeExperts: {
+      // Two grouped GEMMs at the efficiency of one expert's share (balanced routing: t·k/E rows
+      // each), roofline against their operands and every expert's weights; the glue passes
+      // (gather, gating, scaling, unsorting, the k-sum) at HBM speed: grouped_mm_experts_forward
+      // launches them as kernels of their own.
+      const auto& m = std::get<models::MoeShape>(op.shape);
+      const double gemm_f = static_cast<double>(models::matmul_fwd_flops(op));
+      const double e = static_cast<double>(graph.workload.act_bytes);
+      const double S = static_cast<double>(m.pairs()), h = static_cast<double>(m.hidden);
+      const double I = static_cast<double>(m.inner), E = static_cast<double>(m.experts);
+      const double rows = std::max(1.0, S / E);
+      const double side = std::cbrt(rows * h * I);
+      const double rate = peak * gemm_efficiency(p, side) * p.gemm_sustained;
+      const double weights = e * 3 * E * h * I;
+      const double operands = e * (S * h + 2 * S * I + S * I + S * h) + weights;
+      k.fwd_s = roofline(gemm_f, rate, operands, hbm) + std::max(0.0, fwd_b - operands) / hbm;
+      k.bwd_s = roofline(2 * gemm_f, rate, 2 * operands + weights, hbm) +
+                std::max(0.0, bwd_b - 2 * operands - weights) / hbm;
+      // sort, gather x2, histc, cumsum, mask, grouped_mm, gate (2), grouped_mm, scale, mask,
+      // unsort (3), k-sum, cast; backward each GEMM's dgrad and wgrad and the glue's gradients.
+      k.fwd_kernels = 18;
+      k.bwd_kernels = 16;
       break;
     }
     case OpKind::kFlashAttention: {
@@ -117,6 +142,17 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
 // per unit (cpu_work_units). One kernel per op and pass.
 KernelTime time_op_cpu(const models::Op& op, double fp32_peak, const CostProfile& p) {
   KernelTime k;
+  if (op.kind == OpKind::kMoeExperts) {
+    // No CPU kernel yet (exec refuses a mixture of experts): priced as its GEMMs at the
+    // calibrated efficiency of one expert's share, the glue passes not at all.
+    const auto& m = std::get<models::MoeShape>(op.shape);
+    const double rows = std::max<double>(1, static_cast<double>(m.pairs() / m.experts));
+    const double rate =
+        fp32_peak * gemm_efficiency(p, std::cbrt(rows * static_cast<double>(m.hidden * m.inner)));
+    k.fwd_s = static_cast<double>(models::matmul_fwd_flops(op)) / rate;
+    k.bwd_s = 2 * k.fwd_s;
+    return k;
+  }
   if (op.kind == OpKind::kLinear) {
     const double rate =
         fp32_peak * gemm_efficiency(p, gemm_side(std::get<models::GemmShape>(op.shape)));
@@ -151,7 +187,10 @@ bool gemm_aligned(const models::GemmShape& g, std::int64_t act_bytes) {
 }
 
 OpKind cpu_unit_kind(OpKind kind) {
-  return kind == OpKind::kFlashAttention ? OpKind::kAttention : kind;
+  if (kind == OpKind::kFlashAttention) return OpKind::kAttention;
+  // No CPU kernel of its own yet: a row softmax, as the loss's log-softmax (uncalibrated).
+  if (kind == OpKind::kMoeRoute) return OpKind::kCrossEntropy;
+  return kind;
 }
 
 double cpu_work_units(const models::Op& op, bool backward) {
@@ -172,6 +211,12 @@ double cpu_work_units(const models::Op& op, bool backward) {
       const auto& c = std::get<models::CrossEntropyShape>(op.shape);
       return static_cast<double>(c.tokens * c.vocab);
     }
+    case OpKind::kMoeRoute: {  // a softmax over E per token: priced as cross-entropy's rows
+      const auto& m = std::get<models::MoeShape>(op.shape);
+      return static_cast<double>(m.tokens * m.experts);
+    }
+    case OpKind::kMoeExperts:
+      return static_cast<double>(backward ? op.cost.bwd_flops : op.cost.fwd_flops);
     case OpKind::kRotary:
     case OpKind::kActivation:
     case OpKind::kSwiGlu:

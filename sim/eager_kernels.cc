@@ -125,6 +125,9 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
       return EagerWork{};  // inside the attention module's entry
     case models::OpKind::kEmbedding:
     case models::OpKind::kLinear:
+    // Not measured yet: op_costs' pricing (sim/cost_model.cc times the experts' GEMMs and glue).
+    case models::OpKind::kMoeRoute:
+    case models::OpKind::kMoeExperts:
       return std::nullopt;
   }
   const Entry& e =

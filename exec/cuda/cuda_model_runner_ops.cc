@@ -111,6 +111,9 @@ Status CudaModelRunner<T>::forward_op(int i, bool recompute) {
     case OpKind::kActivation:
       cuda::gelu_forward<T>(std::get<models::ElementwiseShape>(op.shape), in(0), y, stream_);
       return Status::ok();
+    case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
+    case OpKind::kMoeExperts:
+      ZS_UNREACHABLE();
     case OpKind::kSwiGlu:
       cuda::swiglu_forward<T>(std::get<models::ElementwiseShape>(op.shape), in(0), in(1), y,
                               stream_);
@@ -214,6 +217,9 @@ Status CudaModelRunner<T>::backward_op(int i) {
       finish(dx);
       return Status::ok();
     }
+    case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
+    case OpKind::kMoeExperts:
+      ZS_UNREACHABLE();
     case OpKind::kSwiGlu: {
       ZS_ASSIGN_OR_RETURN(const InputGrad dgate, input_grad(op.inputs[0]));
       ZS_ASSIGN_OR_RETURN(const InputGrad dup, input_grad(op.inputs[1]));

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include "configs/leaf_module.h"
 #include "tests/configs/config_test_util.h"
 
 namespace zs::configs {
@@ -138,6 +139,56 @@ TEST(Validate, FusedAdamArgumentsDependOnOffload) {
       "offload_optimizer": {"device": "cpu"}},
       "optimizer": {"type": "Adam", "params": {"fp32_optimizer_states": false}}})");
   EXPECT_EQ(find(cpu, "unknown-argument"), nullptr) << dump(cpu);
+}
+
+// zero_optimization.leaf_module (DeepSpeedZeroLeafModuleConfig): strings or lists of strings
+// under three keys; anything else is DeepSpeed's start-up error, named at its path.
+TEST(Validate, LeafModuleValuesDeepSpeedRejectsAreErrors) {
+  const std::string head = R"({"train_batch_size": 8, "zero_optimization": {"stage": 3, )";
+  struct Case {
+    std::string leaf;
+    std::string path;
+    std::string says;
+  };
+  const Case cases[] = {
+      {"5", "zero_optimization.leaf_module", "expected an object"},
+      {R"({"classes": [1]})", "zero_optimization.leaf_module.classes[0]", "1 is not allowed"},
+      {R"({"classes": 7})", "zero_optimization.leaf_module.classes", "7 is not allowed"},
+      {R"({"modules": ["x"]})", "zero_optimization.leaf_module.modules", "\"name_suffixes\""},
+  };
+  for (const Case& c : cases) {
+    const LoadedConfig lc = check(head + "\"leaf_module\": " + c.leaf + "}}");
+    const Diagnostic* d = find(lc, "leaf-module");
+    ASSERT_NE(d, nullptr) << c.leaf << "\n" << dump(lc);
+    EXPECT_EQ(d->path, c.path) << c.leaf;
+    EXPECT_NE(d->message.find(c.says), std::string::npos) << d->message;
+  }
+  for (const char* good : {R"({"classes": "MixtralSparseMoeBlock"})", R"({"classes": []})",
+                           R"({"names": ["model.layers.0"], "name_suffixes": ["mlp"]})", "null"}) {
+    const LoadedConfig lc = check(head + "\"leaf_module\": " + good + "}}");
+    EXPECT_EQ(find(lc, "leaf-module"), nullptr) << good << "\n" << dump(lc);
+  }
+  // The key came with DeepSpeed 0.18.0.
+  CheckOptions old;
+  old.version = DsVersion{0, 17, 6};
+  const LoadedConfig lc = check(head + R"("leaf_module": {"classes": []}}})", old);
+  const Diagnostic* d = find(lc, "leaf-module");
+  ASSERT_NE(d, nullptr) << dump(lc);
+  EXPECT_NE(d->message.find("0.18.0"), std::string::npos) << d->message;
+}
+
+TEST(LeafModules, DefaultsFollowTheRelease) {
+  EXPECT_TRUE(default_leaf_modules(DsVersion{0, 17, 6}).classes.empty());
+  const LeafModules now = default_leaf_modules(kLatestDsVersion);
+  ASSERT_EQ(now.classes.size(), 3u);
+  EXPECT_EQ(now.classes[0], "transformers.models.mixtral.modeling_mixtral.MixtralSparseMoeBlock");
+  // A key left out keeps its default; a string is a one-element list, duplicates dropped.
+  const Json cfg = Json::parse(R"({"names": ["a", "a"], "name_suffixes": "mlp"})");
+  LeafModules read;
+  EXPECT_FALSE(read_leaf_modules(&cfg, kLatestDsVersion, &read).has_value());
+  EXPECT_EQ(read.classes, now.classes);
+  EXPECT_EQ(read.names, std::vector<std::string>{"a"});
+  EXPECT_EQ(read.name_suffixes, std::vector<std::string>{"mlp"});
 }
 
 TEST(Lints, PriceBucketsInBytesAgainstModelAndGpu) {

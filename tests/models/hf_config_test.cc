@@ -44,7 +44,9 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
       {"Meta-Llama-3-8B.json", "llama3-8b"},
       {"Mistral-7B-v0.1.json", "mistral-7b"},
       {"Qwen2-7B.json", "qwen2-7b"},
-      {"Qwen3-8B.json", "qwen3-8b"}};
+      {"Qwen3-8B.json", "qwen3-8b"},
+      {"Mixtral-8x7B.json", "mixtral-8x7b"},
+      {"Qwen3-30B-A3B.json", "qwen3-30b-a3b"}};
   for (const auto& [file, zoo_name] : files) {
     Diagnostics warnings;
     const Result<ModelSpec> loaded = load_hf_config(shipped(file), &warnings);
@@ -73,6 +75,7 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
     EXPECT_EQ(a.dropout.embd, b.dropout.embd) << file;
     EXPECT_EQ(a.dropout.attn, b.dropout.attn) << file;
     EXPECT_EQ(a.dropout.resid, b.dropout.resid) << file;
+    EXPECT_EQ(a.moe, b.moe) << file;
     EXPECT_EQ(a.qk_norm, b.qk_norm) << file;
     EXPECT_EQ(a.checkpoint_dtype, b.checkpoint_dtype) << file;
   }
@@ -132,6 +135,88 @@ TEST(HfConfig, AbsentKeysTakeTheHfClassDefaults) {
   EXPECT_FALSE(q3->bias.mlp);
   EXPECT_EQ(q3->sliding_window, 0);      // use_sliding_window defaults to false
   EXPECT_EQ(kv_heads("qwen3", ""), 32);  // Qwen3Config(num_key_value_heads=32)
+}
+
+// MixtralConfig: 8 experts, 2 per token, 8 KV heads, rms_norm_eps 1e-5, rope theta 1e6 and no
+// sliding window by default; more experts per token than experts is an error; the router's
+// jitter and auxiliary loss, which zerosim does not price, are warnings.
+TEST(HfConfig, ReadsMixtralsExpertsWithItsDefaults) {
+  const Result<ModelSpec> m = load_hf_config(write_temp(
+      "mixtral_min.json",
+      R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+          "num_attention_heads": 8, "intermediate_size": 96})"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kMixtral);
+  EXPECT_EQ(m->moe.num_experts, 8);
+  EXPECT_EQ(m->moe.experts_per_token, 2);
+  EXPECT_EQ(m->num_kv_heads, 8);
+  EXPECT_EQ(m->norm_eps, 1e-5);
+  EXPECT_EQ(m->rope_theta, 1e6);
+  EXPECT_EQ(m->sliding_window, 0);
+  EXPECT_FALSE(m->bias.qkv || m->bias.attn_out || m->bias.mlp);
+
+  const std::string msg = load_error(
+      "mixtral_k.json",
+      R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+          "num_attention_heads": 8, "intermediate_size": 96, "num_local_experts": 4,
+          "num_experts_per_tok": 5})");
+  EXPECT_NE(msg.find(": num_experts_per_tok: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("5 is not allowed; expected at most num_local_experts = 4"), std::string::npos)
+      << msg;
+
+  Diagnostics warnings;
+  const Result<ModelSpec> aux =
+      load_hf_config(write_temp("mixtral_aux.json",
+                                R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 96,
+                     "output_router_logits": true, "router_jitter_noise": 0.01})"),
+                     &warnings);
+  ASSERT_TRUE(aux.ok()) << aux.status().message();
+  ASSERT_EQ(warnings.items().size(), 2u);
+  EXPECT_EQ(warnings.items()[0].path, "router_jitter_noise");
+  EXPECT_EQ(warnings.items()[1].path, "output_router_logits");
+}
+
+// Qwen3MoeConfig: 128 experts of moe_intermediate_size (768) each, 8 per token, no top-k
+// renormalisation unless norm_topk_prob, 4 KV heads, q/k norms; intermediate_size is the dense
+// MLP's and unused while every layer is sparse, so a mix of dense and sparse layers is refused.
+TEST(HfConfig, ReadsQwen3MoesExpertsWithItsDefaults) {
+  const Result<ModelSpec> m =
+      load_hf_config(write_temp("qwen3_moe_min.json",
+                                R"({"model_type": "qwen3_moe", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 999})"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kQwen3Moe);
+  EXPECT_EQ(m->moe.num_experts, 128);
+  EXPECT_EQ(m->moe.experts_per_token, 8);
+  EXPECT_FALSE(m->moe.normalize_top_k);
+  EXPECT_EQ(m->intermediate_size, 768);
+  EXPECT_EQ(m->num_kv_heads, 4);
+  EXPECT_TRUE(m->qk_norm);
+  EXPECT_EQ(m->norm_eps, 1e-6);
+  EXPECT_EQ(m->sliding_window, 0);
+
+  const Result<ModelSpec> small =
+      load_hf_config(write_temp("qwen3_moe_small.json",
+                                R"({"model_type": "qwen3_moe", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+          "moe_intermediate_size": 48, "num_experts": 4, "num_experts_per_tok": 2,
+          "norm_topk_prob": true, "mlp_only_layers": []})"));
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  EXPECT_EQ(small->intermediate_size, 48);
+  EXPECT_EQ(small->moe.num_experts, 4);
+  EXPECT_TRUE(small->moe.normalize_top_k);
+
+  const std::string base =
+      R"({"model_type": "qwen3_moe", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 8, )";
+  std::string msg = load_error("qwen3_moe_dense.json", base + R"("mlp_only_layers": [0]})");
+  EXPECT_NE(msg.find(": mlp_only_layers: [0] is not supported"), std::string::npos) << msg;
+  msg = load_error("qwen3_moe_step.json", base + R"("decoder_sparse_step": 2})");
+  EXPECT_NE(msg.find(": decoder_sparse_step: 2 is not supported"), std::string::npos) << msg;
+  msg = load_error("qwen3_moe_k.json", base + R"("num_experts": 4, "num_experts_per_tok": 6})");
+  EXPECT_NE(msg.find("6 is not allowed; expected at most num_experts = 4"), std::string::npos)
+      << msg;
 }
 
 // A hub id zerosim's zoo does not know is read from the Hugging Face cache when its config.json
@@ -240,13 +325,13 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
   const std::vector<Case> cases = {
       {"no_type.json", llama_with("model_type", ""), {": model_type: ", "missing", "\"qwen2\""}},
       // A family zerosim does not model yet is named as such, with no near-miss suggestion
-      // ("mixtral" is not a misspelt "mistral").
+      // ("qwen2_moe" is not a misspelt "qwen2").
       {"bert.json",
        llama_with("model_type", "\"bert\""),
        {": model_type: ", "\"bert\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\""}},
-      {"mixtral.json",
-       llama_with("model_type", "\"mixtral\""),
-       {"error[unmodelled-model]", "\"mixtral\" (a mixture of experts) is not modelled yet"}},
+      {"qwen2_moe.json",
+       llama_with("model_type", "\"qwen2_moe\""),
+       {"error[unmodelled-model]", "\"qwen2_moe\" (a mixture of experts) is not modelled yet"}},
       {"typo.json",
        llama_with("model_type", "\"lama\""),
        {": model_type: ", "\"lama\" is not allowed", "did you mean \"llama\""}},
@@ -304,7 +389,7 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
        {": num_key_value_heads: ", "32 (absent, so the qwen2 default)", "= 28"}},
       {"array.json", "[1, 2]", {"expected an object, got array"}},
   };
-  EXPECT_EQ(load_error("mixtral2.json", llama_with("model_type", "\"mixtral\"")).find("mean"),
+  EXPECT_EQ(load_error("qwen2_moe2.json", llama_with("model_type", "\"qwen2_moe\"")).find("mean"),
             std::string::npos);
   for (const Case& c : cases) {
     const std::string msg = load_error(c.file, c.text);

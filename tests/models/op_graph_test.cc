@@ -2,8 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string_view>
 #include <tuple>
 
+#include "models/flops.h"
 #include "models/parameters.h"
 #include "models/zoo.h"
 #include "tests/models/model_test_util.h"
@@ -206,6 +209,92 @@ TEST(OpGraph, Qwen3NormsEachHeadsQueryAndKeyBeforeTheRotaryEmbedding) {
   for (const Op& op : forward_ops(tiny_llama(), w)) {
     EXPECT_FALSE(op.name.ends_with(".q_norm") || op.name.ends_with(".k_norm")) << op.name;
   }
+}
+
+// Mixtral (modeling_mixtral.py MixtralSparseMoeBlock): the router's linear over E, the
+// softmax/top-k, then the experts reading the normed input and the routing; each token costs k
+// experts' GEMMs, and every expert's weights are parameters.
+// A zoo MoE shrunk to 2 layers of hidden 64, 4 heads (2 KV) of head_dim, 4 experts of width
+// `inner`, 2 per token.
+ModelSpec small_moe(std::string_view zoo_name, std::int64_t head_dim, std::int64_t inner) {
+  ModelSpec spec = zoo(zoo_name);
+  spec.vocab_size = 128;
+  spec.hidden_size = 64;
+  spec.num_layers = 2;
+  spec.num_heads = 4;
+  spec.num_kv_heads = 2;
+  spec.head_dim = head_dim;
+  spec.intermediate_size = inner;
+  spec.max_position_embeddings = 128;
+  spec.moe = {.num_experts = 4, .experts_per_token = 2};
+  return spec;
+}
+
+TEST(OpGraph, MixtralRoutesEachTokenToTopKOfItsExperts) {
+  const ModelSpec spec = small_moe("mixtral-8x7b", 16, 96);
+  const Workload w{.micro_batch = 2, .seq_len = 8, .flash_attention = true};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<std::string> all = names(ops);
+  const auto mlp = std::find(all.begin(), all.end(), "layers.0.mlp_norm");
+  ASSERT_NE(mlp, all.end());
+  EXPECT_EQ(
+      std::vector<std::string>(mlp, mlp + 5),
+      (std::vector<std::string>{"layers.0.mlp_norm", "layers.0.mlp.router", "layers.0.mlp.route",
+                                "layers.0.mlp.experts", "layers.0.mlp.residual"}));
+  const std::int64_t t = w.tokens(), h = 64, I = 96, E = 4, k = 2;
+  const Op& router = find_op(ops, "layers.0.mlp.router");
+  const auto& g = std::get<GemmShape>(router.shape);
+  EXPECT_EQ(g.m, t);
+  EXPECT_EQ(g.n, E);
+  EXPECT_EQ(g.k, h);
+  const Op& experts = find_op(ops, "layers.0.mlp.experts");
+  EXPECT_EQ(experts.kind, OpKind::kMoeExperts);
+  EXPECT_EQ(experts.inputs, (std::vector<int>{index_of(ops, "layers.0.mlp_norm"),
+                                              index_of(ops, "layers.0.mlp.route")}));
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  ASSERT_EQ(experts.param_ids.size(), 2u);
+  EXPECT_EQ(params[experts.param_ids[0]].name, "model.layers.0.mlp.experts.gate_up_proj");
+  EXPECT_EQ(params[experts.param_ids[1]].shape, (std::vector<std::int64_t>{E, h, I}));
+  // k of E experts per token: 2·(t·k)·h·3I forward, twice that backward.
+  EXPECT_EQ(matmul_fwd_flops(experts), 2 * t * k * h * 3 * I);
+  EXPECT_EQ(matmul_bwd_flops(experts), 4 * t * k * h * 3 * I);
+  EXPECT_GT(experts.cost.fwd_flops, matmul_fwd_flops(experts));  // + the glue
+  // Saved: gathered rows and the down output (S·h each), gate_up (2S·I), silu out and the
+  // product (S·I each) in bf16, then the fp32 weights, two int64 permutations and the mask.
+  const std::int64_t S = t * k;
+  EXPECT_EQ(experts.saved_bytes(), 2 * (2 * S * h + 4 * S * I) + 4 * S + 16 * S + S);
+  // The 6·N rule counts k/E of the experts' tensors (the active parameters).
+  std::int64_t expert_params = 0;
+  for (const ParamTensor& p : params) {
+    if (p.shape.size() == 3) expert_params += p.numel;
+  }
+  EXPECT_EQ(expert_params, spec.num_layers * E * 3 * h * I);
+  std::int64_t dense = 0;
+  for (const ParamTensor& p : params) {
+    if (p.shape.size() == 2 && p.layer != kEmbeddingLayer) dense += p.numel;
+  }
+  EXPECT_EQ(matmul_parameter_count(spec), dense + expert_params / E * k);
+}
+
+// Qwen3-MoE (modeling_qwen3_moe.py): Qwen3's attention with q/k norms and head_dim apart from
+// hidden / heads, then the same routed block as Mixtral's with the experts registered before the
+// gate (the order DeepSpeed buckets and reduces their gradients in).
+TEST(OpGraph, Qwen3MoeHasQkNormsAndRegistersItsExpertsFirst) {
+  const ModelSpec spec = small_moe("qwen3-30b-a3b", 32, 48);
+  const Workload w{.micro_batch = 2, .seq_len = 8, .flash_attention = true};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  EXPECT_EQ(find_op(ops, "layers.1.attn.q_norm").kind, OpKind::kNorm);
+  const auto& q = std::get<GemmShape>(find_op(ops, "layers.0.attn.q_proj").shape);
+  EXPECT_EQ(q.n, 4 * 32);  // heads x head_dim, not hidden
+  const Op& experts = find_op(ops, "layers.1.mlp.experts");
+  const Op& router = find_op(ops, "layers.1.mlp.router");
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  ASSERT_EQ(experts.param_ids.size(), 2u);
+  ASSERT_EQ(router.param_ids.size(), 1u);
+  EXPECT_EQ(params[experts.param_ids[0]].name, "model.layers.1.mlp.experts.gate_up_proj");
+  EXPECT_EQ(params[router.param_ids[0]].name, "model.layers.1.mlp.gate.weight");
+  EXPECT_LT(experts.param_ids[1], router.param_ids[0]);
+  EXPECT_EQ(params[experts.param_ids[0]].shape, (std::vector<std::int64_t>{4, 2 * 48, 64}));
 }
 
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {

@@ -13,10 +13,20 @@ using test_util::zoo;
 // Published counts: HF model.num_parameters() (tied weights once, GPT-2's wpe included).
 TEST(Zoo, ParameterCountsMatchPublishedFigures) {
   const std::pair<std::string_view, std::int64_t> expected[] = {
-      {"gpt2", 124'439'808},          {"gpt2-medium", 354'823'168}, {"gpt2-large", 774'030'080},
-      {"gpt2-xl", 1'557'611'200},     {"llama2-7b", 6'738'415'616}, {"llama2-13b", 13'015'864'320},
-      {"llama2-70b", 68'976'648'192}, {"llama3-8b", 8'030'261'248}, {"llama3-70b", 70'553'706'496},
-      {"mistral-7b", 7'241'732'096},  {"qwen2-7b", 7'615'616'512},  {"qwen3-8b", 8'190'735'360},
+      {"gpt2", 124'439'808},
+      {"gpt2-medium", 354'823'168},
+      {"gpt2-large", 774'030'080},
+      {"gpt2-xl", 1'557'611'200},
+      {"llama2-7b", 6'738'415'616},
+      {"llama2-13b", 13'015'864'320},
+      {"llama2-70b", 68'976'648'192},
+      {"llama3-8b", 8'030'261'248},
+      {"llama3-70b", 70'553'706'496},
+      {"mistral-7b", 7'241'732'096},
+      {"qwen2-7b", 7'615'616'512},
+      {"qwen3-8b", 8'190'735'360},
+      {"mixtral-8x7b", 46'702'792'704},
+      {"qwen3-30b-a3b", 30'532'122'624},
       {"tiny-gpt", 120'576},
   };
   ASSERT_EQ(std::size(expected), zoo_names().size());
@@ -31,7 +41,9 @@ TEST(Zoo, EveryEntryValidatesAndKeepsItsName) {
     EXPECT_TRUE(validate(spec).is_ok()) << name;
     EXPECT_EQ(spec.name, name);
     EXPECT_FALSE(spec.hf_repo.empty()) << name;
-    EXPECT_EQ(spec.q_dim(), spec.hidden_size) << name;
+    // Qwen3-30B-A3B's 32 heads of 128 are twice its hidden width; every other entry's are it.
+    EXPECT_EQ(spec.q_dim(), name == "qwen3-30b-a3b" ? 2 * spec.hidden_size : spec.hidden_size)
+        << name;
   }
 }
 
@@ -47,6 +59,8 @@ TEST(Zoo, LookupIgnoresCaseAndAcceptsAliases) {
   EXPECT_EQ(zoo("mistralai/Mistral-7B-v0.1").name, "mistral-7b");
   EXPECT_EQ(zoo("Qwen/Qwen2-7B").name, "qwen2-7b");
   EXPECT_EQ(zoo("Qwen/Qwen3-8B").name, "qwen3-8b");
+  EXPECT_EQ(zoo("Qwen/Qwen3-30B-A3B").name, "qwen3-30b-a3b");
+  EXPECT_EQ(zoo("mistralai/Mixtral-8x7B-v0.1").name, "mixtral-8x7b");
   EXPECT_TRUE(is_zoo_name("TINY-GPT"));
   EXPECT_FALSE(is_zoo_name("bert-base"));
 }
@@ -58,7 +72,9 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("qwen2-7b, qwen3-8b, tiny-gpt"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("qwen2-7b, qwen3-8b, mixtral-8x7b, qwen3-30b-a3b, tiny-gpt"),
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
 
   const Result<ModelSpec> far = zoo_model("resnet50");

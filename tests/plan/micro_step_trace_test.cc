@@ -72,5 +72,87 @@ TEST(MicroStepTrace, TheQueueHoldsEachVisitsParametersAndTheirNextUse) {
   }
 }
 
+// ZeRO-3 leaf modules (configs/leaf_module.h): DeepSpeed's default makes Mixtral's MoE block one,
+// fetched whole before its router's block in forward and its experts' in backward, released
+// after the other end, with its gradients reduced together after the router's backward.
+TEST(MicroStepTrace, ALeafModuleIsFetchedWholeAndReleasedAfterItsLastBlock) {
+  models::ModelSpec spec = models::zoo_model("mixtral-8x7b").value();
+  spec.num_layers = 2;
+  const models::Workload w{1, 64, 2, true};
+  const auto leaf =
+      make_model_graph(spec, w, configs::default_leaf_modules(configs::kLatestDsVersion)).value();
+  const auto plain = make_model_graph(spec, w).value();
+  EXPECT_FALSE(plain->matches(spec, w, leaf->leaf_rules));
+  EXPECT_TRUE(leaf->matches(spec, w, leaf->leaf_rules));
+
+  auto find = [](const ModelGraph& g, const std::string& name) {
+    for (std::size_t m = 0; m < g.modules.modules.size(); ++m) {
+      if (g.modules.modules[m].name == name) return static_cast<int>(m);
+    }
+    return -1;
+  };
+  // Without leaves the router and the experts are fetched on their own.
+  EXPECT_GE(find(*plain, "model.layers.1.mlp.gate"), 0);
+  EXPECT_TRUE(plain->modules.leaves.empty());
+  // With them, the block owns all three tensors, and its submodules are gone.
+  EXPECT_EQ(find(*leaf, "model.layers.1.mlp.gate"), -1);
+  EXPECT_EQ(find(*leaf, "model.layers.1.mlp.experts.act_fn"), -1);
+  const int mlp = find(*leaf, "model.layers.1.mlp");
+  ASSERT_GE(mlp, 0);
+  ASSERT_EQ(leaf->modules.leaves.size(), 2u);
+  const FetchedModule& m = leaf->modules.modules[mlp];
+  EXPECT_TRUE(m.leaf);
+  EXPECT_EQ(m.cls, "transformers.models.mixtral.modeling_mixtral.MixtralSparseMoeBlock");
+  ASSERT_EQ(m.params.size(), 3u);
+  EXPECT_EQ(m.last_block, m.block + 1);  // the router's block, then the experts'
+
+  const MicroStepTrace& t = leaf->trace(false);
+  int forward = 0, backward = 0;
+  for (const ModuleVisit& v : t.visits) {
+    if (v.module != mlp) continue;
+    const TraceEntry& at = t.entries[v.trace_pos];
+    const TraceEntry& until = t.entries[v.release_pos];
+    if (at.pass == Pass::kForward) {
+      ++forward;
+      EXPECT_EQ(at.block, m.block);
+      EXPECT_EQ(until.block, m.last_block);
+    } else {
+      ++backward;
+      EXPECT_EQ(at.block, m.last_block);
+      EXPECT_EQ(until.block, m.block);
+    }
+  }
+  EXPECT_EQ(forward, 1);
+  EXPECT_EQ(backward, 1);
+
+  // Stage 3's gradients: the block's three, in registration order, after the router's backward.
+  EXPECT_EQ(leaf->stage3_flow.completed[m.block], m.params);
+  EXPECT_TRUE(leaf->stage3_flow.completed[m.last_block].empty());
+  EXPECT_EQ(leaf->flow.completed[m.block].size(), 1u);  // autograd's order: the router alone
+}
+
+// A class rule matches the simple or the qualified class name, a name rule the module's path,
+// a suffix rule its end; a rule inside a leaf changes nothing.
+TEST(MicroStepTrace, LeafRulesMatchClassesNamesAndSuffixes) {
+  models::ModelSpec spec = models::zoo_model("llama2-7b").value();
+  spec.num_layers = 3;
+  const models::Workload w{1, 64, 2, true};
+  auto leaves_of = [&](const configs::LeafModules& rules) {
+    const auto g = make_model_graph(spec, w, rules).value();
+    std::vector<std::string> names;
+    for (int m : g->modules.leaves) names.push_back(g->modules.modules[m].name);
+    return names;
+  };
+  const std::vector<std::string> layers{"model.layers.0", "model.layers.1", "model.layers.2"};
+  EXPECT_EQ(leaves_of({{"LlamaDecoderLayer"}, {}, {}}), layers);
+  EXPECT_EQ(leaves_of({{"transformers.models.llama.modeling_llama.LlamaDecoderLayer"}, {}, {}}),
+            layers);
+  EXPECT_EQ(leaves_of({{"LlamaDecoderLayer"}, {"model.layers.1.mlp"}, {"self_attn"}}), layers);
+  EXPECT_EQ(leaves_of({{}, {"model.layers.1.mlp"}, {}}),
+            std::vector<std::string>{"model.layers.1.mlp"});
+  EXPECT_EQ(leaves_of({{"MixtralSparseMoeBlock"}, {"no.such.module"}, {}}),
+            std::vector<std::string>{});
+}
+
 }  // namespace
 }  // namespace zs::plan

@@ -205,18 +205,33 @@ nlohmann::json read_json(const fs::path& path) {
 TEST(Oracle, TheSuiteCoversWhatTheIssueAsks) {
   std::set<int> stages, worlds;
   std::set<std::string> families;
+  // Stage-3 MoE runs with DeepSpeed's default leaf modules and with zero_optimization.leaf_module
+  // set (the MoE block not a leaf, or other modules leaves).
+  int moe_default_leaves = 0, moe_configured_leaves = 0, dense_configured_leaves = 0;
   int traces = 0;
   for (const fs::path& f : trace_files()) {
     const nlohmann::json t = read_json(f);
     ++traces;
-    stages.insert(t["ds_config"]["zero_optimization"].value("stage", 0));
+    const nlohmann::json& zero = t["ds_config"]["zero_optimization"];
+    stages.insert(zero.value("stage", 0));
     worlds.insert(t["world_size"].get<int>());
-    families.insert(t["model"]["model_type"].get<std::string>());
+    const std::string family = t["model"]["model_type"].get<std::string>();
+    families.insert(family);
+    if (zero.value("stage", 0) != 3) continue;
+    const bool configured = zero.contains("leaf_module");
+    const bool moe = family == "mixtral" || family == "qwen3_moe";
+    if (moe) (configured ? moe_configured_leaves : moe_default_leaves)++;
+    if (!moe && configured) ++dense_configured_leaves;
   }
   EXPECT_GE(traces, 60);
   EXPECT_EQ(stages, (std::set<int>{0, 1, 2, 3}));
   EXPECT_TRUE(worlds.count(2) && worlds.count(4));
-  EXPECT_GE(families.size(), 2u);
+  for (const char* family : {"gpt2", "llama", "qwen3", "mixtral", "qwen3_moe"}) {
+    EXPECT_TRUE(families.count(family)) << family;
+  }
+  EXPECT_GE(moe_default_leaves, 2);
+  EXPECT_GE(moe_configured_leaves, 2);
+  EXPECT_GE(dense_configured_leaves, 1);
 }
 
 // tests/plan/oracle/known_differences.txt: "TRACE collectives|memory REASON" per line, for
