@@ -94,6 +94,7 @@ std::int64_t ModelRunner::output_numel(const Op& op) {
     }
     case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
     case OpKind::kMoeExperts:
+    case OpKind::kMoeCombine:
       ZS_UNREACHABLE();
     case OpKind::kRotary:
     case OpKind::kActivation:
@@ -151,6 +152,7 @@ void ModelRunner::forward_op(int i) {
       return;
     case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
     case OpKind::kMoeExperts:
+    case OpKind::kMoeCombine:
       ZS_UNREACHABLE();
     case OpKind::kSwiGlu:
       cpu::swiglu_forward(std::get<models::ElementwiseShape>(op.shape), in(0), in(1), y);
@@ -231,6 +233,7 @@ void ModelRunner::backward_op(int i) {
     }
     case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
     case OpKind::kMoeExperts:
+    case OpKind::kMoeCombine:
       ZS_UNREACHABLE();
     case OpKind::kSwiGlu: {
       const InputGrad dgate = input_grad(op.inputs[0], 0);

@@ -168,6 +168,26 @@ constexpr Entry kTable[] = {
     {"qwen3_moe", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
     {"qwen3_moe", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"qwen3_moe", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"qwen2_moe", "embed", {39, 36, 2}, {0, 3, 0}, 3},
+    {"qwen2_moe", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen2_moe", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"qwen2_moe", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"qwen2_moe", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"qwen2_moe", "attn.core", {11, 15, 0}, {16, 13, 0}, 1},
+    {"qwen2_moe", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen2_moe", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"qwen2_moe", "mlp.shared.gate", {1, 1, 0}, {3, 6, 0}, 1},
+    {"qwen2_moe", "mlp.shared.up", {1, 1, 0}, {3, 6, 0}, 1},
+    {"qwen2_moe", "mlp.shared.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"qwen2_moe", "mlp.shared.down", {1, 1, 0}, {3, 6, 0}, 1},
+    {"qwen2_moe", "mlp.route", {5, 3, 0}, {8, 6, 0}, 1},
+    {"qwen2_moe", "mlp.experts", {20, 9, 0}, {18, 7, 0}, 2},
+    {"qwen2_moe", "mlp.shared_gate", {1, 1, 0}, {3, 6, 0}, 1},
+    {"qwen2_moe", "mlp.combine", {3, 3, 0}, {5, 1, 0}, 1},
+    {"qwen2_moe", "residual", {2, 0, 0}, {0, 16, 0}, 1},
+    {"qwen2_moe", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"qwen2_moe", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"qwen2_moe", "loss", {5, 5, 0}, {4, 2, 0}, 1},
 };
 // clang-format on
 
@@ -215,6 +235,9 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
     case ModelType::kQwen3Moe:
       // Qwen3-MoE's attention module is Qwen3's: its eager core is Llama's.
       return sdpa || key != "attn.core" ? "qwen3_moe" : "llama_eager";
+    case ModelType::kQwen2Moe:
+      // Qwen2-MoE's attention module is Qwen2's: its eager core is Llama's.
+      return sdpa || key != "attn.core" ? "qwen2_moe" : "llama_eager";
   }
   return "gpt2";
 }

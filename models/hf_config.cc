@@ -1,5 +1,6 @@
 #include "models/hf_config.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,19 +18,18 @@ namespace {
 using json::Json;
 using json::ObjectReader;
 
-constexpr std::string_view kModelTypes[] = {"gpt2",  "llama",   "mistral",  "qwen2",
-                                            "qwen3", "mixtral", "qwen3_moe"};
+constexpr std::string_view kModelTypes[] = {"gpt2",  "llama",   "mistral",   "qwen2",
+                                            "qwen3", "mixtral", "qwen3_moe", "qwen2_moe"};
 
 // Hugging Face model types people train with DeepSpeed that zerosim does not model yet, and what
-// sets each apart. A near-miss suggestion would be wrong for these ("qwen2_moe" is not a misspelt
-// "qwen2": Qwen2-57B-A14B's 64 experts and shared expert hold 57 B parameters, of which 14 B are
-// active per token), so they are named as not modelled instead.
+// sets each apart. A near-miss suggestion would be wrong for these ("gemma" is not a misspelt
+// "llama": its embedding is scaled by sqrt(hidden) and its norms multiply by 1 + w), so they are
+// named as not modelled instead.
 struct Unmodelled {
   std::string_view type;
   std::string_view what;
 };
 constexpr Unmodelled kUnmodelled[] = {
-    {"qwen2_moe", "a mixture of experts"},
     {"deepseek_v2", "a mixture of experts with multi-head latent attention"},
     {"deepseek_v3", "a mixture of experts with multi-head latent attention"},
     {"gemma", "Gemma's scaled embedding and (1 + w) norms"},
@@ -157,6 +157,8 @@ FamilyDefaults family_defaults(ModelType type) {
       // configuration_qwen3_moe.py: num_key_value_heads 4; no head_dim attribute, so
       // Qwen3MoeAttention takes hidden_size / num_attention_heads.
       return {4, 32768, 0};
+    case ModelType::kQwen2Moe:  // configuration_qwen2_moe.py: num_key_value_heads 16
+      return {16, 32768, 0};
     default:
       return {0, 2048, 0};
   }
@@ -167,8 +169,8 @@ FamilyDefaults family_defaults(ModelType type) {
 std::int64_t sliding_window(ObjectReader& r, ModelType type) {
   if (type == ModelType::kLlama) return 0;
   if (type == ModelType::kMixtral && !r.has("sliding_window")) return 0;
-  const bool use_flag =
-      type == ModelType::kQwen2 || type == ModelType::kQwen3 || type == ModelType::kQwen3Moe;
+  const bool use_flag = type == ModelType::kQwen2 || type == ModelType::kQwen3 ||
+                        type == ModelType::kQwen3Moe || type == ModelType::kQwen2Moe;
   if (use_flag && !optional_bool(r, "use_sliding_window", false)) return 0;
   if (r.has("sliding_window") && r.raw("sliding_window")->is_null()) return 0;
   return optional_size(r, "sliding_window", 4096, kMaxPositions).value_or(0);
@@ -176,7 +178,9 @@ std::int64_t sliding_window(ObjectReader& r, ModelType type) {
 
 // MixtralConfig's experts: num_local_experts 8, num_experts_per_tok 2 by default, the top-k
 // weights always renormalised. Qwen3MoeConfig's: num_experts 128, num_experts_per_tok 8,
-// renormalised when norm_topk_prob (false by default), every layer sparse unless
+// renormalised when norm_topk_prob (false by default); Qwen2MoeConfig's num_experts 60,
+// num_experts_per_tok 4, norm_topk_prob false and a shared expert of
+// shared_expert_intermediate_size 5632. Both have every layer sparse unless
 // decoder_sparse_step or mlp_only_layers make some dense (not modelled: an error). The router's
 // jitter (Mixtral's training-time multiply of the block's input by uniform noise) and the
 // auxiliary load-balancing loss (output_router_logits) add elementwise work over t·h and t·E
@@ -184,8 +188,16 @@ std::int64_t sliding_window(ObjectReader& r, ModelType type) {
 void read_moe(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const bool mixtral = type == ModelType::kMixtral;
   const char* experts_key = mixtral ? "num_local_experts" : "num_experts";
-  const auto experts = optional_size(r, experts_key, mixtral ? 8 : 128, kMaxExperts);
-  const auto top_k = optional_size(r, "num_experts_per_tok", mixtral ? 2 : 8, kMaxExperts);
+  const bool qwen2 = type == ModelType::kQwen2Moe;
+  const auto experts = optional_size(r, experts_key, mixtral ? 8 : qwen2 ? 60 : 128, kMaxExperts);
+  const auto top_k = optional_size(r, "num_experts_per_tok",
+                                   mixtral ? 2
+                                   : qwen2 ? 4
+                                           : 8,
+                                   kMaxExperts);
+  const auto shared =
+      qwen2 ? optional_size(r, "shared_expert_intermediate_size", 5632, kMaxIntermediateSize)
+            : std::optional<std::int64_t>(0);
   const bool normalize = mixtral || optional_bool(r, "norm_topk_prob", false);
   if (!mixtral) {
     const auto step = optional_size(r, "decoder_sparse_step", 1, kMaxLayers);
@@ -215,14 +227,17 @@ void read_moe(ObjectReader& r, ModelType type, ModelSpec* spec) {
              "the auxiliary load-balancing loss over every layer's router logits (t x E) is not "
              "priced");
   }
-  if (!experts || !top_k) return;
+  if (!experts || !top_k || !shared) return;
   if (*top_k > *experts) {
     r.report("num_experts_per_tok", Severity::kError, "out-of-range",
              std::to_string(*top_k) + " is not allowed; expected at most " + experts_key + " = " +
                  std::to_string(*experts));
     return;
   }
-  spec->moe = {.num_experts = *experts, .experts_per_token = *top_k, .normalize_top_k = normalize};
+  spec->moe = {.num_experts = *experts,
+               .experts_per_token = *top_k,
+               .normalize_top_k = normalize,
+               .shared_expert_size = *shared};
 }
 
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
@@ -231,13 +246,16 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const auto h = required_size(r, "hidden_size", kMaxHiddenSize);
   const auto layers = required_size(r, "num_hidden_layers", kMaxLayers);
   const auto heads = required_size(r, "num_attention_heads", kMaxHiddenSize);
-  // Qwen3-MoE's experts are moe_intermediate_size wide; its intermediate_size is the dense MLP's,
-  // which no layer has when every layer is sparse.
-  const bool qwen3_moe = type == ModelType::kQwen3Moe;
-  const auto inner = qwen3_moe
-                         ? optional_size(r, "moe_intermediate_size", 768, kMaxIntermediateSize)
-                         : required_size(r, "intermediate_size", kMaxIntermediateSize);
-  if (qwen3_moe) optional_size(r, "intermediate_size", 6144, kMaxIntermediateSize);
+  // Qwen3-MoE's and Qwen2-MoE's experts are moe_intermediate_size wide; their intermediate_size
+  // is the dense MLP's, which no layer has when every layer is sparse.
+  const bool qwen3_moe = type == ModelType::kQwen3Moe, qwen2_moe = type == ModelType::kQwen2Moe;
+  const auto inner =
+      qwen3_moe || qwen2_moe
+          ? optional_size(r, "moe_intermediate_size", qwen3_moe ? 768 : 1408, kMaxIntermediateSize)
+          : required_size(r, "intermediate_size", kMaxIntermediateSize);
+  if (qwen3_moe || qwen2_moe) {
+    optional_size(r, "intermediate_size", qwen3_moe ? 6144 : 5632, kMaxIntermediateSize);
+  }
   const auto positions =
       optional_size(r, "max_position_embeddings", defaults.max_positions, kMaxPositions);
   spec->activation = activation(r, "hidden_act", "silu");
@@ -261,10 +279,13 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
     const bool attention_bias = optional_bool(r, "attention_bias", false);
     spec->bias = {.qkv = attention_bias, .attn_out = attention_bias};
     spec->qk_norm = true;
+  } else if (qwen2_moe) {
+    // Qwen2MoeAttention: q/k/v take qkv_bias (true by default), o_proj none.
+    spec->bias = {.qkv = optional_bool(r, "qkv_bias", true)};
   } else {
     spec->bias = {.qkv = type == ModelType::kQwen2};  // Qwen2Attention: q/k/v bias=True
   }
-  if (mixtral || qwen3_moe) read_moe(r, type, spec);
+  if (mixtral || qwen3_moe || qwen2_moe) read_moe(r, type, spec);
   // 0 stands for num_attention_heads (an explicit null, or llama's absent key) and for a
   // derived head_dim.
   const bool kv_given = r.has("num_key_value_heads");
@@ -292,6 +313,16 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   spec->position = PositionKind::kRotary;
   spec->norm = NormKind::kRmsNorm;
   spec->mlp = MlpKind::kSwiGlu;
+  if (spec->moe.enabled() && expert_parameters(*spec) > static_cast<double>(kMaxExpertParameters)) {
+    char total[32];
+    std::snprintf(total, sizeof total, "%.3g", expert_parameters(*spec));
+    const char* key = type == ModelType::kMixtral ? "num_local_experts" : "num_experts";
+    r.report(key, Severity::kError, "out-of-range",
+             std::to_string(spec->moe.num_experts) + " experts of 3 x " + std::to_string(*h) +
+                 " x " + std::to_string(*inner) + " over " + std::to_string(*layers) +
+                 " layers make " + total + " parameters; expected at most " +
+                 std::to_string(kMaxExpertParameters) + " (2^52) in all");
+  }
 }
 
 // config.json's torch_dtype (transformers 5 writes dtype), in zerosim's names; "" when absent
@@ -322,7 +353,7 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
   if (!r.has("model_type")) {
     r.report("model_type", Severity::kError, "missing-key",
              "required key is missing; expected one of \"gpt2\", \"llama\", \"mistral\", "
-             "\"qwen2\", \"qwen3\", \"mixtral\", \"qwen3_moe\"");
+             "\"qwen2\", \"qwen3\", \"mixtral\", \"qwen3_moe\", \"qwen2_moe\"");
     return;
   }
   if (const Json* v = r.raw("model_type"); v->is_string()) {
@@ -332,8 +363,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
       r.report("model_type", Severity::kError, "unmodelled-model",
                "\"" + name + "\" (" + std::string(u.what) +
                    ") is not modelled yet; zerosim models \"gpt2\", \"llama\", \"mistral\", "
-                   "\"qwen2\", \"qwen3\", \"mixtral\" and \"qwen3_moe\", and would "
-                   "mispredict it as any of them");
+                   "\"qwen2\", \"qwen3\", \"mixtral\", \"qwen3_moe\" and \"qwen2_moe\", "
+                   "and would mispredict it as any of them");
       return;
     }
   }
@@ -344,12 +375,13 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     read_gpt2(r, spec);
     return;
   }
-  spec->model_type = *type == "llama"     ? ModelType::kLlama
-                     : *type == "mistral" ? ModelType::kMistral
-                     : *type == "qwen2"   ? ModelType::kQwen2
-                     : *type == "qwen3"   ? ModelType::kQwen3
-                     : *type == "mixtral" ? ModelType::kMixtral
-                                          : ModelType::kQwen3Moe;
+  spec->model_type = *type == "llama"       ? ModelType::kLlama
+                     : *type == "mistral"   ? ModelType::kMistral
+                     : *type == "qwen2"     ? ModelType::kQwen2
+                     : *type == "qwen3"     ? ModelType::kQwen3
+                     : *type == "mixtral"   ? ModelType::kMixtral
+                     : *type == "qwen3_moe" ? ModelType::kQwen3Moe
+                                            : ModelType::kQwen2Moe;
   read_llama_family(r, spec->model_type, spec);
 }
 

@@ -56,11 +56,12 @@ Status validate_structure(const ModelSpec& spec) {
                                      ? "has no q/k norms (qk_norm is qwen3's and qwen3_moe's)"
                                      : "has q/k norms (qk_norm)");
   }
-  const bool moe =
-      spec.model_type == ModelType::kMixtral || spec.model_type == ModelType::kQwen3Moe;
+  const bool moe = spec.model_type == ModelType::kMixtral ||
+                   spec.model_type == ModelType::kQwen3Moe ||
+                   spec.model_type == ModelType::kQwen2Moe;
   if (spec.moe.enabled() != moe) {
     return structure_error(spec, moe ? "has experts (moe.num_experts >= 1)"
-                                     : "has a dense MLP (experts are mixtral's and qwen3_moe's)");
+                                     : "has a dense MLP (experts are the MoE families')");
   }
   if (moe) {
     if (spec.moe.num_experts > kMaxExperts) {
@@ -73,11 +74,32 @@ Status validate_structure(const ModelSpec& spec) {
           "an integer from 1 to moe.num_experts = " + std::to_string(spec.moe.num_experts));
     }
     if (spec.bias.mlp) return structure_error(spec, "has no MLP biases (its experts have none)");
+    const bool shared = spec.model_type == ModelType::kQwen2Moe;
+    if ((spec.moe.shared_expert_size > 0) != shared) {
+      return structure_error(spec, shared ? "has a shared expert (moe.shared_expert_size >= 1)"
+                                          : "has no shared expert (qwen2_moe's)");
+    }
+    if (spec.moe.shared_expert_size > kMaxIntermediateSize) {
+      return field_error(spec, "moe.shared_expert_size",
+                         std::to_string(spec.moe.shared_expert_size),
+                         "an integer from 1 to " + std::to_string(kMaxIntermediateSize));
+    }
+    if (expert_parameters(spec) > static_cast<double>(kMaxExpertParameters)) {
+      return field_error(spec, "moe.num_experts", std::to_string(spec.moe.num_experts),
+                         "at most " + std::to_string(kMaxExpertParameters) +
+                             " expert parameters in all (num_experts x 3 x hidden_size x "
+                             "intermediate_size x num_layers)");
+    }
   }
   return Status::ok();
 }
 
 }  // namespace
+
+double expert_parameters(const ModelSpec& spec) {
+  return static_cast<double>(spec.moe.num_experts) * 3 * static_cast<double>(spec.hidden_size) *
+         static_cast<double>(spec.intermediate_size) * static_cast<double>(spec.num_layers);
+}
 
 std::string_view model_type_name(ModelType t) {
   switch (t) {
@@ -95,6 +117,8 @@ std::string_view model_type_name(ModelType t) {
       return "mixtral";
     case ModelType::kQwen3Moe:
       return "qwen3_moe";
+    case ModelType::kQwen2Moe:
+      return "qwen2_moe";
   }
   ZS_UNREACHABLE();
 }

@@ -1,10 +1,10 @@
 // ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
 // it.
 //
-// One struct covers the seven Hugging Face families zerosim knows (model_type gpt2, llama,
-// mistral, qwen2, qwen3, mixtral, qwen3_moe); the differences between them are explicit fields
-// rather than code paths keyed on the family, so a spec read from a config.json and a zoo entry are
-// interchangeable:
+// One struct covers the eight Hugging Face families zerosim knows (model_type gpt2, llama,
+// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe); the differences between them are explicit
+// fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
+// entry are interchangeable:
 //
 //   family   positions  norm                  MLP                       linear biases   dropout
 //   gpt2     learned    LayerNorm (w + b)     GELU, 2 matrices (h->4h)  all             0.1 x 3
@@ -14,12 +14,14 @@
 //   qwen3    rotary     RMSNorm, and on q, k  SwiGLU                    none*           none*
 //   mixtral  rotary     RMSNorm               SwiGLU experts, top-k     none            none*
 //   qwen3_moe rotary    RMSNorm, and on q, k  SwiGLU experts, top-k     none*           none*
+//   qwen2_moe rotary    RMSNorm               SwiGLU experts + shared   q/k/v*          none*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
 //   Mixtral's and Qwen3-MoE's MLP is a sparse mixture of experts: a router and num_experts
 //   SwiGLU experts of width intermediate_size (Qwen3-MoE's moe_intermediate_size), each token
-//   sent to experts_per_token of them; see MoeSpec.)
+//   sent to experts_per_token of them; Qwen2-MoE's adds a shared expert every token passes
+//   through; see MoeSpec.)
 //
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
@@ -34,7 +36,7 @@
 
 namespace zs::models {
 
-enum class ModelType { kGpt2, kLlama, kMistral, kQwen2, kQwen3, kMixtral, kQwen3Moe };
+enum class ModelType { kGpt2, kLlama, kMistral, kQwen2, kQwen3, kMixtral, kQwen3Moe, kQwen2Moe };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
   kRmsNorm,    // y = x / sqrt(mean(x^2) + eps) * weight
@@ -78,6 +80,10 @@ struct MoeSpec {
   std::int64_t experts_per_token = 0;  // k: HF num_experts_per_tok
   // The top-k weights divided by their sum (Mixtral always; Qwen3-MoE's norm_topk_prob).
   bool normalize_top_k = true;
+  // Qwen2-MoE's shared expert: a SwiGLU MLP of this width (shared_expert_intermediate_size) that
+  // every token passes through, scaled by sigmoid(shared_expert_gate(x)) [h -> 1] and added to
+  // the routed experts' output (modeling_qwen2_moe.py Qwen2MoeSparseMoeBlock); 0: none.
+  std::int64_t shared_expert_size = 0;
 
   bool enabled() const { return num_experts > 0; }
   bool operator==(const MoeSpec&) const = default;
@@ -106,7 +112,7 @@ struct ModelSpec {
   // An RMSNorm over head_dim on every head's query and key, each with head_dim weights
   // (Qwen3Attention's q_norm and k_norm).
   bool qk_norm = false;
-  MoeSpec moe;                      // mixtral's and qwen3_moe's; none for the dense families
+  MoeSpec moe;  // mixtral's, qwen3_moe's and qwen2_moe's; none for the dense families
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
   // The dtype the checkpoint is stored in, as config.json's torch_dtype (dtype from transformers
   // 5) states it: "fp32", "bf16" or "fp16"; "" when it states none or another. Only the host
@@ -127,7 +133,8 @@ struct ModelSpec {
   bool operator==(const ModelSpec&) const = default;
 };
 
-// "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe": the HF model_type string.
+// "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe": the HF
+// model_type string.
 std::string_view model_type_name(ModelType t);
 std::string_view norm_kind_name(NormKind k);
 std::string_view mlp_kind_name(MlpKind k);
@@ -149,6 +156,11 @@ inline constexpr std::int64_t kMaxPositions = std::int64_t{1} << 24;
 // DeepSeek-V3 routes over 256 experts, Qwen3-MoE 128; 4096 leaves room without letting E * 3hI
 // pass kMaxHiddenSize * kMaxIntermediateSize * 2^14 < 2^50.
 inline constexpr std::int64_t kMaxExperts = 4096;
+// Every layer's experts together (E x 3 x h x I x layers): 2^52, 6,700x DeepSeek-V3's 671 B
+// parameters, keeps every byte count of their model states inside 64-bit integers.
+inline constexpr std::int64_t kMaxExpertParameters = std::int64_t{1} << 52;
+// E x 3 x h x I x layers for `spec`'s experts, in floating point (it may pass any integer).
+double expert_parameters(const ModelSpec& spec);
 
 // Returns OK if `spec` describes a model that can be built, else kInvalidArgument naming the
 // model, the field and its value. Checks: every size > 0 and at most its kMax* above (heads and
@@ -156,9 +168,11 @@ inline constexpr std::int64_t kMaxExperts = 4096;
 // dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
 // num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral,
-// qwen2, qwen3, mixtral and qwen3_moe have rotary positions, RMSNorm and SwiGLU; qwen3 and
-// qwen3_moe and only they have qk_norm; mixtral and qwen3_moe and only they have experts, 1 <=
-// experts_per_token <= num_experts <= kMaxExperts, and no MLP bias. Biases and dropout are free.
+// qwen2, qwen3, mixtral, qwen3_moe and qwen2_moe have rotary positions, RMSNorm and SwiGLU;
+// qwen3 and qwen3_moe and only they have qk_norm; the three MoE families and only they have
+// experts (qwen2_moe and only it a shared expert, at most kMaxIntermediateSize wide), 1 <=
+// experts_per_token <= num_experts <= kMaxExperts, at most kMaxExpertParameters in all, and no
+// MLP bias. Biases and dropout are free.
 // For the llama family head_dim * num_heads need not equal hidden_size (HF allows an explicit
 // head_dim).
 Status validate(const ModelSpec& spec);

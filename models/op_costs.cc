@@ -214,6 +214,19 @@ OpCosts moe_experts_costs(const MoeShape& m, Bytes e) {
                  .bwd_grad_bytes = e * (2 * s * h + 2 * 2 * s * I)};
 }
 
+// Qwen2MoeSparseMoeBlock's last line: sigmoid(g) [t], times the shared expert's output [t, h],
+// plus the experts' [t, h]; eager, three kernels forward; backward the product's two gradients
+// (one a row sum into [t]) and the sigmoid's.
+OpCosts moe_combine_costs(const MoeShape& m, Bytes e) {
+  ZS_CHECK(m.tokens > 0 && m.hidden > 0);
+  const std::int64_t t = m.tokens, n = t * m.hidden;
+  return OpCosts{.fwd_flops = 2 * n + 4 * t,
+                 .bwd_flops = 3 * n + 3 * t,
+                 .fwd_hbm_bytes = e * (5 * n + 3 * t),
+                 .bwd_hbm_bytes = e * (5 * n + 5 * t),
+                 .bwd_grad_bytes = e * (2 * n + t)};
+}
+
 }  // namespace
 
 std::int64_t attention_pairs(std::int64_t seq, bool causal) {
@@ -244,6 +257,8 @@ OpCosts op_costs(OpKind kind, const OpShape& shape, std::int64_t act_bytes) {
       return moe_route_costs(payload<MoeShape>(shape), act_bytes);
     case OpKind::kMoeExperts:
       return moe_experts_costs(payload<MoeShape>(shape), act_bytes);
+    case OpKind::kMoeCombine:
+      return moe_combine_costs(payload<MoeShape>(shape), act_bytes);
   }
   ZS_UNREACHABLE();
 }

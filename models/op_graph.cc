@@ -213,27 +213,53 @@ class OpListBuilder {
   // product is the second grouped GEMM's input), that GEMM's output [S, h] (scaled by the
   // weights), the sorted fp32 weights, the sort's int64 permutation and its inverse, and the
   // pre-mask's bool rows. S = t·k.
+  // Qwen2-MoE (modeling_qwen2_moe.py Qwen2MoeSparseMoeBlock.forward) runs its shared expert (a
+  // SwiGLU MLP of width shared_expert_size) first, then the router and experts, then
+  // shared_expert_gate [h -> 1] and mlp.combine: sigmoid(gate) * shared + experts, the block's
+  // output (it keeps the sigmoid's output and the shared expert's for the product's backward).
   int add_moe(const std::string& p, int i, int norm) {
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
     const std::int64_t E = spec_.moe.num_experts, k = spec_.moe.experts_per_token, S = t_ * k;
     const std::string module = "model.layers." + std::to_string(i) + ".mlp.";
     const MoeShape shape{.tokens = t_, .hidden = h, .inner = I, .experts = E, .top_k = k};
+    const std::int64_t Is = spec_.moe.shared_expert_size;
+    int shared = -1;
+    if (Is > 0) {
+      const std::string se = module + "shared_expert.";
+      const int gate = add(p + "mlp.shared.gate", OpKind::kLinear, i, {se + "gate_proj"}, {norm},
+                           GemmShape{t_, Is, h, false}, {act("input", t_ * h)});
+      const int up = add(p + "mlp.shared.up", OpKind::kLinear, i, {se + "up_proj"}, {norm},
+                         GemmShape{t_, Is, h, false}, {});
+      const int act_op =
+          add(p + "mlp.shared.act", OpKind::kSwiGlu, i, {}, {gate, up}, ElementwiseShape{t_ * Is},
+              {act("gate", t_ * Is), act("silu_out", t_ * Is), act("up", t_ * Is)});
+      shared = add(p + "mlp.shared.down", OpKind::kLinear, i, {se + "down_proj"}, {act_op},
+                   GemmShape{t_, h, Is, false}, {act("input", t_ * Is)});
+    }
+    // The router reads the tensor the shared expert's gate_proj saved, when there is one.
+    std::vector<SavedTensor> router_saved;
+    if (shared < 0) router_saved.push_back(act("input", t_ * h));
     const int router = add(p + "mlp.router", OpKind::kLinear, i, {module + "gate"}, {norm},
-                           GemmShape{t_, E, h, false}, {act("input", t_ * h)});
+                           GemmShape{t_, E, h, false}, std::move(router_saved));
     const int route = add(p + "mlp.route", OpKind::kMoeRoute, i, {}, {router}, shape,
                           {{"probs (fp32)", kFp32Bytes * t_ * E},
                            {"top_k ids (int64)", kInt64Bytes * S},
                            {"top_k weights (fp32)", kFp32Bytes * (S + t_)}});
-    return add(p + "mlp.experts", OpKind::kMoeExperts, i, {module + "experts"}, {norm, route},
-               shape,
-               {act("gathered rows", S * h),
-                act("gate_up", S * 2 * I),
-                act("silu_out", S * I),
-                act("product", S * I),
-                act("down", S * h),
-                {"sorted weights (fp32)", kFp32Bytes * S},
-                {"permutations (int64)", 2 * kInt64Bytes * S},
-                {"pre-mask (bool)", kMaskBytes * S}});
+    const int experts =
+        add(p + "mlp.experts", OpKind::kMoeExperts, i, {module + "experts"}, {norm, route}, shape,
+            {act("gathered rows", S * h),
+             act("gate_up", S * 2 * I),
+             act("silu_out", S * I),
+             act("product", S * I),
+             act("down", S * h),
+             {"sorted weights (fp32)", kFp32Bytes * S},
+             {"permutations (int64)", 2 * kInt64Bytes * S},
+             {"pre-mask (bool)", kMaskBytes * S}});
+    if (shared < 0) return experts;
+    const int gate = add(p + "mlp.shared_gate", OpKind::kLinear, i, {module + "shared_expert_gate"},
+                         {norm}, GemmShape{t_, 1, h, false}, {});
+    return add(p + "mlp.combine", OpKind::kMoeCombine, i, {}, {experts, shared, gate}, shape,
+               {act("sigmoid", t_), act("shared", t_ * h)});
   }
 
   // Adds resid_ + op `branch`'s output; returns its index (the new residual stream).

@@ -32,6 +32,8 @@ std::string_view op_kind_name(OpKind k) {
       return "moe_route";
     case OpKind::kMoeExperts:
       return "moe_experts";
+    case OpKind::kMoeCombine:
+      return "moe_combine";
   }
   ZS_UNREACHABLE();
 }

@@ -58,8 +58,10 @@ enum class OpKind {
   kMoeRoute,    // fp32 softmax of the router logits over E, top-k, the k weights renormalized
   kMoeExperts,  // sort the t·k (token, expert) pairs by expert, gather, grouped gate_up GEMM,
                 // silu(gate)·up, grouped down GEMM, scale by the weights, unsort, sum the k
+  kMoeCombine,  // Qwen2-MoE: sigmoid of the shared expert's gate [t] times its output, plus the
+                // routed experts' output (MoeShape's tokens and hidden)
 };
-inline constexpr int kOpKindCount = static_cast<int>(OpKind::kMoeExperts) + 1;
+inline constexpr int kOpKindCount = static_cast<int>(OpKind::kMoeCombine) + 1;
 std::string_view op_kind_name(OpKind k);
 
 // Y[m, n] = X[m, k] · W[k, n] (+ bias[n]); m = t tokens.

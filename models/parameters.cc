@@ -103,13 +103,21 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
     if (m.moe.enabled()) {
       // modeling_mixtral.py MixtralSparseMoeBlock(gate: MixtralTopKRouter.weight [E, h],
       // experts: MixtralExperts.gate_up_proj [E, 2I, h], down_proj [E, h, I]);
-      // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock registers its experts before its gate.
+      // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock registers its experts before its gate;
+      // modeling_qwen2_moe.py Qwen2MoeSparseMoeBlock its gate, experts, shared_expert
+      // (Qwen2MoeMLP) and shared_expert_gate (Linear h -> 1).
       const std::int64_t E = m.moe.num_experts;
-      const bool gate_first = m.model_type == ModelType::kMixtral;
+      const bool gate_first = m.model_type != ModelType::kQwen3Moe;
       if (gate_first) b->add(p + "mlp.gate", i, {E, h});
       b->add_named(p + "mlp.experts", "gate_up_proj", i, {E, 2 * I, h});
       b->add_named(p + "mlp.experts", "down_proj", i, {E, h, I});
       if (!gate_first) b->add(p + "mlp.gate", i, {E, h});
+      if (const std::int64_t S = m.moe.shared_expert_size; S > 0) {
+        b->add(p + "mlp.shared_expert.gate_proj", i, {S, h});
+        b->add(p + "mlp.shared_expert.up_proj", i, {S, h});
+        b->add(p + "mlp.shared_expert.down_proj", i, {h, S});
+        b->add(p + "mlp.shared_expert_gate", i, {1, h});
+      }
     } else {
       b->add(p + "mlp.gate_proj", i, {I, h}, m.bias.mlp ? I : 0);
       b->add(p + "mlp.up_proj", i, {I, h}, m.bias.mlp ? I : 0);

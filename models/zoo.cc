@@ -42,6 +42,8 @@ constexpr ZooRow kZoo[] = {
   // Qwen3-30B-A3B: 128 experts of width 768 (moe_intermediate_size), 8 per token with
   // norm_topk_prob, head_dim 128 (not hidden / heads = 64); 30,532,122,624 parameters.
   {"qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B",           ModelType::kQwen3Moe, 151936, 2048, 48,   32,   4,  768,   40960,    false, 1e-6, 0},
+  // Qwen1.5-MoE-A2.7B: 60 experts of width 1408, 4 per token, and a shared expert of width 5632.
+  {"qwen1.5-moe-a2.7b", "Qwen/Qwen1.5-MoE-A2.7B",   ModelType::kQwen2Moe, 151936, 2048, 24,   16,   16, 1408,  8192,     false, 1e-6, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -87,6 +89,7 @@ constexpr Alias kAliases[] = {
     {"mixtral-8x7b-v0.1", "mixtral-8x7b"},
     {"mistralai/mixtral-8x7b-v0.1", "mixtral-8x7b"},
     {"qwen/qwen3-30b-a3b", "qwen3-30b-a3b"},
+    {"qwen/qwen1.5-moe-a2.7b", "qwen1.5-moe-a2.7b"},
     {"tiny", "tiny-gpt"},
     {"tiny-gpt2", "tiny-gpt"},
     {"gpt2-tiny", "tiny-gpt"},
@@ -109,12 +112,19 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
   spec->mlp = MlpKind::kSwiGlu;
   spec->activation = "silu";
   spec->bias = {};
-  if (type == ModelType::kQwen2) spec->bias.qkv = true;  // Qwen2Attention: q/k/v bias=True
+  // Qwen2Attention: q/k/v bias=True; Qwen2MoeAttention: qkv_bias, true by default.
+  if (type == ModelType::kQwen2 || type == ModelType::kQwen2Moe) spec->bias.qkv = true;
   // Qwen3Attention and Qwen3MoeAttention: q_norm, k_norm.
   spec->qk_norm = type == ModelType::kQwen3 || type == ModelType::kQwen3Moe;
   if (type == ModelType::kMixtral) spec->moe = {.num_experts = 8, .experts_per_token = 2};
   if (type == ModelType::kQwen3Moe) {
     spec->moe = {.num_experts = 128, .experts_per_token = 8, .normalize_top_k = true};
+  }
+  if (type == ModelType::kQwen2Moe) {
+    spec->moe = {.num_experts = 60,
+                 .experts_per_token = 4,
+                 .normalize_top_k = false,
+                 .shared_expert_size = 5632};
   }
   spec->dropout = {};
 }
@@ -136,12 +146,13 @@ ModelSpec spec_from_row(const ZooRow& row) {
   spec.norm_eps = row.eps;
   spec.sliding_window = row.sliding_window;
   // rope_theta of the families' config.json files (models/hf_configs/): Llama-3 500000, Qwen2,
-  // Qwen3 and Mixtral 1000000, the rest HF's default 10000.
+  // Qwen3, Mixtral and the Qwen MoE models 1000000, the rest HF's default 10000.
   if (row.name == std::string_view("llama3-8b") || row.name == std::string_view("llama3-70b")) {
     spec.rope_theta = 500000.0;
   } else if (row.name == std::string_view("qwen2-7b") || row.name == std::string_view("qwen3-8b") ||
              row.name == std::string_view("mixtral-8x7b") ||
-             row.name == std::string_view("qwen3-30b-a3b")) {
+             row.name == std::string_view("qwen3-30b-a3b") ||
+             row.name == std::string_view("qwen1.5-moe-a2.7b")) {
     spec.rope_theta = 1000000.0;
   }
   if (row.name == std::string_view("qwen3-30b-a3b")) spec.head_dim = 128;

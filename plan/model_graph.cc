@@ -30,11 +30,29 @@ GradFlow make_grad_flow(const ModelGraph& g) {
   return f;
 }
 
-// stage3.py create_reduce_and_remove_grad_hooks: a leaf's parameters get no gradient hook; a
-// full backward hook on the leaf reduces them all, in fp16_groups (registration) order, once
-// the gradient of the leaf's input exists, i.e. after its first block's backward.
+// Stage 3's order of reduction. stage3.py create_reduce_and_remove_grad_hooks: a leaf's
+// parameters get no gradient hook; a full backward hook on the leaf reduces them all, in
+// fp16_groups (registration) order, once the gradient of the leaf's input exists, i.e. after its
+// first block's backward.
 GradFlow make_stage3_flow(const ModelGraph& g) {
   GradFlow f = g.flow;
+  // zero.Init replaces torch.nn.functional.linear with zero3_linear_wrap
+  // (partition_parameters.py _enable_mem_efficient_linear, memory_efficient_linear true by
+  // default), whose backward returns grad_input, grad_weight, grad_bias (zero/linear.py
+  // LinearFunctionForZeroStage3): an nn.Linear's weight gradient is reduced before its bias's,
+  // as the oracle's Qwen2-MoE runs show. GPT-2's Conv1D calls torch.addmm itself and keeps
+  // autograd's order, bias first.
+  if (g.spec.model_type != models::ModelType::kGpt2) {
+    for (std::vector<int>& done : f.completed) {
+      for (std::size_t i = 0; i + 1 < done.size(); ++i) {
+        const models::ParamTensor& a = g.params[done[i]];
+        const models::ParamTensor& b = g.params[done[i + 1]];
+        if (a.module == b.module && a.name.ends_with(".bias") && b.name.ends_with(".weight")) {
+          std::swap(done[i], done[i + 1]);
+        }
+      }
+    }
+  }
   for (int m : g.modules.leaves) {
     const FetchedModule& leaf = g.modules.modules[m];
     for (std::vector<int>& done : f.completed) {

@@ -69,12 +69,13 @@ Node gpt2_tree(int layers, bool eager, const std::string& act) {
 // k_proj (modeling_qwen3.py).
 Node llama_tree(const models::ModelSpec& spec) {
   const std::string type(models::model_type_name(spec.model_type));
-  const std::string prefix = type == "llama"     ? "Llama"
-                             : type == "mistral" ? "Mistral"
-                             : type == "qwen2"   ? "Qwen2"
-                             : type == "qwen3"   ? "Qwen3"
-                             : type == "mixtral" ? "Mixtral"
-                                                 : "Qwen3Moe";
+  const std::string prefix = type == "llama"       ? "Llama"
+                             : type == "mistral"   ? "Mistral"
+                             : type == "qwen2"     ? "Qwen2"
+                             : type == "qwen3"     ? "Qwen3"
+                             : type == "mixtral"   ? "Mixtral"
+                             : type == "qwen3_moe" ? "Qwen3Moe"
+                                                   : "Qwen2Moe";
   const std::string c = "transformers.models." + type + ".modeling_" + type + "." + prefix;
   const std::string norm = c + "RMSNorm";
   Node model{"model",
@@ -98,11 +99,21 @@ Node llama_tree(const models::ModelSpec& spec) {
     // gating calls act_fn (modeling_mixtral.py MixtralSparseMoeBlock.forward,
     // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock.forward; integrations/moe.py
     // _default_apply_gate).
+    // Qwen2-MoE's calls its shared expert (a Qwen2MoeMLP) first and its shared_expert_gate last
+    // (modeling_qwen2_moe.py Qwen2MoeSparseMoeBlock.forward).
     if (spec.moe.enabled()) {
-      mlp.cls = c + "SparseMoeBlock";
-      mlp.children = {
-          leaf(p + ".mlp.gate", c + "TopKRouter"),
-          Node{p + ".mlp.experts", c + "Experts", {leaf(p + ".mlp.experts.act_fn", act)}}};
+      // The shared expert is the dense MLP's module under another name.
+      Node shared = std::move(mlp);
+      shared.name = p + ".mlp.shared_expert";
+      for (Node& n : shared.children) n.name = shared.name + n.name.substr(p.size() + 4);
+      mlp = Node{p + ".mlp", c + "SparseMoeBlock", {}};
+      if (spec.moe.shared_expert_size > 0) mlp.children.push_back(std::move(shared));
+      mlp.children.push_back(leaf(p + ".mlp.gate", c + "TopKRouter"));
+      mlp.children.push_back(
+          Node{p + ".mlp.experts", c + "Experts", {leaf(p + ".mlp.experts.act_fn", act)}});
+      if (spec.moe.shared_expert_size > 0) {
+        mlp.children.push_back(leaf(p + ".mlp.shared_expert_gate", kLinear));
+      }
     }
     model.children.push_back(Node{p,
                                   c + "DecoderLayer",

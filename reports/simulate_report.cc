@@ -126,8 +126,13 @@ std::string render_experts_text(const sim::ExpertShare& e, const sim::Simulation
   const plan::Layout& l = r.built.layout;
   const models::MoeSpec& moe = l.graph->spec.moe;
   char buf[512];
-  std::string out = "\nExperts (" + std::to_string(moe.num_experts) + " per layer, " +
-                    std::to_string(moe.experts_per_token) + " routed per token):\n";
+  std::string out =
+      "\nExperts (" + std::to_string(moe.num_experts) + " per layer, " +
+      std::to_string(moe.experts_per_token) + " routed per token" +
+      (moe.shared_expert_size > 0 ? ", and a shared expert of width " +
+                                        std::to_string(moe.shared_expert_size) + " counted as dense"
+                                  : "") +
+      "):\n";
   std::snprintf(buf, sizeof buf, "of %s (%.1f%%); %s active per token; routers %s",
                 format_grouped(e.params).c_str(), 100 * e.param_fraction,
                 format_grouped(e.active_params).c_str(), format_grouped(e.router_params).c_str());
@@ -417,6 +422,7 @@ std::string render_simulation_json_text(const sim::SimulationResult& r,
     w.key("experts").begin_object();
     w.key("num_experts").value(l.graph->spec.moe.num_experts);
     w.key("experts_per_token").value(l.graph->spec.moe.experts_per_token);
+    w.key("shared_expert_size").value(l.graph->spec.moe.shared_expert_size);
     w.key("expert_params").value(e->expert_params);
     w.key("router_params").value(e->router_params);
     w.key("active_params").value(e->active_params);

@@ -88,8 +88,16 @@ FAMILY_CONFIGS = {
                   "head_dim": 32, "vocab_size": 1024, "max_position_embeddings": 128,
                   "num_experts": 4, "num_experts_per_tok": 2, "norm_topk_prob": True,
                   "tie_word_embeddings": False},
+    # Qwen2-MoE (Qwen1.5-MoE-A2.7B's family): Qwen2's attention (q/k/v biases) and a sparse MoE
+    # block with a shared expert gated by a sigmoid (4 experts, 2 per token, norm_topk_prob false
+    # as Qwen1.5-MoE-A2.7B sets it)
+    "qwen2_moe": {"model_type": "qwen2_moe", "num_hidden_layers": 2, "hidden_size": 128,
+                  "moe_intermediate_size": 344, "shared_expert_intermediate_size": 344,
+                  "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024,
+                  "max_position_embeddings": 128, "num_experts": 4, "num_experts_per_tok": 2,
+                  "norm_topk_prob": False, "tie_word_embeddings": False},
 }
-MOE = ("mixtral", "qwen3_moe")
+MOE = ("mixtral", "qwen3_moe", "qwen2_moe")
 # The variants measured: (name, family, attention implementation, GPT-2's dropout). GPT-2 comes
 # with dropout 0.1 on embeddings, residuals and attention probabilities (transformers' default);
 # Llama and Qwen2 have none. "eager" is the attention of HF before SDPA (2021-2023 runs).
@@ -104,6 +112,7 @@ VARIANTS = (
     ("qwen3", "qwen3", "sdpa", 0.0),
     ("mixtral", "mixtral", "sdpa", 0.0),
     ("qwen3_moe", "qwen3_moe", "sdpa", 0.0),
+    ("qwen2_moe", "qwen2_moe", "sdpa", 0.0),
 )
 
 
@@ -118,8 +127,10 @@ def build(family, layers, shapes, attn, dropout):
                    num_attention_heads=shapes["heads"],
                    num_key_value_heads=max(1, shapes["heads"] // 2),
                    intermediate_size=shapes["ffn"], max_position_embeddings=max(128, shapes["s"]))
-        if family == "qwen3_moe":
+        if family in ("qwen3_moe", "qwen2_moe"):
             cfg.update(moe_intermediate_size=shapes["ffn"])
+        if family == "qwen2_moe":
+            cfg.update(shared_expert_intermediate_size=shapes["ffn"])
         if family in ("qwen3", "qwen3_moe"):
             cfg.update(head_dim=shapes["h"] // shapes["heads"])
     config = transformers.AutoConfig.for_model(**cfg)
@@ -133,14 +144,17 @@ def role(module, family):
     """The model op a module's own calls go to, or None to look further out."""
     name = type(module).__name__
     if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm",
-                "MixtralRMSNorm", "Qwen3MoeRMSNorm"):
+                "MixtralRMSNorm", "Qwen3MoeRMSNorm", "Qwen2MoeRMSNorm"):
         return "norm"
     if name in ("Linear", "Conv1D"):
         return "linear"
     # Mixtral's MoE block: the router's calls (its linear too) go to mlp.route; the block's own,
-    # the experts' and their act_fn's to mlp.experts.
+    # the experts' and their act_fn's to mlp.experts. Qwen2-MoE's block's own calls (the
+    # reshapes, the shared expert's sigmoid gate, the product and the sum) go to mlp.combine.
     if name.endswith("TopKRouter"):
         return "router"
+    if name.endswith("SparseMoeBlock") and family == "qwen2_moe":
+        return "combine"
     if name.endswith("SparseMoeBlock") or name.endswith("Experts"):
         return "experts"
     if name.endswith("Attention"):
@@ -153,7 +167,8 @@ def role(module, family):
     if name in ("Embedding",):
         return "embed"
     if name.endswith("RotaryEmbedding") or name in ("GPT2Model", "LlamaModel", "Qwen2Model",
-                                                    "Qwen3Model", "MixtralModel", "Qwen3MoeModel"):
+                                                    "Qwen3Model", "MixtralModel", "Qwen3MoeModel",
+                                                    "Qwen2MoeModel"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -240,6 +255,10 @@ def op_name(role_, name, family):
                    "lm_head": "lm_head"}
         if leaf == "c_proj":
             return f"layers.{layer}." + ("attn.out_proj" if ".attn." in name else "mlp.down")
+        if leaf == "shared_expert_gate":  # Qwen2-MoE's shared expert's gate, a Linear h -> 1
+            return f"layers.{layer}.mlp.shared_gate"
+        if ".shared_expert." in name:  # Qwen2-MoE's shared expert, an MLP of its own
+            return f"layers.{layer}.mlp.shared." + mapping[leaf].split(".")[1]
         return mapping[leaf] if layer is None else f"layers.{layer}." + mapping[leaf]
     if role_ == "norm":
         if layer is None:
@@ -252,6 +271,10 @@ def op_name(role_, name, family):
         return f"layers.{layer}.attn.core"
     if role_ == "act" and ".experts." in name:  # Mixtral's experts' act_fn
         return f"layers.{layer}.mlp.experts"
+    if role_ == "act" and ".shared_expert" in name:  # Qwen2-MoE's shared expert and its act_fn
+        return f"layers.{layer}.mlp.shared.act"
+    if role_ == "combine":
+        return f"layers.{layer}.mlp.combine"
     if role_ == "act":
         return f"layers.{layer}.mlp.act"
     if role_ == "router":
@@ -363,7 +386,27 @@ def measure(family, shapes, attn="sdpa", dropout=0.0):
                 parts["attn." + n] = part_backward(norm, xh, list(norm.parameters()))
                 own.append(n)
         parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in own), collections.Counter())
-        if family in MOE:
+        if family == "qwen2_moe":
+            se = m.shared_expert
+            parts["mlp.shared.gate"] = part_backward(se.gate_proj, x, list(se.gate_proj.parameters()))
+            parts["mlp.shared.up"] = part_backward(se.up_proj, x, list(se.up_proj.parameters()))
+            xs = torch.randn(shapes["b"], shapes["s"], se.down_proj.in_features, dtype=torch.bfloat16,
+                             requires_grad=True)
+            parts["mlp.shared.down"] = part_backward(se.down_proj, xs, list(se.down_proj.parameters()))
+            shared_all = part_backward(se, x, list(se.parameters()))
+            parts["mlp.shared.act"] = (shared_all - parts["mlp.shared.gate"] - parts["mlp.shared.up"]
+                                       - parts["mlp.shared.down"])
+            parts["mlp.shared_gate"] = part_backward(m.shared_expert_gate, x,
+                                                     list(m.shared_expert_gate.parameters()))
+            # sigmoid(gate) * shared + experts over the block's [t, h] rows.
+            t = shapes["b"] * shapes["s"]
+            g = torch.randn(t, 1, dtype=torch.bfloat16, requires_grad=True)
+            sh = torch.randn(t, shapes["h"], dtype=torch.bfloat16, requires_grad=True)
+            ex = torch.randn(t, shapes["h"], dtype=torch.bfloat16, requires_grad=True)
+            parts["mlp.combine"] = part_backward(lambda s_: torch.sigmoid(g) * s_ + ex, sh, [g, ex])
+            parts["mlp.experts"] = (mlp_all - parts["mlp.route"] - shared_all - parts["mlp.shared_gate"]
+                                    - parts["mlp.combine"])
+        elif family in MOE:
             parts["mlp.experts"] = mlp_all - parts["mlp.route"]
         else:
             parts["mlp.act"] = mlp_all - parts["mlp.gate"] - parts["mlp.up"] - parts["mlp.down"]
@@ -425,8 +468,9 @@ def main():
 
 KINDS = ("embed", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_norm", "attn.k_proj", "attn.k_norm",
          "attn.v_proj", "attn.core",
-         "attn.out_proj", "mlp_norm", "mlp.up", "mlp.gate", "mlp.act", "mlp.down", "mlp.route",
-         "mlp.experts", "residual",
+         "attn.out_proj", "mlp_norm", "mlp.up", "mlp.gate", "mlp.act", "mlp.down",
+         "mlp.shared.gate", "mlp.shared.up", "mlp.shared.act", "mlp.shared.down", "mlp.route",
+         "mlp.experts", "mlp.shared_gate", "mlp.combine", "residual",
          "final_norm", "lm_head", "loss")
 
 

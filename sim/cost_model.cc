@@ -84,6 +84,14 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
       k.bwd_kernels = 16;
       break;
     }
+    case OpKind::kMoeCombine:
+      // Eager: sigmoid, product, add forward; the product's two gradients (one a row sum) and
+      // the sigmoid's backward.
+      k.fwd_s = roofline(fwd_f, fp32_peak, fwd_b, hbm);
+      k.bwd_s = roofline(bwd_f, fp32_peak, bwd_b, hbm);
+      k.fwd_kernels = 3;
+      k.bwd_kernels = 3;
+      break;
     case OpKind::kFlashAttention: {
       const double rate = peak * p.attention_efficiency * p.gemm_sustained;
       k.fwd_s = roofline(fwd_f, rate, fwd_b, hbm);
@@ -190,6 +198,7 @@ OpKind cpu_unit_kind(OpKind kind) {
   if (kind == OpKind::kFlashAttention) return OpKind::kAttention;
   // No CPU kernel of its own yet: a row softmax, as the loss's log-softmax (uncalibrated).
   if (kind == OpKind::kMoeRoute) return OpKind::kCrossEntropy;
+  if (kind == OpKind::kMoeCombine) return OpKind::kResidualAdd;  // elementwise, as the adds
   return kind;
 }
 
@@ -217,6 +226,10 @@ double cpu_work_units(const models::Op& op, bool backward) {
     }
     case OpKind::kMoeExperts:
       return static_cast<double>(backward ? op.cost.bwd_flops : op.cost.fwd_flops);
+    case OpKind::kMoeCombine: {  // elementwise over t x h
+      const auto& m = std::get<models::MoeShape>(op.shape);
+      return static_cast<double>(m.tokens * m.hidden);
+    }
     case OpKind::kRotary:
     case OpKind::kActivation:
     case OpKind::kSwiGlu:

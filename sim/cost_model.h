@@ -66,7 +66,8 @@ bool gemm_aligned(const models::GemmShape& g, std::int64_t act_bytes);
 // REQUIRES: op is an attention op.
 double cpu_attention_pairs(const models::Op& op);
 // The kind whose cpu_s_per_unit prices `kind`: both attention kinds run one CPU kernel; the
-// MoE router's softmax takes the loss's (no CPU kernel of its own yet).
+// MoE router's softmax takes the loss's, Qwen2-MoE's combine the residual add's (no CPU kernels
+// of their own yet).
 models::OpKind cpu_unit_kind(models::OpKind kind);
 
 // Link ids of the links cost_ops uses.

@@ -128,6 +128,7 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
     // Not measured yet: op_costs' pricing (sim/cost_model.cc times the experts' GEMMs and glue).
     case models::OpKind::kMoeRoute:
     case models::OpKind::kMoeExperts:
+    case models::OpKind::kMoeCombine:
       return std::nullopt;
   }
   const Entry& e =

@@ -113,6 +113,7 @@ Status CudaModelRunner<T>::forward_op(int i, bool recompute) {
       return Status::ok();
     case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
     case OpKind::kMoeExperts:
+    case OpKind::kMoeCombine:
       ZS_UNREACHABLE();
     case OpKind::kSwiGlu:
       cuda::swiglu_forward<T>(std::get<models::ElementwiseShape>(op.shape), in(0), in(1), y,
@@ -219,6 +220,7 @@ Status CudaModelRunner<T>::backward_op(int i) {
     }
     case OpKind::kMoeRoute:  // check_runnable refuses a mixture of experts
     case OpKind::kMoeExperts:
+    case OpKind::kMoeCombine:
       ZS_UNREACHABLE();
     case OpKind::kSwiGlu: {
       ZS_ASSIGN_OR_RETURN(const InputGrad dgate, input_grad(op.inputs[0]));

@@ -46,7 +46,8 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
       {"Qwen2-7B.json", "qwen2-7b"},
       {"Qwen3-8B.json", "qwen3-8b"},
       {"Mixtral-8x7B.json", "mixtral-8x7b"},
-      {"Qwen3-30B-A3B.json", "qwen3-30b-a3b"}};
+      {"Qwen3-30B-A3B.json", "qwen3-30b-a3b"},
+      {"Qwen1.5-MoE-A2.7B.json", "qwen1.5-moe-a2.7b"}};
   for (const auto& [file, zoo_name] : files) {
     Diagnostics warnings;
     const Result<ModelSpec> loaded = load_hf_config(shipped(file), &warnings);
@@ -214,8 +215,49 @@ TEST(HfConfig, ReadsQwen3MoesExpertsWithItsDefaults) {
   EXPECT_NE(msg.find(": mlp_only_layers: [0] is not supported"), std::string::npos) << msg;
   msg = load_error("qwen3_moe_step.json", base + R"("decoder_sparse_step": 2})");
   EXPECT_NE(msg.find(": decoder_sparse_step: 2 is not supported"), std::string::npos) << msg;
+  // Every byte count of the experts' model states stays a 64-bit integer.
+  msg = load_error("qwen3_moe_huge.json",
+                   R"({"model_type": "qwen3_moe", "vocab_size": 100, "hidden_size": 131072,
+          "num_attention_heads": 1024, "num_hidden_layers": 10000,
+          "moe_intermediate_size": 524288, "num_experts": 4096, "num_experts_per_tok": 2})");
+  EXPECT_NE(msg.find(": num_experts: 4096 experts of 3 x 131072 x 524288 over 10000 layers make "
+                     "8.44e+18 parameters; expected at most 4503599627370496 (2^52)"),
+            std::string::npos)
+      << msg;
   msg = load_error("qwen3_moe_k.json", base + R"("num_experts": 4, "num_experts_per_tok": 6})");
   EXPECT_NE(msg.find("6 is not allowed; expected at most num_experts = 4"), std::string::npos)
+      << msg;
+}
+
+// Qwen2MoeConfig: 60 experts of moe_intermediate_size (1408), 4 per token, no renormalisation,
+// 16 KV heads, q/k/v biases unless qkv_bias is false, and a shared expert of
+// shared_expert_intermediate_size (5632).
+TEST(HfConfig, ReadsQwen2MoesSharedExpertWithItsDefaults) {
+  const std::string base =
+      R"({"model_type": "qwen2_moe", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 16)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("qwen2_moe_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kQwen2Moe);
+  EXPECT_EQ(m->moe.num_experts, 60);
+  EXPECT_EQ(m->moe.experts_per_token, 4);
+  EXPECT_FALSE(m->moe.normalize_top_k);
+  EXPECT_EQ(m->moe.shared_expert_size, 5632);
+  EXPECT_EQ(m->intermediate_size, 1408);
+  EXPECT_EQ(m->num_kv_heads, 16);
+  EXPECT_TRUE(m->bias.qkv);
+  EXPECT_FALSE(m->bias.attn_out || m->bias.mlp || m->qk_norm);
+
+  const Result<ModelSpec> nobias = load_hf_config(
+      write_temp("qwen2_moe_nobias.json",
+                 base + R"(, "qkv_bias": false, "shared_expert_intermediate_size": 96})"));
+  ASSERT_TRUE(nobias.ok()) << nobias.status().message();
+  EXPECT_FALSE(nobias->bias.qkv);
+  EXPECT_EQ(nobias->moe.shared_expert_size, 96);
+
+  const std::string msg =
+      load_error("qwen2_moe_shared.json", base + R"(, "shared_expert_intermediate_size": 0})");
+  EXPECT_NE(msg.find(": shared_expert_intermediate_size: 0 is not allowed"), std::string::npos)
       << msg;
 }
 
@@ -325,13 +367,15 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
   const std::vector<Case> cases = {
       {"no_type.json", llama_with("model_type", ""), {": model_type: ", "missing", "\"qwen2\""}},
       // A family zerosim does not model yet is named as such, with no near-miss suggestion
-      // ("qwen2_moe" is not a misspelt "qwen2").
+      // ("deepseek_v2" is not a misspelt anything).
       {"bert.json",
        llama_with("model_type", "\"bert\""),
        {": model_type: ", "\"bert\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\""}},
-      {"qwen2_moe.json",
-       llama_with("model_type", "\"qwen2_moe\""),
-       {"error[unmodelled-model]", "\"qwen2_moe\" (a mixture of experts) is not modelled yet"}},
+      {"deepseek_v2.json",
+       llama_with("model_type", "\"deepseek_v2\""),
+       {"error[unmodelled-model]",
+        "\"deepseek_v2\" (a mixture of experts with multi-head latent attention) is not "
+        "modelled yet"}},
       {"typo.json",
        llama_with("model_type", "\"lama\""),
        {": model_type: ", "\"lama\" is not allowed", "did you mean \"llama\""}},
@@ -389,7 +433,7 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
        {": num_key_value_heads: ", "32 (absent, so the qwen2 default)", "= 28"}},
       {"array.json", "[1, 2]", {"expected an object, got array"}},
   };
-  EXPECT_EQ(load_error("qwen2_moe2.json", llama_with("model_type", "\"qwen2_moe\"")).find("mean"),
+  EXPECT_EQ(load_error("gemma.json", llama_with("model_type", "\"gemma\"")).find("mean"),
             std::string::npos);
   for (const Case& c : cases) {
     const std::string msg = load_error(c.file, c.text);

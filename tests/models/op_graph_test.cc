@@ -297,6 +297,47 @@ TEST(OpGraph, Qwen3MoeHasQkNormsAndRegistersItsExpertsFirst) {
   EXPECT_EQ(params[experts.param_ids[0]].shape, (std::vector<std::int64_t>{4, 2 * 48, 64}));
 }
 
+// Qwen2-MoE (modeling_qwen2_moe.py Qwen2MoeSparseMoeBlock.forward): the shared expert's MLP
+// first, then the router and the routed experts, then the shared expert's sigmoid gate and the
+// sum, which is the block's output; its parameters registered gate, experts, shared expert,
+// shared_expert_gate.
+TEST(OpGraph, Qwen2MoeRunsItsSharedExpertBesideTheRoutedOnes) {
+  ModelSpec spec = small_moe("qwen1.5-moe-a2.7b", 16, 48);
+  spec.moe.shared_expert_size = 80;
+  const Workload w{.micro_batch = 2, .seq_len = 8, .flash_attention = true};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<std::string> all = names(ops);
+  const auto first = std::find(all.begin(), all.end(), "layers.0.mlp_norm");
+  ASSERT_NE(first, all.end());
+  EXPECT_EQ(std::vector<std::string>(first, first + 11),
+            (std::vector<std::string>{
+                "layers.0.mlp_norm", "layers.0.mlp.shared.gate", "layers.0.mlp.shared.up",
+                "layers.0.mlp.shared.act", "layers.0.mlp.shared.down", "layers.0.mlp.router",
+                "layers.0.mlp.route", "layers.0.mlp.experts", "layers.0.mlp.shared_gate",
+                "layers.0.mlp.combine", "layers.0.mlp.residual"}));
+  const Op& combine = find_op(ops, "layers.0.mlp.combine");
+  EXPECT_EQ(combine.kind, OpKind::kMoeCombine);
+  EXPECT_EQ(combine.inputs, (std::vector<int>{index_of(ops, "layers.0.mlp.experts"),
+                                              index_of(ops, "layers.0.mlp.shared.down"),
+                                              index_of(ops, "layers.0.mlp.shared_gate")}));
+  const std::int64_t t = w.tokens(), h = 64;
+  EXPECT_EQ(combine.saved_bytes(), 2 * (t + t * h));
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.0.mlp.shared.gate").shape).n, 80);
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.0.mlp.shared_gate").shape).n, 1);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  std::vector<std::string> mlp;
+  for (const ParamTensor& p : params) {
+    if (p.name.starts_with("model.layers.0.mlp.")) mlp.push_back(p.name);
+  }
+  EXPECT_EQ(mlp, (std::vector<std::string>{"model.layers.0.mlp.gate.weight",
+                                           "model.layers.0.mlp.experts.gate_up_proj",
+                                           "model.layers.0.mlp.experts.down_proj",
+                                           "model.layers.0.mlp.shared_expert.gate_proj.weight",
+                                           "model.layers.0.mlp.shared_expert.up_proj.weight",
+                                           "model.layers.0.mlp.shared_expert.down_proj.weight",
+                                           "model.layers.0.mlp.shared_expert_gate.weight"}));
+}
+
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {
   for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
     const std::vector<Op> ops = forward_ops(spec, {.micro_batch = 2, .seq_len = 8});

@@ -27,6 +27,7 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"qwen3-8b", 8'190'735'360},
       {"mixtral-8x7b", 46'702'792'704},
       {"qwen3-30b-a3b", 30'532'122'624},
+      {"qwen1.5-moe-a2.7b", 14'315'784'192},
       {"tiny-gpt", 120'576},
   };
   ASSERT_EQ(std::size(expected), zoo_names().size());
@@ -60,6 +61,7 @@ TEST(Zoo, LookupIgnoresCaseAndAcceptsAliases) {
   EXPECT_EQ(zoo("Qwen/Qwen2-7B").name, "qwen2-7b");
   EXPECT_EQ(zoo("Qwen/Qwen3-8B").name, "qwen3-8b");
   EXPECT_EQ(zoo("Qwen/Qwen3-30B-A3B").name, "qwen3-30b-a3b");
+  EXPECT_EQ(zoo("Qwen/Qwen1.5-MoE-A2.7B").name, "qwen1.5-moe-a2.7b");
   EXPECT_EQ(zoo("mistralai/Mixtral-8x7B-v0.1").name, "mixtral-8x7b");
   EXPECT_TRUE(is_zoo_name("TINY-GPT"));
   EXPECT_FALSE(is_zoo_name("bert-base"));
@@ -72,8 +74,9 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("qwen2-7b, qwen3-8b, mixtral-8x7b, qwen3-30b-a3b, tiny-gpt"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("qwen2-7b, qwen3-8b, mixtral-8x7b, qwen3-30b-a3b, qwen1.5-moe-a2.7b, tiny-gpt"),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
 
@@ -140,6 +143,17 @@ TEST(ModelSpec, ValidateNamesTheBadField) {
   spec = zoo("gpt2");
   spec.mlp = MlpKind::kSwiGlu;
   EXPECT_FALSE(validate(spec).is_ok());
+
+  // Mixtral-8x7B with 4096 experts of 4 times the width: 9.2e13 expert parameters pass, with
+  // 64 times the layers (5.9e15, past 2^52) they do not.
+  spec = zoo("mixtral-8x7b");
+  spec.moe.num_experts = 4096;
+  spec.intermediate_size *= 4;
+  EXPECT_TRUE(validate(spec).is_ok());
+  spec.num_layers *= 64;
+  s = validate(spec);
+  ASSERT_FALSE(s.is_ok());
+  EXPECT_NE(s.message().find("moe.num_experts = 4096"), std::string::npos) << s.message();
 }
 
 TEST(ModelSpec, SizesPastEveryPublishedModelAreRefused) {

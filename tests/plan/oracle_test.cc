@@ -219,14 +219,14 @@ TEST(Oracle, TheSuiteCoversWhatTheIssueAsks) {
     families.insert(family);
     if (zero.value("stage", 0) != 3) continue;
     const bool configured = zero.contains("leaf_module");
-    const bool moe = family == "mixtral" || family == "qwen3_moe";
+    const bool moe = family == "mixtral" || family == "qwen3_moe" || family == "qwen2_moe";
     if (moe) (configured ? moe_configured_leaves : moe_default_leaves)++;
     if (!moe && configured) ++dense_configured_leaves;
   }
   EXPECT_GE(traces, 60);
   EXPECT_EQ(stages, (std::set<int>{0, 1, 2, 3}));
   EXPECT_TRUE(worlds.count(2) && worlds.count(4));
-  for (const char* family : {"gpt2", "llama", "qwen3", "mixtral", "qwen3_moe"}) {
+  for (const char* family : {"gpt2", "llama", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe"}) {
     EXPECT_TRUE(families.count(family)) << family;
   }
   EXPECT_GE(moe_default_leaves, 2);
