@@ -25,12 +25,18 @@ class GradBucket {
     return elems_ > 0 && elems_ + n > b_.layout().bucket_elems;
   }
 
+  // True when p's gradient is a tensor of the bucket's own, allocated by add(): p is larger
+  // than the bucket and the bucket owns such gradients.
+  bool owns_grad(int p) const {
+    return own_for_large_ && b_.layout().params()[p].numel > b_.layout().bucket_elems;
+  }
+
   // Adds p's gradient, produced by op `producer` (or, when it waited for a ZeRO-3 leaf module's
   // backward to end, created earlier by op `created`).
   void add(int p, int producer, int created = -1) {
     const Layout& l = b_.layout();
     const std::int64_t n = l.params()[p].numel;
-    if (n > l.bucket_elems && own_for_large_) {
+    if (owns_grad(p)) {
       own_.push_back(b_.buffer(b_.name(label_, ".grad.", l.params()[p].name), n * l.param_bytes,
                                Device::kGpu, Category::kGrads));
       b_.alloc(created >= 0 ? created : producer, own_.back());

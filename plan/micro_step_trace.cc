@@ -43,9 +43,9 @@ MicroStepTrace make_micro_step_trace(const std::vector<Block>& blocks, const Mod
       if (fm.leaf && fm.block != fm.last_block) {
         // The other end of the leaf in this pass: forward and recomputation run blocks upward,
         // backward downward, each without interruption.
-        const int end = e.pass == Pass::kBackward ? fm.block : fm.last_block;
-        // A leaf wider than a checkpointed layer ends with the layer's recomputation.
         const bool backward = e.pass == Pass::kBackward;
+        const int end = backward ? fm.block : fm.last_block;
+        // A leaf wider than a checkpointed layer ends with the layer's recomputation.
         while (t.entries[release].block != end &&
                release + 1 < static_cast<int>(t.entries.size()) &&
                (t.entries[release + 1].pass == Pass::kBackward) == backward &&

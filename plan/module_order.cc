@@ -136,7 +136,7 @@ bool is_leaf(const Node& n, const configs::LeafModules& rules) {
     if (name == n.name) return true;
   }
   for (const std::string& s : rules.name_suffixes) {
-    if (n.name.size() >= s.size() && n.name.compare(n.name.size() - s.size(), s.size(), s) == 0) {
+    if (n.name.ends_with(s)) {
       return true;
     }
   }

@@ -28,6 +28,7 @@
 // Simpler than the code: a coalesced gather's flat buffer is charged to its parameters (its
 // copy at wait time is working memory of the module).
 #include <algorithm>
+#include <span>
 
 #include "plan/grad_bucket.h"
 #include "plan/param_coordinator.h"
@@ -53,7 +54,8 @@ class Scatterer {
     bucket_.add(p, producer, created);
   }
 
-  bool large(int p) const { return l_.params()[p].numel > l_.bucket_elems; }
+  // The bucket allocates p's gradient itself (GradBucket::owns_grad).
+  bool owns_grad(int p) const { return bucket_.owns_grad(p); }
 
   void flush(int producer) {
     // With more than max_param_reduce_events (2) reductions pending the host synchronizes the
@@ -229,11 +231,10 @@ void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
         // so far first, then (GPT-2's embedding) the block's later modules are fetched and
         // theirs added.
         b.at(op).transient_bytes += flow.largest[t.block] * e;
-        for (int p : flow.created[t.block]) {
-          if (!any_leaf) break;
+        for (int p : any_leaf ? flow.created[t.block] : std::span<const int>{}) {
           if (!l.leaf_param(p) || l.completes_with(p, t.block)) continue;
           held[p] = op;
-          if (scatterer.large(p)) continue;
+          if (scatterer.owns_grad(p)) continue;
           held_buf[p] = b.buffer(b.name(run.label, ".grad.held.", l.params()[p].name),
                                  l.params()[p].numel * e, Device::kGpu, Category::kGrads);
           b.alloc(op, held_buf[p]);

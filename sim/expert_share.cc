@@ -1,15 +1,6 @@
 #include "sim/expert_share.h"
 
-#include <string_view>
-
 namespace zs::sim {
-namespace {
-
-bool ends_with(std::string_view s, std::string_view tail) {
-  return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-}
-
-}  // namespace
 
 std::optional<ExpertShare> expert_share(const SimulationResult& r) {
   const plan::Layout& l = r.built.layout;
@@ -20,10 +11,10 @@ std::optional<ExpertShare> expert_share(const SimulationResult& r) {
   for (int p : g.real_params) {
     const models::ParamTensor& t = g.params[p];
     // models/parameters.cc: the experts' fused tensors under mlp.experts, the router mlp.gate.
-    if (ends_with(t.module, ".mlp.experts")) {
+    if (t.module.ends_with(".mlp.experts")) {
       expert[p] = true;
       s.expert_params += t.numel;
-    } else if (ends_with(t.module, ".mlp.gate")) {
+    } else if (t.module.ends_with(".mlp.gate")) {
       s.router_params += t.numel;
     }
   }
@@ -42,7 +33,7 @@ std::optional<ExpertShare> expert_share(const SimulationResult& r) {
       const double both = t.fwd_s[i] + t.bwd_s[i];
       s.model_kernel_s += both;
       if (op.kind == models::OpKind::kMoeRoute || op.kind == models::OpKind::kMoeExperts ||
-          ends_with(op.name, ".mlp.router")) {
+          op.name.ends_with(".mlp.router")) {
         s.kernel_s += both;
       }
     }
