@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "common/check.h"
 #include "common/json_path.h"
 #include "common/text.h"
 #include "common/units.h"
@@ -126,6 +127,14 @@ const Json* ObjectReader::member(std::string_view key) {
 }
 
 const Json* ObjectReader::raw(std::string_view key) { return member(key); }
+
+ObjectReader ObjectReader::nested(std::string_view key) {
+  const Json* v = member(key);
+  ZS_CHECK_MSG(v != nullptr, std::string(key).c_str());
+  ObjectReader child(doc_, *v, member_path(key), diags_);
+  child.strict_why_ = strict_why_;
+  return child;
+}
 
 std::string ObjectReader::member_path(std::string_view key) const { return child_path(path_, key); }
 

@@ -78,6 +78,10 @@ class ObjectReader {
                                       bool case_insensitive = false);
   const Json* get_object(std::string_view key);
   const Json* get_array(std::string_view key);
+  // A reader of member `key`, reporting to the same diagnostics with the same strictness; marks
+  // the member as read. REQUIRES: member `key` exists (a non-object is reported as a type error
+  // and read as empty).
+  ObjectReader nested(std::string_view key);
 
   // Adds an error (or other severity) about member `key`.
   void report(std::string_view key, Severity severity, std::string code, std::string message,

@@ -47,6 +47,15 @@ Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
                        "0 (a dense MLP: the executor does not run a mixture of experts yet; "
                        "simulate, sweep and tune do)");
   }
+  if (models::fused_gate_up(spec)) {
+    // The executor's rotary and SwiGLU kernels read q, k, gate and up as tensors of their own;
+    // Phi-3's come as slices of one fused projection each.
+    return unsupported(spec, "model_type",
+                       "\"" + std::string(models::model_type_name(spec.model_type)) + "\"",
+                       "a family with separate q/k/v and gate/up projections (the executor does "
+                       "not slice Phi-3's fused qkv_proj and gate_up_proj yet; simulate, sweep "
+                       "and tune do)");
+  }
   const std::pair<std::string_view, double> dropouts[] = {{"dropout.embd", spec.dropout.embd},
                                                           {"dropout.attn", spec.dropout.attn},
                                                           {"dropout.resid", spec.dropout.resid}};

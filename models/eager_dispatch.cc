@@ -188,6 +188,58 @@ constexpr Entry kTable[] = {
     {"qwen2_moe", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
     {"qwen2_moe", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"qwen2_moe", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"phi3", "embed", {20, 17, 1}, {0, 3, 0}, 3},
+    {"phi3", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"phi3", "attn.qkv", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3", "attn.core", {14, 22, 0}, {23, 17, 0}, 1},
+    {"phi3", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"phi3", "mlp.gate_up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3", "mlp.act", {2, 1, 0}, {3, 0, 0}, 2},
+    {"phi3", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3", "residual", {2, 0, 0}, {0, 6, 0}, 3},
+    {"phi3", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"phi3", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"phi3_partial", "embed", {20, 17, 1}, {0, 3, 0}, 3},
+    {"phi3_partial", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"phi3_partial", "attn.qkv", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_partial", "attn.core", {14, 22, 0}, {25, 17, 0}, 1},
+    {"phi3_partial", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_partial", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"phi3_partial", "mlp.gate_up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_partial", "mlp.act", {2, 1, 0}, {3, 0, 0}, 2},
+    {"phi3_partial", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_partial", "residual", {2, 0, 0}, {0, 6, 0}, 3},
+    {"phi3_partial", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"phi3_partial", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_partial", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"phi3_eager", "embed", {29, 31, 1}, {0, 3, 0}, 3},
+    {"phi3_eager", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"phi3_eager", "attn.qkv", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager", "attn.core", {22, 39, 0}, {34, 32, 0}, 1},
+    {"phi3_eager", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"phi3_eager", "mlp.gate_up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager", "mlp.act", {2, 1, 0}, {3, 0, 0}, 2},
+    {"phi3_eager", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager", "residual", {2, 0, 0}, {0, 6, 0}, 3},
+    {"phi3_eager", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"phi3_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"phi3_eager_partial", "embed", {29, 31, 1}, {0, 3, 0}, 3},
+    {"phi3_eager_partial", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"phi3_eager_partial", "attn.qkv", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager_partial", "attn.core", {22, 39, 0}, {36, 32, 0}, 1},
+    {"phi3_eager_partial", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager_partial", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"phi3_eager_partial", "mlp.gate_up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager_partial", "mlp.act", {2, 1, 0}, {3, 0, 0}, 2},
+    {"phi3_eager_partial", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager_partial", "residual", {2, 0, 0}, {0, 6, 0}, 3},
+    {"phi3_eager_partial", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"phi3_eager_partial", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"phi3_eager_partial", "loss", {5, 5, 0}, {4, 2, 0}, 1},
 };
 // clang-format on
 
@@ -238,6 +290,11 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
     case ModelType::kQwen2Moe:
       // Qwen2-MoE's attention module is Qwen2's: its eager core is Llama's.
       return sdpa || key != "attn.core" ? "qwen2_moe" : "llama_eager";
+    case ModelType::kPhi3:
+      // Phi-3's attention slices its fused qkv and concatenates each head's rotated and passed
+      // parts: a core of its own, two backward kernels longer when a part passes.
+      if (spec.partial_rotary_factor < 1) return sdpa ? "phi3_partial" : "phi3_eager_partial";
+      return sdpa ? "phi3" : "phi3_eager";
   }
   return "gpt2";
 }

@@ -1,5 +1,6 @@
 #include "models/hf_config.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -18,8 +19,16 @@ namespace {
 using json::Json;
 using json::ObjectReader;
 
-constexpr std::string_view kModelTypes[] = {"gpt2",  "llama",   "mistral",   "qwen2",
-                                            "qwen3", "mixtral", "qwen3_moe", "qwen2_moe"};
+// "gpt2", "llama" and "mistral" or similar: every modelled model_type, quoted.
+std::string known_types(std::string_view last_separator) {
+  const auto names = model_type_names();
+  std::string out;
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? last_separator : ", ";
+    out += "\"" + std::string(names[i]) + "\"";
+  }
+  return out;
+}
 
 // Hugging Face model types people train with DeepSpeed that zerosim does not model yet, and what
 // sets each apart. A near-miss suggestion would be wrong for these ("gemma" is not a misspelt
@@ -36,7 +45,6 @@ constexpr Unmodelled kUnmodelled[] = {
     {"gemma2", "Gemma 2's soft-capping, sliding-window layers and extra norms"},
     {"gemma3", "Gemma 3's sliding-window layers, q/k norms and extra norms"},
     {"gemma3_text", "Gemma 3's sliding-window layers, q/k norms and extra norms"},
-    {"phi3", "Phi-3's fused qkv and gate/up projections"},
     {"gpt_neox", "GPT-NeoX's parallel attention and MLP and partial rotary embedding"},
     {"falcon", "Falcon's parallel attention and multi-query layout"},
     {"opt", "OPT's ReLU MLP and offset learned positions"},
@@ -159,6 +167,10 @@ FamilyDefaults family_defaults(ModelType type) {
       return {4, 32768, 0};
     case ModelType::kQwen2Moe:  // configuration_qwen2_moe.py: num_key_value_heads 16
       return {16, 32768, 0};
+    case ModelType::kPhi3:
+      // configuration_phi3.py: num_key_value_heads None (the heads), max_position_embeddings
+      // 4096; Phi3Attention takes getattr(config, "head_dim", hidden_size // heads).
+      return {0, 4096, 0};
     default:
       return {0, 2048, 0};
   }
@@ -168,7 +180,10 @@ FamilyDefaults family_defaults(ModelType type) {
 // null means none (MixtralConfig's default; MistralConfig's is 4096).
 std::int64_t sliding_window(ObjectReader& r, ModelType type) {
   if (type == ModelType::kLlama) return 0;
-  if (type == ModelType::kMixtral && !r.has("sliding_window")) return 0;
+  // MixtralConfig's and Phi3Config's default is None.
+  if ((type == ModelType::kMixtral || type == ModelType::kPhi3) && !r.has("sliding_window")) {
+    return 0;
+  }
   const bool use_flag = type == ModelType::kQwen2 || type == ModelType::kQwen3 ||
                         type == ModelType::kQwen3Moe || type == ModelType::kQwen2Moe;
   if (use_flag && !optional_bool(r, "use_sliding_window", false)) return 0;
@@ -240,6 +255,39 @@ void read_moe(ObjectReader& r, ModelType type, ModelSpec* spec) {
                .shared_expert_size = *shared};
 }
 
+// A RoPE parameter as transformers 5 resolves it (modeling_rope_utils.py
+// RotaryEmbeddingConfigMixin.convert_rope_params_to_dict): from the rope_scaling object when it is
+// a non-empty one, else from rope_parameters; a key that object lacks comes from the top level,
+// else `fallback`.
+double rope_parameter(ObjectReader& r, std::string_view key, double fallback,
+                      json::NumberRange range) {
+  for (const char* holder : {"rope_scaling", "rope_parameters"}) {
+    if (!r.has(holder)) continue;
+    const Json* v = r.raw(holder);
+    if (v->is_null() || (v->is_object() && v->empty())) continue;
+    ObjectReader params = r.nested(holder);
+    if (params.valid() && params.has(key)) return params.get_number(key, range).value_or(fallback);
+    break;
+  }
+  return optional_number(r, key, fallback, range);
+}
+
+// modeling_phi3.py: every Linear is bias=False (attention_bias, which Phi-4's config.json states,
+// is read by nothing); Phi3DecoderLayer's resid_attn_dropout and resid_mlp_dropout take
+// resid_pdrop; Phi3Model applies no embedding dropout, so embd_pdrop changes nothing; RoPE
+// rotates the first partial_rotary_factor of each head (apply_rotary_pos_emb's q_rot, q_pass).
+void read_phi3(ObjectReader& r, ModelSpec* spec) {
+  spec->bias = {};
+  spec->dropout.resid = probability(r, "resid_pdrop", 0);
+  if (probability(r, "embd_pdrop", 0) > 0) {
+    r.report("embd_pdrop", Severity::kWarning, "no-effect",
+             "Phi3Model applies no embedding dropout (transformers 5.16 modeling_phi3.py); "
+             "zerosim models none");
+  }
+  spec->partial_rotary_factor =
+      rope_parameter(r, "partial_rotary_factor", 1.0, {.min = 0, .max = 1, .min_exclusive = true});
+}
+
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const FamilyDefaults defaults = family_defaults(type);
   const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
@@ -260,12 +308,13 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
       optional_size(r, "max_position_embeddings", defaults.max_positions, kMaxPositions);
   spec->activation = activation(r, "hidden_act", "silu");
   spec->dropout = {.attn = probability(r, "attention_dropout", 0)};
-  // MixtralConfig's defaults: rms_norm_eps 1e-5, rope theta 1e6; the others' 1e-6 and 10000.
-  const bool mixtral = type == ModelType::kMixtral;
-  spec->norm_eps =
-      optional_number(r, "rms_norm_eps", mixtral ? 1e-5 : 1e-6, {.min = 0, .min_exclusive = true});
+  // MixtralConfig's defaults: rms_norm_eps 1e-5, rope theta 1e6; Phi3Config's 1e-5 and 10000;
+  // the others' 1e-6 and 10000.
+  const bool mixtral = type == ModelType::kMixtral, phi3 = type == ModelType::kPhi3;
+  spec->norm_eps = optional_number(r, "rms_norm_eps", mixtral || phi3 ? 1e-5 : 1e-6,
+                                   {.min = 0, .min_exclusive = true});
   spec->rope_theta =
-      optional_number(r, "rope_theta", mixtral ? 1e6 : 10000.0, {.min = 0, .min_exclusive = true});
+      rope_parameter(r, "rope_theta", mixtral ? 1e6 : 10000.0, {.min = 0, .min_exclusive = true});
   spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", false);
   spec->sliding_window = sliding_window(r, type);
   if (type == ModelType::kLlama) {
@@ -282,6 +331,8 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   } else if (qwen2_moe) {
     // Qwen2MoeAttention: q/k/v take qkv_bias (true by default), o_proj none.
     spec->bias = {.qkv = optional_bool(r, "qkv_bias", true)};
+  } else if (phi3) {
+    read_phi3(r, spec);
   } else {
     spec->bias = {.qkv = type == ModelType::kQwen2};  // Qwen2Attention: q/k/v bias=True
   }
@@ -352,8 +403,7 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
   spec->checkpoint_dtype = checkpoint_dtype(r);
   if (!r.has("model_type")) {
     r.report("model_type", Severity::kError, "missing-key",
-             "required key is missing; expected one of \"gpt2\", \"llama\", \"mistral\", "
-             "\"qwen2\", \"qwen3\", \"mixtral\", \"qwen3_moe\", \"qwen2_moe\"");
+             "required key is missing; expected one of " + known_types(", "));
     return;
   }
   if (const Json* v = r.raw("model_type"); v->is_string()) {
@@ -362,27 +412,21 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
       if (name != u.type) continue;
       r.report("model_type", Severity::kError, "unmodelled-model",
                "\"" + name + "\" (" + std::string(u.what) +
-                   ") is not modelled yet; zerosim models \"gpt2\", \"llama\", \"mistral\", "
-                   "\"qwen2\", \"qwen3\", \"mixtral\", \"qwen3_moe\" and \"qwen2_moe\", "
-                   "and would mispredict it as any of them");
+                   ") is not modelled yet; zerosim models " + known_types(" and ") +
+                   ", and would mispredict it as any of them");
       return;
     }
   }
-  const auto type = r.get_enum("model_type", kModelTypes);
+  const auto type = r.get_enum("model_type", model_type_names());
   if (!type) return;
-  if (*type == "gpt2") {
-    spec->model_type = ModelType::kGpt2;
+  const auto names = model_type_names();
+  spec->model_type =
+      static_cast<ModelType>(std::find(names.begin(), names.end(), *type) - names.begin());
+  if (spec->model_type == ModelType::kGpt2) {
     read_gpt2(r, spec);
-    return;
+  } else {
+    read_llama_family(r, spec->model_type, spec);
   }
-  spec->model_type = *type == "llama"       ? ModelType::kLlama
-                     : *type == "mistral"   ? ModelType::kMistral
-                     : *type == "qwen2"     ? ModelType::kQwen2
-                     : *type == "qwen3"     ? ModelType::kQwen3
-                     : *type == "mixtral"   ? ModelType::kMixtral
-                     : *type == "qwen3_moe" ? ModelType::kQwen3Moe
-                                            : ModelType::kQwen2Moe;
-  read_llama_family(r, spec->model_type, spec);
 }
 
 void warn_relaxations(const json::Document& doc, Diagnostics* warnings) {

@@ -4,12 +4,18 @@
 //   gpt2: vocab_size, n_embd, n_layer, n_head (required); n_positions (1024), n_inner (null = 4h),
 //     activation_function ("gelu_new"), resid_pdrop / embd_pdrop / attn_pdrop (0.1),
 //     layer_norm_epsilon (1e-5), tie_word_embeddings (true), add_cross_attention (must be false).
-//   llama, mistral, qwen2: vocab_size, hidden_size, num_hidden_layers, num_attention_heads,
-//     intermediate_size (required); num_key_value_heads, head_dim (null or absent =
-//     hidden_size / num_attention_heads), max_position_embeddings, rms_norm_eps (1e-6),
-//     rope_theta (10000), tie_word_embeddings (false), hidden_act ("silu"), attention_dropout
-//     (0); llama: attention_bias, mlp_bias (false); mistral: sliding_window (4096, null = none);
-//     qwen2: use_sliding_window (false) gating sliding_window.
+//   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3: vocab_size, hidden_size,
+//     num_hidden_layers, num_attention_heads, intermediate_size (required; the MoE families'
+//     experts are moe_intermediate_size wide); num_key_value_heads, head_dim (null or absent =
+//     hidden_size / num_attention_heads; qwen3's 128), max_position_embeddings, rms_norm_eps
+//     (1e-6; mixtral's and phi3's 1e-5), rope_theta (10000; mixtral's 1e6; from rope_scaling or
+//     rope_parameters first, as transformers 5 resolves it), tie_word_embeddings (false),
+//     hidden_act ("silu"), attention_dropout (0); llama: attention_bias, mlp_bias (false); qwen3,
+//     qwen3_moe: attention_bias; qwen2_moe: qkv_bias (true); mistral: sliding_window (4096, null
+//     = none); the qwen families: use_sliding_window (false) gating sliding_window; the MoE
+//     families: their expert counts and widths (read_moe); phi3: resid_pdrop (0),
+//     partial_rotary_factor (1; from rope_scaling or rope_parameters first), sliding_window
+//     (null), embd_pdrop (read by nothing in transformers 5: a warning when set).
 // Defaults are those of the HF config classes (configuration_<type>.py), so a file means what
 // from_pretrained makes of it. Two of them surprise: an absent num_key_value_heads is 8 for
 // mistral and 32 for qwen2 (their __init__ defaults), and num_attention_heads for llama; an

@@ -15,6 +15,10 @@ constexpr std::string_view kActivations[] = {
     "relu",          "relu2",   "relu6",      "sigmoid",  "silu",        "swish",
     "tanh"};
 
+// model_type_name's strings in ModelType order.
+constexpr std::string_view kModelTypeNames[] = {
+    "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3"};
+
 Status field_error(const ModelSpec& spec, std::string_view field, const std::string& value,
                    std::string_view allowed) {
   return Status::invalid_argument("model \"" + spec.name + "\": " + std::string(field) + " = " +
@@ -55,6 +59,17 @@ Status validate_structure(const ModelSpec& spec) {
     return structure_error(spec, spec.qk_norm
                                      ? "has no q/k norms (qk_norm is qwen3's and qwen3_moe's)"
                                      : "has q/k norms (qk_norm)");
+  }
+  if (spec.model_type == ModelType::kPhi3) {
+    // modeling_phi3.py: qkv_proj, o_proj, gate_up_proj and down_proj are bias=False; Phi3Model
+    // has no embedding dropout (Phi3Config's embd_pdrop is read by nothing).
+    if (spec.bias.qkv || spec.bias.attn_out || spec.bias.mlp) {
+      return structure_error(spec, "has no linear biases");
+    }
+    if (spec.dropout.embd > 0) return structure_error(spec, "has no embedding dropout");
+  } else if (spec.partial_rotary_factor != 1.0) {
+    return field_error(spec, "partial_rotary_factor", format_double(spec.partial_rotary_factor),
+                       "1 (a partial rotary embedding is phi3's)");
   }
   const bool moe = spec.model_type == ModelType::kMixtral ||
                    spec.model_type == ModelType::kQwen3Moe ||
@@ -102,26 +117,18 @@ double expert_parameters(const ModelSpec& spec) {
 }
 
 std::string_view model_type_name(ModelType t) {
-  switch (t) {
-    case ModelType::kGpt2:
-      return "gpt2";
-    case ModelType::kLlama:
-      return "llama";
-    case ModelType::kMistral:
-      return "mistral";
-    case ModelType::kQwen2:
-      return "qwen2";
-    case ModelType::kQwen3:
-      return "qwen3";
-    case ModelType::kMixtral:
-      return "mixtral";
-    case ModelType::kQwen3Moe:
-      return "qwen3_moe";
-    case ModelType::kQwen2Moe:
-      return "qwen2_moe";
-  }
-  ZS_UNREACHABLE();
+  const auto i = static_cast<std::size_t>(t);
+  ZS_CHECK(i < std::size(kModelTypeNames));
+  return kModelTypeNames[i];
 }
+
+std::span<const std::string_view> model_type_names() { return kModelTypeNames; }
+
+bool fused_qkv(const ModelSpec& spec) {
+  return spec.model_type == ModelType::kGpt2 || spec.model_type == ModelType::kPhi3;
+}
+
+bool fused_gate_up(const ModelSpec& spec) { return spec.model_type == ModelType::kPhi3; }
 
 std::string_view norm_kind_name(NormKind k) {
   return k == NormKind::kLayerNorm ? "layernorm" : "rmsnorm";
@@ -167,6 +174,16 @@ Status validate(const ModelSpec& spec) {
   }
   if (!(spec.norm_eps > 0)) {
     return field_error(spec, "norm_eps", format_double(spec.norm_eps), "a number > 0");
+  }
+  if (!(spec.partial_rotary_factor > 0 && spec.partial_rotary_factor <= 1)) {
+    return field_error(spec, "partial_rotary_factor", format_double(spec.partial_rotary_factor),
+                       "a number in (0, 1]");
+  }
+  if (spec.partial_rotary_factor < 1 && (spec.rotary_dim() < 2 || spec.rotary_dim() % 2 != 0)) {
+    return field_error(spec, "partial_rotary_factor", format_double(spec.partial_rotary_factor),
+                       "a share of head_dim = " + std::to_string(spec.head_dim) +
+                           " that leaves an even number of rotated dimensions, at least 2 (got " +
+                           std::to_string(spec.rotary_dim()) + ")");
   }
   if (spec.sliding_window < 0) {
     return field_error(spec, "sliding_window", std::to_string(spec.sliding_window),

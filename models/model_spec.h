@@ -1,8 +1,8 @@
 // ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
 // it.
 //
-// One struct covers the eight Hugging Face families zerosim knows (model_type gpt2, llama,
-// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe); the differences between them are explicit
+// One struct covers the nine Hugging Face families zerosim knows (model_type gpt2, llama,
+// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3); the differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
 //
@@ -15,13 +15,19 @@
 //   mixtral  rotary     RMSNorm               SwiGLU experts, top-k     none            none*
 //   qwen3_moe rotary    RMSNorm, and on q, k  SwiGLU experts, top-k     none*           none*
 //   qwen2_moe rotary    RMSNorm               SwiGLU experts + shared   q/k/v*          none*
+//   phi3     rotary**   RMSNorm               SwiGLU, gate_up fused     none            resid*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
 //   Mixtral's and Qwen3-MoE's MLP is a sparse mixture of experts: a router and num_experts
 //   SwiGLU experts of width intermediate_size (Qwen3-MoE's moe_intermediate_size), each token
 //   sent to experts_per_token of them; Qwen2-MoE's adds a shared expert every token passes
-//   through; see MoeSpec.)
+//   through; see MoeSpec. ** Phi-3 may rotate only the first partial_rotary_factor of each head.)
+//
+// Two families fuse projections into one Linear (fused_qkv(), fused_gate_up()): GPT-2's c_attn
+// and Phi-3's qkv_proj compute q, k and v in one GEMM; Phi-3's gate_up_proj computes the SwiGLU's
+// gate and up halves in one. A fused Linear is one module, so ZeRO-3 fetches it whole and its
+// hooks fire once.
 //
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
@@ -36,7 +42,17 @@
 
 namespace zs::models {
 
-enum class ModelType { kGpt2, kLlama, kMistral, kQwen2, kQwen3, kMixtral, kQwen3Moe, kQwen2Moe };
+enum class ModelType {
+  kGpt2,
+  kLlama,
+  kMistral,
+  kQwen2,
+  kQwen3,
+  kMixtral,
+  kQwen3Moe,
+  kQwen2Moe,
+  kPhi3
+};
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
   kRmsNorm,    // y = x / sqrt(mean(x^2) + eps) * weight
@@ -124,18 +140,35 @@ struct ModelSpec {
   // LlamaConfig/MistralConfig/Qwen2Config default is 10000 (Llama-2, Mistral-7B-v0.1); Llama-3
   // sets 500000, Qwen2 1000000. Read only with rotary positions.
   double rope_theta = 10000.0;
+  // The share of each head's dimensions RoPE rotates, in (0, 1]: the first
+  // int(head_dim * partial_rotary_factor) of them (Phi3Config's rope_parameters; Phi-4-mini sets
+  // 0.75); the rest pass through. 1 for every other family.
+  double partial_rotary_factor = 1.0;
 
   // Query width a * head_dim (= h for every zoo model).
   std::int64_t q_dim() const { return num_heads * head_dim; }
   // Key (and value) width num_kv_heads * head_dim.
   std::int64_t kv_dim() const { return num_kv_heads * head_dim; }
+  // The dimensions of each head RoPE rotates: int(head_dim * partial_rotary_factor), as
+  // transformers' rope init truncates it.
+  std::int64_t rotary_dim() const {
+    return static_cast<std::int64_t>(static_cast<double>(head_dim) * partial_rotary_factor);
+  }
 
   bool operator==(const ModelSpec&) const = default;
 };
 
-// "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe": the HF
-// model_type string.
+// "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3": the
+// HF model_type string.
 std::string_view model_type_name(ModelType t);
+// Every ModelType's name, in enum order.
+std::span<const std::string_view> model_type_names();
+
+// q, k and v come from one Linear of width q_dim + 2 kv_dim (GPT-2's c_attn, Phi-3's qkv_proj).
+bool fused_qkv(const ModelSpec& spec);
+// The SwiGLU's gate and up halves come from one Linear of width 2I (Phi-3's gate_up_proj, whose
+// output's first half is the gate).
+bool fused_gate_up(const ModelSpec& spec);
 std::string_view norm_kind_name(NormKind k);
 std::string_view mlp_kind_name(MlpKind k);
 
@@ -165,10 +198,12 @@ double expert_parameters(const ModelSpec& spec);
 // Returns OK if `spec` describes a model that can be built, else kInvalidArgument naming the
 // model, the field and its value. Checks: every size > 0 and at most its kMax* above (heads and
 // head_dim at most kMaxHiddenSize, their product too); num_kv_heads divides num_heads;
-// dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; and the module structure
+// dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; partial_rotary_factor in
+// (0, 1], below 1 only for phi3 and leaving an even rotary_dim() >= 2; and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
 // num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral,
-// qwen2, qwen3, mixtral, qwen3_moe and qwen2_moe have rotary positions, RMSNorm and SwiGLU;
+// qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe and phi3 have rotary positions, RMSNorm and SwiGLU;
+// phi3 has no linear biases and no embedding dropout;
 // qwen3 and qwen3_moe and only they have qk_norm; the three MoE families and only they have
 // experts (qwen2_moe and only it a shared expert, at most kMaxIntermediateSize wide), 1 <=
 // experts_per_token <= num_experts <= kMaxExperts, at most kMaxExpertParameters in all, and no

@@ -17,7 +17,7 @@ constexpr Bytes kMaskBytes = 1;
 
 // HF module names of the per-family pieces of one layer.
 struct LayerModules {
-  std::string attn_norm{}, mlp_norm{}, qkv{}, q{}, k{}, v{}, out{}, up{}, gate{}, down{};
+  std::string attn_norm{}, mlp_norm{}, qkv{}, q{}, k{}, v{}, out{}, up{}, gate{}, gate_up{}, down{};
   std::string q_norm{}, k_norm{};  // Qwen3's, else empty
 };
 
@@ -93,6 +93,14 @@ class OpListBuilder {
               .down = p + "mlp.c_proj"};
     }
     const std::string p = "model.layers." + std::to_string(i) + ".";
+    if (spec_.model_type == ModelType::kPhi3) {
+      return {.attn_norm = p + "input_layernorm",
+              .mlp_norm = p + "post_attention_layernorm",
+              .qkv = p + "self_attn.qkv_proj",
+              .out = p + "self_attn.o_proj",
+              .gate_up = p + "mlp.gate_up_proj",
+              .down = p + "mlp.down_proj"};
+    }
     return {.attn_norm = p + "input_layernorm",
             .mlp_norm = p + "post_attention_layernorm",
             .q = p + "self_attn.q_proj",
@@ -112,10 +120,20 @@ class OpListBuilder {
     const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), kv = spec_.kv_dim();
     const int norm = add(p + "attn_norm", OpKind::kNorm, i, {m.attn_norm}, {resid_},
                          NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    // RoPE rotates rotary_dim of each query and key head's dimensions.
+    const ElementwiseShape rotary_shape{t_ * (spec_.num_heads + spec_.num_kv_heads) *
+                                        spec_.rotary_dim()};
     std::vector<int> core_inputs;
-    if (spec_.model_type == ModelType::kGpt2) {
-      core_inputs = {add(p + "attn.qkv", OpKind::kLinear, i, {m.qkv}, {norm},
-                         GemmShape{t_, q + 2 * kv, h, spec_.bias.qkv}, {act("input", t_ * h)})};
+    if (fused_qkv(spec_)) {
+      // GPT-2's c_attn; Phi-3's qkv_proj, whose q and k slices are rotated (modeling_phi3.py
+      // Phi3Attention.forward) and whose v slice the core reads.
+      const int qkv = add(p + "attn.qkv", OpKind::kLinear, i, {m.qkv}, {norm},
+                          GemmShape{t_, q + 2 * kv, h, spec_.bias.qkv}, {act("input", t_ * h)});
+      core_inputs = {qkv};
+      if (spec_.position == PositionKind::kRotary) {
+        core_inputs = {add(p + "attn.rotary", OpKind::kRotary, i, {}, {qkv}, rotary_shape, {}),
+                       qkv};
+      }
     } else {
       int q_proj = add(p + "attn.q_proj", OpKind::kLinear, i, {m.q}, {norm},
                        GemmShape{t_, q, h, spec_.bias.qkv}, {act("input", t_ * h)});
@@ -128,8 +146,8 @@ class OpListBuilder {
       if (spec_.qk_norm) k_proj = add_head_norm(p + "attn.k_norm", i, m.k_norm, k_proj, kv);
       const int v_proj = add(p + "attn.v_proj", OpKind::kLinear, i, {m.v}, {norm},
                              GemmShape{t_, kv, h, spec_.bias.qkv}, {});
-      const int rotary = add(p + "attn.rotary", OpKind::kRotary, i, {}, {q_proj, k_proj},
-                             ElementwiseShape{t_ * (q + kv)}, {});
+      const int rotary =
+          add(p + "attn.rotary", OpKind::kRotary, i, {}, {q_proj, k_proj}, rotary_shape, {});
       core_inputs = {rotary, v_proj};
     }
     const int core = add_attention_core(p, i, std::move(core_inputs));
@@ -184,7 +202,14 @@ class OpListBuilder {
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
     if (spec_.moe.enabled()) return add_moe(p, i, norm);
     int act_op = 0;
-    if (spec_.mlp == MlpKind::kGelu) {
+    if (fused_gate_up(spec_)) {
+      // Phi3MLP.forward: gate, up = gate_up_proj(x).chunk(2); up * act(gate). The product keeps
+      // what SwiGLU's does.
+      const int gate_up = add(p + "mlp.gate_up", OpKind::kLinear, i, {m.gate_up}, {norm},
+                              GemmShape{t_, 2 * I, h, spec_.bias.mlp}, {act("input", t_ * h)});
+      act_op = add(p + "mlp.act", OpKind::kSwiGlu, i, {}, {gate_up}, ElementwiseShape{t_ * I},
+                   {act("gate", t_ * I), act("silu_out", t_ * I), act("up", t_ * I)});
+    } else if (spec_.mlp == MlpKind::kGelu) {
       const int up = add(p + "mlp.up", OpKind::kLinear, i, {m.up}, {norm},
                          GemmShape{t_, I, h, spec_.bias.mlp}, {act("input", t_ * h)});
       act_op = add(p + "mlp.act", OpKind::kActivation, i, {}, {up}, ElementwiseShape{t_ * I},

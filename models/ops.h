@@ -79,7 +79,8 @@ struct NormShape {
   std::int64_t rows = 0, cols = 0;  // t, h
   NormKind kind = NormKind::kLayerNorm;
 };
-// Elementwise ops; numel is the element count of the output (for kRotary: of q and k together).
+// Elementwise ops; numel is the element count of the output (for kRotary: the rotated elements
+// of q and k together, rotary_dim of each head).
 struct ElementwiseShape {
   std::int64_t numel = 0;
   double dropout = 0;  // kResidualAdd only

@@ -80,7 +80,8 @@ void build_gpt2(const ModelSpec& m, ParamListBuilder* b) {
   }
 }
 
-// transformers/models/llama/modeling_llama.py (Mistral and Qwen2 are the same modules; Qwen3
+// transformers/models/llama/modeling_llama.py (Mistral and Qwen2 are the same modules; Phi-3's
+// fuses q/k/v and gate/up into one Linear each; Qwen3
 // adds self_attn.q_norm and k_norm after o_proj, modeling_qwen3.py Qwen3Attention; Mixtral's mlp
 // is a sparse MoE block):
 // LlamaForCausalLM(model(embed_tokens, layers[i](self_attn(q_proj, k_proj, v_proj, o_proj),
@@ -92,6 +93,17 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
   const int embed = b->last_id();
   for (int i = 0; i < m.num_layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i) + ".";
+    if (m.model_type == ModelType::kPhi3) {
+      // modeling_phi3.py: Phi3Attention registers o_proj before qkv_proj; Phi3MLP gate_up_proj
+      // [2I, h] (gate rows first), down_proj; no biases.
+      b->add(p + "self_attn.o_proj", i, {h, q});
+      b->add(p + "self_attn.qkv_proj", i, {q + 2 * kv, h});
+      b->add(p + "mlp.gate_up_proj", i, {2 * I, h});
+      b->add(p + "mlp.down_proj", i, {h, I});
+      b->add(p + "input_layernorm", i, {h});
+      b->add(p + "post_attention_layernorm", i, {h});
+      continue;
+    }
     b->add(p + "self_attn.q_proj", i, {q, h}, m.bias.qkv ? q : 0);
     b->add(p + "self_attn.k_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
     b->add(p + "self_attn.v_proj", i, {kv, h}, m.bias.qkv ? kv : 0);

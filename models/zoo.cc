@@ -44,6 +44,11 @@ constexpr ZooRow kZoo[] = {
   {"qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B",           ModelType::kQwen3Moe, 151936, 2048, 48,   32,   4,  768,   40960,    false, 1e-6, 0},
   // Qwen1.5-MoE-A2.7B: 60 experts of width 1408, 4 per token, and a shared expert of width 5632.
   {"qwen1.5-moe-a2.7b", "Qwen/Qwen1.5-MoE-A2.7B",   ModelType::kQwen2Moe, 151936, 2048, 24,   16,   16, 1408,  8192,     false, 1e-6, 0},
+  // Phi-3-mini-4k-instruct: qkv_proj and gate_up_proj fused, full rotary, sliding_window 2047
+  // (3,821,079,552 parameters).
+  {"phi-3-mini",  "microsoft/Phi-3-mini-4k-instruct", ModelType::kPhi3,   32064,  3072,  32,    32,   32, 8192,  4096,     false, 1e-5, 2047},
+  // Phi-4 (model_type phi3): 10 key/value heads, rope_theta 250000 (14,659,507,200 parameters).
+  {"phi-4",       "microsoft/phi-4",                 ModelType::kPhi3,    100352, 5120,  40,    40,   10, 17920, 16384,    false, 1e-5, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -90,6 +95,8 @@ constexpr Alias kAliases[] = {
     {"mistralai/mixtral-8x7b-v0.1", "mixtral-8x7b"},
     {"qwen/qwen3-30b-a3b", "qwen3-30b-a3b"},
     {"qwen/qwen1.5-moe-a2.7b", "qwen1.5-moe-a2.7b"},
+    {"microsoft/phi-3-mini-4k-instruct", "phi-3-mini"},
+    {"microsoft/phi-4", "phi-4"},
     {"tiny", "tiny-gpt"},
     {"tiny-gpt2", "tiny-gpt"},
     {"gpt2-tiny", "tiny-gpt"},
@@ -155,6 +162,7 @@ ModelSpec spec_from_row(const ZooRow& row) {
              row.name == std::string_view("qwen1.5-moe-a2.7b")) {
     spec.rope_theta = 1000000.0;
   }
+  if (row.name == std::string_view("phi-4")) spec.rope_theta = 250000.0;
   if (row.name == std::string_view("qwen3-30b-a3b")) spec.head_dim = 128;
   // torch_dtype of the same config.json files: Llama-2's float16, Llama-3's, Mistral's, Qwen2's,
   // Qwen3's and Mixtral's bfloat16; GPT-2's states none (its weights are fp32).

@@ -63,7 +63,7 @@ Node gpt2_tree(int layers, bool eager, const std::string& act) {
   return Node{"", g + "GPT2LMHeadModel", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
-// LlamaForCausalLM (Mistral, Qwen2, Qwen3 and Mixtral alike, each with its own class names):
+// LlamaForCausalLM (Mistral, Qwen2, Qwen3, Mixtral and Phi-3 alike, each with its own class names):
 // LlamaModel.forward runs embed_tokens, the rotary embedding (cos/sin need no gradient), the
 // decoder layers and the norm. Qwen3Attention calls q_norm right after q_proj and k_norm after
 // k_proj (modeling_qwen3.py).
@@ -75,22 +75,42 @@ Node llama_tree(const models::ModelSpec& spec) {
                              : type == "qwen3"     ? "Qwen3"
                              : type == "mixtral"   ? "Mixtral"
                              : type == "qwen3_moe" ? "Qwen3Moe"
-                                                   : "Qwen2Moe";
+                             : type == "qwen2_moe" ? "Qwen2Moe"
+                                                   : "Phi3";
   const std::string c = "transformers.models." + type + ".modeling_" + type + "." + prefix;
   const std::string norm = c + "RMSNorm";
   Node model{"model",
              c + "Model",
              {leaf("model.embed_tokens", kEmbedding),
               leaf("model.rotary_emb", c + "RotaryEmbedding", false)}};
+  const std::string act = activation_class(spec.activation);
   for (int i = 0; i < spec.num_layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i);
+    if (spec.model_type == models::ModelType::kPhi3) {
+      // modeling_phi3.py Phi3DecoderLayer.forward: the norm, self_attn (qkv_proj, o_proj),
+      // resid_attn_dropout, the second norm, mlp (gate_up_proj, activation_fn, down_proj),
+      // resid_mlp_dropout.
+      model.children.push_back(Node{
+          p,
+          c + "DecoderLayer",
+          {leaf(p + ".input_layernorm", norm),
+           Node{p + ".self_attn",
+                c + "Attention",
+                {leaf(p + ".self_attn.qkv_proj", kLinear), leaf(p + ".self_attn.o_proj", kLinear)}},
+           leaf(p + ".resid_attn_dropout", kDropout), leaf(p + ".post_attention_layernorm", norm),
+           Node{p + ".mlp",
+                c + "MLP",
+                {leaf(p + ".mlp.gate_up_proj", kLinear), leaf(p + ".mlp.activation_fn", act),
+                 leaf(p + ".mlp.down_proj", kLinear)}},
+           leaf(p + ".resid_mlp_dropout", kDropout)}});
+      continue;
+    }
     Node attn{p + ".self_attn", c + "Attention", {leaf(p + ".self_attn.q_proj", kLinear)}};
     if (spec.qk_norm) attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
     attn.children.push_back(leaf(p + ".self_attn.k_proj", kLinear));
     if (spec.qk_norm) attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
     attn.children.push_back(leaf(p + ".self_attn.v_proj", kLinear));
     attn.children.push_back(leaf(p + ".self_attn.o_proj", kLinear));
-    const std::string act = activation_class(spec.activation);
     Node mlp{p + ".mlp",
              c + "MLP",
              {leaf(p + ".mlp.gate_proj", kLinear), leaf(p + ".mlp.act_fn", act),

@@ -4,8 +4,8 @@
 A training step's host time is mostly the dispatcher calls it makes: every ATen operator call
 that reaches the dispatcher below autograd, forward and backward (the autograd engine's own),
 whether it launches a kernel or only makes a view, plus the Python of each nn.Module call around
-them. This script counts them on the real modules (transformers' GPT-2, Llama, Qwen2 and Qwen3 causal
-LMs in bf16, training mode, SDPA attention, the loss from labels), with the classification of
+them. This script counts them on the real modules (transformers' GPT-2, Llama, Qwen2, Qwen3,
+Mixtral, Qwen3-MoE, Qwen2-MoE and Phi-3 causal LMs in bf16, training mode, SDPA attention, the loss from labels), with the classification of
 scripts/record_host_ops.py (kernel, view, alloc, copy, scalar_read, ...), and charges them to
 zerosim's model ops (models/op_graph.h):
 
@@ -96,6 +96,12 @@ FAMILY_CONFIGS = {
                   "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024,
                   "max_position_embeddings": 128, "num_experts": 4, "num_experts_per_tok": 2,
                   "norm_topk_prob": False, "tie_word_embeddings": False},
+    # Phi-3 (Phi-3-mini's and Phi-4's family): one qkv_proj and one gate_up_proj, a resid dropout
+    # module after attention and after the MLP (p = 0 as every Phi-3 and Phi-4 checkpoint sets
+    # it), no pad row (Phi3Config's pad_token_id 32000 is outside this vocabulary)
+    "phi3": {"model_type": "phi3", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024,
+             "max_position_embeddings": 128, "pad_token_id": None, "tie_word_embeddings": False},
 }
 MOE = ("mixtral", "qwen3_moe", "qwen2_moe")
 # The variants measured: (name, family, attention implementation, GPT-2's dropout). GPT-2 comes
@@ -113,11 +119,22 @@ VARIANTS = (
     ("mixtral", "mixtral", "sdpa", 0.0),
     ("qwen3_moe", "qwen3_moe", "sdpa", 0.0),
     ("qwen2_moe", "qwen2_moe", "sdpa", 0.0),
+    ("phi3", "phi3", "sdpa", 0.0),
+    ("phi3_partial", "phi3", "sdpa", 0.0),
+    ("phi3_eager", "phi3", "eager", 0.0),
+    ("phi3_eager_partial", "phi3", "eager", 0.0),
 )
+# Config keys a variant sets over its family's: Phi-4-mini's partial rotary embedding (rotating
+# 3/4 of each head costs two backward kernels more per layer than rotating all of it).
+VARIANT_CONFIGS = {
+    "phi3_partial": {"partial_rotary_factor": 0.75},
+    "phi3_eager_partial": {"partial_rotary_factor": 0.75},
+}
 
 
-def build(family, layers, shapes, attn, dropout):
+def build(family, layers, shapes, attn, dropout, extra=None):
     cfg = dict(FAMILY_CONFIGS[family])
+    cfg.update(extra or {})
     if family == "gpt2":
         cfg.update(n_layer=layers, n_embd=shapes["h"], n_head=shapes["heads"],
                    n_positions=max(128, shapes["s"]), resid_pdrop=dropout, embd_pdrop=dropout,
@@ -144,7 +161,7 @@ def role(module, family):
     """The model op a module's own calls go to, or None to look further out."""
     name = type(module).__name__
     if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm",
-                "MixtralRMSNorm", "Qwen3MoeRMSNorm", "Qwen2MoeRMSNorm"):
+                "MixtralRMSNorm", "Qwen3MoeRMSNorm", "Qwen2MoeRMSNorm", "Phi3RMSNorm"):
         return "norm"
     if name in ("Linear", "Conv1D"):
         return "linear"
@@ -168,7 +185,7 @@ def role(module, family):
         return "embed"
     if name.endswith("RotaryEmbedding") or name in ("GPT2Model", "LlamaModel", "Qwen2Model",
                                                     "Qwen3Model", "MixtralModel", "Qwen3MoeModel",
-                                                    "Qwen2MoeModel"):
+                                                    "Qwen2MoeModel", "Phi3Model"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -252,7 +269,7 @@ def op_name(role_, name, family):
         mapping = {"c_attn": "attn.qkv", "q_proj": "attn.q_proj", "k_proj": "attn.k_proj",
                    "v_proj": "attn.v_proj", "o_proj": "attn.out_proj", "c_fc": "mlp.up",
                    "up_proj": "mlp.up", "gate_proj": "mlp.gate", "down_proj": "mlp.down",
-                   "lm_head": "lm_head"}
+                   "qkv_proj": "attn.qkv", "gate_up_proj": "mlp.gate_up", "lm_head": "lm_head"}
         if leaf == "c_proj":
             return f"layers.{layer}." + ("attn.out_proj" if ".attn." in name else "mlp.down")
         if leaf == "shared_expert_gate":  # Qwen2-MoE's shared expert's gate, a Linear h -> 1
@@ -307,11 +324,11 @@ def settle(parts, total, rest):
             parts[rest][c] += 1
 
 
-def measure(family, shapes, attn="sdpa", dropout=0.0):
+def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     ids = torch.randint(0, 1024, (shapes["b"], shapes["s"]), generator=torch.Generator().manual_seed(1))
     per_layers = {}
     for layers in (1, 2):
-        model = build(family, layers, shapes, attn, dropout)
+        model = build(family, layers, shapes, attn, dropout, extra)
         loss, fwd, mods = forward_counts(model, family, ids)
         bwd = backward_total(loss)
         per_layers[layers] = (model, fwd, mods, bwd)
@@ -352,6 +369,25 @@ def measure(family, shapes, attn="sdpa", dropout=0.0):
         mlp_all = part_backward(layer.mlp, x, list(layer.mlp.parameters()))
         parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
         parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
+    elif family == "phi3":
+        a, m = layer.self_attn, layer.mlp
+        parts["attn_norm"] = part_backward(layer.input_layernorm, x, list(layer.input_layernorm.parameters()))
+        parts["mlp_norm"] = part_backward(layer.post_attention_layernorm, x,
+                                          list(layer.post_attention_layernorm.parameters()))
+        parts["attn.qkv"] = part_backward(a.qkv_proj, x, list(a.qkv_proj.parameters()))
+        xo = torch.randn(shapes["b"], shapes["s"], a.o_proj.in_features, dtype=torch.bfloat16, requires_grad=True)
+        parts["attn.out_proj"] = part_backward(a.o_proj, xo, list(a.o_proj.parameters()))
+        parts["mlp.gate_up"] = part_backward(m.gate_up_proj, x, list(m.gate_up_proj.parameters()))
+        xi = torch.randn(shapes["b"], shapes["s"], m.down_proj.in_features, dtype=torch.bfloat16,
+                         requires_grad=True)
+        parts["mlp.down"] = part_backward(m.down_proj, xi, list(m.down_proj.parameters()))
+        pos = torch.arange(shapes["s"]).unsqueeze(0).expand(shapes["b"], -1)
+        cos, sin = model.model.rotary_emb(x.detach(), pos)
+        attn_all = part_backward(lambda t: a(t, attention_mask=None, position_embeddings=(cos, sin))[0], x,
+                                 list(a.parameters()))
+        mlp_all = part_backward(m, x, list(m.parameters()))
+        parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
+        parts["mlp.act"] = mlp_all - parts["mlp.gate_up"] - parts["mlp.down"]
     else:
         a = layer.self_attn
         parts["attn_norm"] = part_backward(layer.input_layernorm, x, list(layer.input_layernorm.parameters()))
@@ -455,7 +491,8 @@ def main():
     out = {"torch": torch.__version__, "transformers": transformers.__version__, "dtype": "bfloat16",
            "attention": "sdpa", "cuda_paths": notes, "families": {}}
     for name, family, attn, dropout in VARIANTS:
-        ma, mb = measure(family, a, attn, dropout), measure(family, b, attn, dropout)
+        extra = VARIANT_CONFIGS.get(name)
+        ma, mb = measure(family, a, attn, dropout, extra), measure(family, b, attn, dropout, extra)
         bad = [k for k in ma if differ(ma[k], mb.get(k)) > 0]
         if bad or ma.keys() != mb.keys():
             sys.exit(f"{name}: the two shapes disagree at " + ", ".join(bad))
@@ -468,7 +505,7 @@ def main():
 
 KINDS = ("embed", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_norm", "attn.k_proj", "attn.k_norm",
          "attn.v_proj", "attn.core",
-         "attn.out_proj", "mlp_norm", "mlp.up", "mlp.gate", "mlp.act", "mlp.down",
+         "attn.out_proj", "mlp_norm", "mlp.gate_up", "mlp.up", "mlp.gate", "mlp.act", "mlp.down",
          "mlp.shared.gate", "mlp.shared.up", "mlp.shared.act", "mlp.shared.down", "mlp.route",
          "mlp.experts", "mlp.shared_gate", "mlp.combine", "residual",
          "final_norm", "lm_head", "loss")

@@ -112,6 +112,13 @@ class Shapes:
     def classify(self, numel):
         return self.classes.get(numel, "param")
 
+    def scale(self, numel):
+        """(class, elements per class element): Phi-3's fused gate_up output, t x 2I, is the ffn
+        class twice over."""
+        if numel == 2 * self.t * self.ffn:
+            return "ffn", 2.0
+        return self.classify(numel), 1.0
+
 
 def cuda_dropout(calls):
     """On CUDA, training dropout is one native_dropout kernel (read x; write y and a bool mask);
@@ -148,8 +155,9 @@ def tally(calls, shapes):
             continue
         out["kernels"] += 1
         touched = reads + writes
-        cls = shapes.classify(max(t.numel() for t in touched)) if touched else "param"
         numel = max(t.numel() for t in touched) if touched else 1
+        cls, times = shapes.scale(numel) if touched else ("param", 1.0)
+        numel /= times
         b16 = sum(nbytes(t) for t in touched if t.dtype in (torch.bfloat16, torch.float16))
         other = sum(nbytes(t) for t in touched if t.dtype not in (torch.bfloat16, torch.float16))
         acc = out["bytes"].setdefault(cls, [0.0, 0.0])
@@ -232,16 +240,9 @@ def gpt2_parts(shapes, attn="eager", dropout=0.1):
     return parts
 
 
-def llama_parts(shapes, attn="eager"):
-    from transformers import LlamaConfig
-    from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
-    cfg = LlamaConfig(hidden_size=shapes.h, num_attention_heads=shapes.a,
-                      num_key_value_heads=shapes.a, intermediate_size=shapes.ffn,
-                      num_hidden_layers=1, vocab_size=shapes.v,
-                      max_position_embeddings=max(64, shapes.s))
-    cfg._attn_implementation = attn
-    layer = LlamaDecoderLayer(cfg, layer_idx=0).to(torch.bfloat16).train()
-    rope = LlamaRotaryEmbedding(cfg)
+def decoder_layer_parts(layer, rope, cfg, shapes):
+    """A rotary decoder layer's norm, attention module (projections included) and MLP, each
+    alone, forward and backward."""
     b, s, h = shapes.b, shapes.s, shapes.h
     x0 = torch.randn(b, s, h, dtype=torch.bfloat16)
     pos = torch.arange(s).unsqueeze(0).expand(b, s)
@@ -261,6 +262,32 @@ def llama_parts(shapes, attn="eager"):
     return parts
 
 
+def llama_parts(shapes, attn="eager"):
+    from transformers import LlamaConfig
+    from transformers.models.llama.modeling_llama import LlamaDecoderLayer, LlamaRotaryEmbedding
+    cfg = LlamaConfig(hidden_size=shapes.h, num_attention_heads=shapes.a,
+                      num_key_value_heads=shapes.a, intermediate_size=shapes.ffn,
+                      num_hidden_layers=1, vocab_size=shapes.v,
+                      max_position_embeddings=max(64, shapes.s))
+    cfg._attn_implementation = attn
+    layer = LlamaDecoderLayer(cfg, layer_idx=0).to(torch.bfloat16).train()
+    return decoder_layer_parts(layer, LlamaRotaryEmbedding(cfg), cfg, shapes)
+
+
+def phi3_parts(shapes, attn="eager"):
+    """Phi-3's decoder layer: one qkv_proj and one gate_up_proj (the slices and chunk are views),
+    RoPE on the whole of each head (a partial rotation's tensors are of no size class here)."""
+    from transformers import Phi3Config
+    from transformers.models.phi3.modeling_phi3 import Phi3DecoderLayer, Phi3RotaryEmbedding
+    cfg = Phi3Config(hidden_size=shapes.h, num_attention_heads=shapes.a,
+                     num_key_value_heads=shapes.a, intermediate_size=shapes.ffn,
+                     num_hidden_layers=1, vocab_size=shapes.v, pad_token_id=None,
+                     max_position_embeddings=max(64, shapes.s))
+    cfg._attn_implementation = attn
+    layer = Phi3DecoderLayer(cfg, layer_idx=0).to(torch.bfloat16).train()
+    return decoder_layer_parts(layer, Phi3RotaryEmbedding(cfg), cfg, shapes)
+
+
 def loss_part(shapes):
     from transformers.loss.loss_utils import ForCausalLMLoss
     labels = torch.randint(0, shapes.v, (shapes.b, shapes.s))
@@ -274,6 +301,7 @@ def measure(shapes):
             "gpt2_nodropout": gpt2_parts(shapes, dropout=0.0),
             "gpt2_sdpa_nodropout": gpt2_parts(shapes, "sdpa", dropout=0.0),
             "llama": llama_parts(shapes), "llama_sdpa": llama_parts(shapes, "sdpa"),
+            "phi3": phi3_parts(shapes), "phi3_sdpa": phi3_parts(shapes, "sdpa"),
             "residual": residual(shapes), "loss": loss_part(shapes)}
 
 
@@ -290,7 +318,8 @@ def summary(m):
     return out
 
 
-FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa")
+FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa",
+            "phi3", "phi3_sdpa")
 
 
 def with_cuda_dropout(m):

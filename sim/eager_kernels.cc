@@ -49,6 +49,12 @@ constexpr Entry kTable[] = {
     {"llama_sdpa", "norm", {{8, {{8.0167, 28.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {16, {{16.0333, 76.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"llama_sdpa", "attention", {{10, {{38, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {18, {{74, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"llama_sdpa", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{6, 0}, {18, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"phi3", "norm", {{8, {{8.0167, 28.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {16, {{16.0333, 76.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"phi3", "attention", {{19, {{54, 0}, {0, 0}, {0, 0}, {12.5, 16}, {0, 0}}}, {31, {{86, 0}, {0, 0}, {20, 0}, {8, 20}, {0, 0}}}}},
+    {"phi3", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{0, 0}, {26, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"phi3_sdpa", "norm", {{8, {{8.0167, 28.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {16, {{16.0333, 76.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"phi3_sdpa", "attention", {{13, {{50, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {25, {{78, 0}, {0, 0}, {20, 0}, {0, 0}, {0, 0}}}}},
+    {"phi3_sdpa", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{0, 0}, {26, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"any", "residual", {{1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"any", "loss", {{5, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 16.0081}}}, {3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 24.0081}}}}},
 };
@@ -63,9 +69,15 @@ const Entry& find(std::string_view family, std::string_view module) {
 }
 
 // The recorded family whose module `module` of `spec` runs: GPT-2's modules for learned
-// positions, LayerNorm and GELU; Llama's for rotary positions, RMSNorm and SwiGLU.
+// positions, LayerNorm and GELU; Phi-3's for its fused projections (a partial rotary embedding
+// priced as a whole one: the rotation's bytes over-counted by the passed share, the two backward
+// kernels of its concatenation not counted); Llama's for the other rotary, RMSNorm and SwiGLU
+// families.
 std::string_view family_of(std::string_view module, const models::ModelSpec& spec,
                            const models::Workload& w) {
+  if (spec.model_type == models::ModelType::kPhi3) {
+    return module == "attention" && w.flash_attention ? "phi3_sdpa" : "phi3";
+  }
   const bool dropout = spec.dropout.attn > 0 || spec.dropout.resid > 0;
   if (module == "norm") return spec.norm == models::NormKind::kLayerNorm ? "gpt2" : "llama";
   if (module == "mlp") {

@@ -243,6 +243,8 @@ TEST(ModelRunner, RejectsWhatTheKernelsCannotRun) {
   EXPECT_NE(check_runnable(mistral, {.seq_len = 4097}).message().find("sliding_window = 4096"),
             std::string::npos);
   EXPECT_FALSE(ModelRunner::create(gpt2, {.seq_len = 64}, 1).ok());
+  const Status phi = check_runnable(models::zoo_model("phi-4").value(), {.seq_len = 64});
+  EXPECT_NE(phi.message().find("model_type = \"phi3\""), std::string::npos) << phi.message();
 
   ModelRunner r = make_runner(small_gpt());
   std::vector<std::int32_t> tokens(32, 1), targets(32, 2);

@@ -47,7 +47,9 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
       {"Qwen3-8B.json", "qwen3-8b"},
       {"Mixtral-8x7B.json", "mixtral-8x7b"},
       {"Qwen3-30B-A3B.json", "qwen3-30b-a3b"},
-      {"Qwen1.5-MoE-A2.7B.json", "qwen1.5-moe-a2.7b"}};
+      {"Qwen1.5-MoE-A2.7B.json", "qwen1.5-moe-a2.7b"},
+      {"Phi-3-mini-4k-instruct.json", "phi-3-mini"},
+      {"phi-4.json", "phi-4"}};
   for (const auto& [file, zoo_name] : files) {
     Diagnostics warnings;
     const Result<ModelSpec> loaded = load_hf_config(shipped(file), &warnings);
@@ -78,6 +80,7 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
     EXPECT_EQ(a.dropout.resid, b.dropout.resid) << file;
     EXPECT_EQ(a.moe, b.moe) << file;
     EXPECT_EQ(a.qk_norm, b.qk_norm) << file;
+    EXPECT_EQ(a.partial_rotary_factor, b.partial_rotary_factor) << file;
     EXPECT_EQ(a.checkpoint_dtype, b.checkpoint_dtype) << file;
   }
   EXPECT_EQ(load_hf_config(shipped("Llama-2-7b-hf.json"))->name, "meta-llama/Llama-2-7b-hf");
@@ -265,6 +268,65 @@ TEST(HfConfig, ReadsQwen2MoesSharedExpertWithItsDefaults) {
 // is there; otherwise the message says zerosim needs the config.json and where it looked.
 // torch_dtype (transformers 4) or dtype (5) names the checkpoint's dtype, which the host memory
 // of loading it depends on (plan/model_load.h); anything else is "" (not stated).
+// Phi3Config: KV heads None (the heads), 4096 positions, rms_norm_eps 1e-5, no window, no
+// biases whatever attention_bias says; resid_pdrop drops both sublayers' outputs; embd_pdrop is
+// read by nothing (a warning when set); the RoPE parameters come from rope_parameters (or
+// rope_scaling) before the top level, as transformers 5 resolves them.
+TEST(HfConfig, ReadsPhi3WithItsDefaults) {
+  const std::string base = R"({"model_type": "phi3", "vocab_size": 100, "hidden_size": 256,
+      "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 512)";
+  Diagnostics warnings;
+  const Result<ModelSpec> m = load_hf_config(write_temp("phi3_min.json", base + "}"), &warnings);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_TRUE(warnings.items().empty());
+  EXPECT_EQ(m->model_type, ModelType::kPhi3);
+  EXPECT_EQ(m->num_kv_heads, 8);
+  EXPECT_EQ(m->head_dim, 32);
+  EXPECT_EQ(m->max_position_embeddings, 4096);
+  EXPECT_EQ(m->norm_eps, 1e-5);
+  EXPECT_EQ(m->rope_theta, 10000.0);
+  EXPECT_EQ(m->partial_rotary_factor, 1.0);
+  EXPECT_EQ(m->rotary_dim(), 32);
+  EXPECT_EQ(m->sliding_window, 0);
+  EXPECT_TRUE(fused_qkv(*m) && fused_gate_up(*m));
+  EXPECT_EQ(m->dropout, DropoutProbs{});
+  EXPECT_EQ(m->bias, LinearBiases{});
+
+  Diagnostics w2;
+  const Result<ModelSpec> d = load_hf_config(
+      write_temp("phi3_dropout.json", base + R"(, "resid_pdrop": 0.1, "embd_pdrop": 0.1,
+          "attention_bias": true, "sliding_window": 2047, "rope_theta": 5.0,
+          "rope_parameters": {"rope_type": "default", "rope_theta": 250000.0,
+                              "partial_rotary_factor": 0.75}})"),
+      &w2);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->dropout.resid, 0.1);
+  EXPECT_EQ(d->dropout.embd, 0.0);
+  ASSERT_EQ(w2.items().size(), 1u);
+  EXPECT_EQ(w2.items()[0].path, "embd_pdrop");
+  EXPECT_FALSE(d->bias.qkv || d->bias.attn_out);
+  EXPECT_EQ(d->sliding_window, 2047);
+  EXPECT_EQ(d->rope_theta, 250000.0);
+  EXPECT_EQ(d->partial_rotary_factor, 0.75);
+  EXPECT_EQ(d->rotary_dim(), 24);
+
+  // A longrope rope_scaling (Phi-3-mini-128k) names no theta: the top level's.
+  const Result<ModelSpec> lr = load_hf_config(
+      write_temp("phi3_longrope.json", base + R"(, "rope_theta": 5.0, "partial_rotary_factor": 0.5,
+          "rope_scaling": {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0]}})"));
+  ASSERT_TRUE(lr.ok()) << lr.status().message();
+  EXPECT_EQ(lr->rope_theta, 5.0);
+  EXPECT_EQ(lr->partial_rotary_factor, 0.5);
+
+  // 0.3 of 32 dimensions is 9: RoPE rotates pairs.
+  const std::string odd = load_error("phi3_odd.json", base + R"(, "partial_rotary_factor": 0.3})");
+  EXPECT_NE(odd.find("partial_rotary_factor"), std::string::npos) << odd;
+  EXPECT_NE(odd.find("got 9"), std::string::npos) << odd;
+  const std::string big =
+      load_error("phi3_big.json", base + R"(, "rope_parameters": {"partial_rotary_factor": 1.5}})");
+  EXPECT_NE(big.find("rope_parameters.partial_rotary_factor"), std::string::npos) << big;
+}
+
 TEST(HfConfig, TheCheckpointDtypeComesFromTorchDtypeOrDtype) {
   auto dtype_of = [](const std::string& name, std::string_view extra) {
     const std::string text =
@@ -370,7 +432,8 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       // ("deepseek_v2" is not a misspelt anything).
       {"bert.json",
        llama_with("model_type", "\"bert\""),
-       {": model_type: ", "\"bert\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\""}},
+       {": model_type: ", "\"bert\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
+        "\"qwen2_moe\" and \"phi3\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",
@@ -476,7 +539,8 @@ TEST(HfConfig, ReadsRopeThetaWithTheHfDefault) {
       {"Llama-2-7b-hf.json", 10000.0},  // no rope_theta key: LlamaConfig's default
       {"Meta-Llama-3-8B.json", 500000.0},
       {"Mistral-7B-v0.1.json", 10000.0},
-      {"Qwen2-7B.json", 1000000.0}};
+      {"Qwen2-7B.json", 1000000.0},
+      {"phi-4.json", 250000.0}};
   for (const auto& [file, theta] : files) {
     const Result<ModelSpec> spec = load_hf_config(shipped(file));
     ASSERT_TRUE(spec.ok()) << spec.status().message();

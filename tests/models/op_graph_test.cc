@@ -17,10 +17,11 @@ namespace {
 using test_util::find_op;
 using test_util::zoo;
 
-// A Llama-3-shaped model with GQA (4 query heads, 2 kv heads), small enough to read.
-ModelSpec tiny_llama() {
-  ModelSpec spec = zoo("llama3-8b");
-  spec.name = "tiny-llama";
+// Zoo model `name` shrunk to 2 layers of hidden 64 with GQA (4 query heads, 2 kv heads), small
+// enough to read.
+ModelSpec tiny(std::string_view name) {
+  ModelSpec spec = zoo(name);
+  spec.name = "tiny-" + std::string(name);
   spec.vocab_size = 128;
   spec.hidden_size = 64;
   spec.num_layers = 2;
@@ -31,6 +32,8 @@ ModelSpec tiny_llama() {
   spec.max_position_embeddings = 128;
   return spec;
 }
+
+ModelSpec tiny_llama() { return tiny("llama3-8b"); }
 
 std::vector<std::string> names(const std::vector<Op>& ops) {
   std::vector<std::string> out;
@@ -336,6 +339,51 @@ TEST(OpGraph, Qwen2MoeRunsItsSharedExpertBesideTheRoutedOnes) {
                                            "model.layers.0.mlp.shared_expert.up_proj.weight",
                                            "model.layers.0.mlp.shared_expert.down_proj.weight",
                                            "model.layers.0.mlp.shared_expert_gate.weight"}));
+}
+
+// Phi-3 (modeling_phi3.py): one qkv_proj whose q and k slices are rotated (here half of each
+// head) and whose v slice the core reads, one gate_up_proj whose halves the SwiGLU multiplies;
+// the same parameters and GEMM FLOPs as the unfused Llama layout of the same sizes.
+TEST(OpGraph, Phi3FusesQkvAndGateUpIntoOneLinearEach) {
+  ModelSpec spec = tiny("phi-4");
+  spec.partial_rotary_factor = 0.5;
+  const Workload w{.micro_batch = 2, .seq_len = 8, .flash_attention = true};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<std::string> all = names(ops);
+  EXPECT_EQ(std::vector<std::string>(all.begin() + 1, all.begin() + 12),
+            (std::vector<std::string>{
+                "layers.0.attn_norm", "layers.0.attn.qkv", "layers.0.attn.rotary",
+                "layers.0.attn.core", "layers.0.attn.out_proj", "layers.0.attn.residual",
+                "layers.0.mlp_norm", "layers.0.mlp.gate_up", "layers.0.mlp.act",
+                "layers.0.mlp.down", "layers.0.mlp.residual"}));
+  EXPECT_EQ(all.size(), 1u + 2u * 11u + 3u);
+  const std::int64_t t = w.tokens();
+  const Op& qkv = find_op(ops, "layers.0.attn.qkv");
+  EXPECT_EQ(std::get<GemmShape>(qkv.shape).n, spec.q_dim() + 2 * spec.kv_dim());
+  const Op& rotary = find_op(ops, "layers.0.attn.rotary");
+  EXPECT_EQ(std::get<ElementwiseShape>(rotary.shape).numel, t * (4 + 2) * 8);  // 8 of 16 dims
+  const int qkv_index = index_of(ops, "layers.0.attn.qkv");
+  EXPECT_EQ(rotary.inputs, std::vector<int>{qkv_index});
+  EXPECT_EQ(find_op(ops, "layers.0.attn.core").inputs,
+            (std::vector<int>{index_of(ops, "layers.0.attn.rotary"), qkv_index}));
+  const Op& gate_up = find_op(ops, "layers.0.mlp.gate_up");
+  EXPECT_EQ(std::get<GemmShape>(gate_up.shape).n, 2 * spec.intermediate_size);
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.act").inputs,
+            std::vector<int>{index_of(ops, "layers.0.mlp.gate_up")});
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  ASSERT_EQ(qkv.param_ids.size(), 1u);
+  EXPECT_EQ(params[qkv.param_ids[0]].name, "model.layers.0.self_attn.qkv_proj.weight");
+
+  const ModelSpec llama = tiny_llama();
+  EXPECT_EQ(parameter_count(spec), parameter_count(llama));
+  auto gemm_flops = [&w](const ModelSpec& m) {
+    std::int64_t f = 0;
+    for (const Op& op : forward_ops(m, w)) {
+      if (op.kind == OpKind::kLinear) f += op.cost.fwd_flops + op.cost.bwd_flops;
+    }
+    return f;
+  };
+  EXPECT_EQ(gemm_flops(spec), gemm_flops(llama));
 }
 
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {

@@ -28,6 +28,8 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"mixtral-8x7b", 46'702'792'704},
       {"qwen3-30b-a3b", 30'532'122'624},
       {"qwen1.5-moe-a2.7b", 14'315'784'192},
+      {"phi-3-mini", 3'821'079'552},
+      {"phi-4", 14'659'507'200},
       {"tiny-gpt", 120'576},
   };
   ASSERT_EQ(std::size(expected), zoo_names().size());
@@ -63,6 +65,8 @@ TEST(Zoo, LookupIgnoresCaseAndAcceptsAliases) {
   EXPECT_EQ(zoo("Qwen/Qwen3-30B-A3B").name, "qwen3-30b-a3b");
   EXPECT_EQ(zoo("Qwen/Qwen1.5-MoE-A2.7B").name, "qwen1.5-moe-a2.7b");
   EXPECT_EQ(zoo("mistralai/Mixtral-8x7B-v0.1").name, "mixtral-8x7b");
+  EXPECT_EQ(zoo("microsoft/phi-4").name, "phi-4");
+  EXPECT_EQ(zoo("microsoft/Phi-3-mini-4k-instruct").name, "phi-3-mini");
   EXPECT_TRUE(is_zoo_name("TINY-GPT"));
   EXPECT_FALSE(is_zoo_name("bert-base"));
 }
@@ -74,9 +78,8 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(
-      msg.find("qwen2-7b, qwen3-8b, mixtral-8x7b, qwen3-30b-a3b, qwen1.5-moe-a2.7b, tiny-gpt"),
-      std::string::npos)
+  EXPECT_NE(msg.find("qwen3-30b-a3b, qwen1.5-moe-a2.7b, phi-3-mini, phi-4, tiny-gpt"),
+            std::string::npos)
       << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
 
