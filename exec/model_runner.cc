@@ -47,6 +47,14 @@ Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
                        "0 (a dense MLP: the executor does not run a mixture of experts yet; "
                        "simulate, sweep and tune do)");
   }
+  if (models::is_gemma(spec)) {
+    // No kernel yet for Gemma's (1 + w) norms, scaled embedding, sandwich norms or soft-capping.
+    return unsupported(spec, "model_type",
+                       "\"" + std::string(models::model_type_name(spec.model_type)) + "\"",
+                       "a family without Gemma's scaled embedding, (1 + w) norms and "
+                       "soft-capping (the executor does not run them yet; simulate, sweep and "
+                       "tune do)");
+  }
   if (models::fused_gate_up(spec)) {
     // The executor's rotary and SwiGLU kernels read q, k, gate and up as tensors of their own;
     // Phi-3's come as slices of one fused projection each.

@@ -41,10 +41,9 @@ struct Unmodelled {
 constexpr Unmodelled kUnmodelled[] = {
     {"deepseek_v2", "a mixture of experts with multi-head latent attention"},
     {"deepseek_v3", "a mixture of experts with multi-head latent attention"},
-    {"gemma", "Gemma's scaled embedding and (1 + w) norms"},
-    {"gemma2", "Gemma 2's soft-capping, sliding-window layers and extra norms"},
-    {"gemma3", "Gemma 3's sliding-window layers, q/k norms and extra norms"},
-    {"gemma3_text", "Gemma 3's sliding-window layers, q/k norms and extra norms"},
+    {"gemma3",
+     "Gemma 3's vision-language model, Gemma3ForConditionalGeneration; its text_config, saved as "
+     "a config.json of its own (model_type gemma3_text), is the language model alone"},
     {"gpt_neox", "GPT-NeoX's parallel attention and MLP and partial rotary embedding"},
     {"falcon", "Falcon's parallel attention and multi-query layout"},
     {"opt", "OPT's ReLU MLP and offset learned positions"},
@@ -167,6 +166,12 @@ FamilyDefaults family_defaults(ModelType type) {
       return {4, 32768, 0};
     case ModelType::kQwen2Moe:  // configuration_qwen2_moe.py: num_key_value_heads 16
       return {16, 32768, 0};
+    case ModelType::kGemma:  // configuration_gemma.py
+      return {16, 8192, 256};
+    case ModelType::kGemma2:  // configuration_gemma2.py
+      return {4, 8192, 256};
+    case ModelType::kGemma3Text:  // configuration_gemma3.py Gemma3TextConfig
+      return {4, 131072, 256};
     case ModelType::kPhi3:
       // configuration_phi3.py: num_key_value_heads None (the heads), max_position_embeddings
       // 4096; Phi3Attention takes getattr(config, "head_dim", hidden_size // heads).
@@ -179,7 +184,7 @@ FamilyDefaults family_defaults(ModelType type) {
 // Mistral's and Mixtral's sliding_window, or Qwen2's and Qwen3's when use_sliding_window is true;
 // null means none (MixtralConfig's default; MistralConfig's is 4096).
 std::int64_t sliding_window(ObjectReader& r, ModelType type) {
-  if (type == ModelType::kLlama) return 0;
+  if (type == ModelType::kLlama || type == ModelType::kGemma) return 0;
   // MixtralConfig's and Phi3Config's default is None.
   if ((type == ModelType::kMixtral || type == ModelType::kPhi3) && !r.has("sliding_window")) {
     return 0;
@@ -288,6 +293,40 @@ void read_phi3(ObjectReader& r, ModelSpec* spec) {
       rope_parameter(r, "partial_rotary_factor", 1.0, {.min = 0, .max = 1, .min_exclusive = true});
 }
 
+// modeling_gemma.py, modeling_gemma2.py, modeling_gemma3.py: the embedding scaled by
+// sqrt(hidden_size), q/k/v and o_proj taking attention_bias, the LM head tied by default; Gemma 2
+// and 3 normalize each sublayer's output too, and soft-cap the logits (final_logit_softcapping:
+// Gemma2Config's 30, Gemma3TextConfig's None); Gemma 2 the attention scores
+// (attn_logit_softcapping, 50), which Gemma3Attention does not pass on; Gemma 3 norms each
+// head's query and key. A null cap is none.
+void read_gemma(ObjectReader& r, ModelType type, ModelSpec* spec) {
+  const bool gemma2 = type == ModelType::kGemma2, gemma3 = type == ModelType::kGemma3Text;
+  const bool attention_bias = optional_bool(r, "attention_bias", false);
+  spec->bias = {.qkv = attention_bias, .attn_out = attention_bias};
+  spec->scaled_embedding = true;
+  spec->sandwich_norms = gemma2 || gemma3;
+  spec->qk_norm = gemma3;
+  auto cap = [&r](const char* key, double fallback) {
+    if (r.has(key) && r.raw(key)->is_null()) return 0.0;
+    return optional_number(r, key, fallback, {.min = 0, .min_exclusive = true});
+  };
+  if (gemma2 || gemma3) spec->logit_softcap = cap("final_logit_softcapping", gemma2 ? 30.0 : 0.0);
+  if (gemma2) spec->attn_softcap = cap("attn_logit_softcapping", 50.0);
+  if (gemma3 && cap("attn_logit_softcapping", 0.0) > 0) {
+    r.report("attn_logit_softcapping", Severity::kWarning, "no-effect",
+             "Gemma3Attention applies no attention soft-capping (transformers 5.16 "
+             "modeling_gemma3.py); zerosim models none");
+  }
+  // GemmaConfig's and Gemma2Config's default is None, which a saved config writes as null.
+  const bool null_bidirectional =
+      r.has("use_bidirectional_attention") && r.raw("use_bidirectional_attention")->is_null();
+  if (!null_bidirectional && optional_bool(r, "use_bidirectional_attention", false)) {
+    r.report("use_bidirectional_attention", Severity::kError, "not-modelled",
+             "true is not supported; expected false or null (zerosim models causal language "
+             "models)");
+  }
+}
+
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const FamilyDefaults defaults = family_defaults(type);
   const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
@@ -306,16 +345,23 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   }
   const auto positions =
       optional_size(r, "max_position_embeddings", defaults.max_positions, kMaxPositions);
-  spec->activation = activation(r, "hidden_act", "silu");
+  // Gemma2Config and Gemma3TextConfig name the MLP's activation hidden_activation.
+  const bool gemma =
+      type == ModelType::kGemma || type == ModelType::kGemma2 || type == ModelType::kGemma3Text;
+  spec->activation =
+      activation(r, gemma && type != ModelType::kGemma ? "hidden_activation" : "hidden_act",
+                 gemma ? "gelu_pytorch_tanh" : "silu");
   spec->dropout = {.attn = probability(r, "attention_dropout", 0)};
   // MixtralConfig's defaults: rms_norm_eps 1e-5, rope theta 1e6; Phi3Config's 1e-5 and 10000;
   // the others' 1e-6 and 10000.
   const bool mixtral = type == ModelType::kMixtral, phi3 = type == ModelType::kPhi3;
   spec->norm_eps = optional_number(r, "rms_norm_eps", mixtral || phi3 ? 1e-5 : 1e-6,
                                    {.min = 0, .min_exclusive = true});
+  // Gemma3TextConfig's full-attention layers' rope_theta is 1e6 (its sliding layers' 10000).
+  const bool million = mixtral || type == ModelType::kGemma3Text;
   spec->rope_theta =
-      rope_parameter(r, "rope_theta", mixtral ? 1e6 : 10000.0, {.min = 0, .min_exclusive = true});
-  spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", false);
+      rope_parameter(r, "rope_theta", million ? 1e6 : 10000.0, {.min = 0, .min_exclusive = true});
+  spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", gemma);
   spec->sliding_window = sliding_window(r, type);
   if (type == ModelType::kLlama) {
     const bool attention_bias = optional_bool(r, "attention_bias", false);
@@ -333,6 +379,8 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
     spec->bias = {.qkv = optional_bool(r, "qkv_bias", true)};
   } else if (phi3) {
     read_phi3(r, spec);
+  } else if (gemma) {
+    read_gemma(r, type, spec);
   } else {
     spec->bias = {.qkv = type == ModelType::kQwen2};  // Qwen2Attention: q/k/v bias=True
   }

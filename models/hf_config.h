@@ -4,7 +4,8 @@
 //   gpt2: vocab_size, n_embd, n_layer, n_head (required); n_positions (1024), n_inner (null = 4h),
 //     activation_function ("gelu_new"), resid_pdrop / embd_pdrop / attn_pdrop (0.1),
 //     layer_norm_epsilon (1e-5), tie_word_embeddings (true), add_cross_attention (must be false).
-//   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3: vocab_size, hidden_size,
+//   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2,
+//     gemma3_text: vocab_size, hidden_size,
 //     num_hidden_layers, num_attention_heads, intermediate_size (required; the MoE families'
 //     experts are moe_intermediate_size wide); num_key_value_heads, head_dim (null or absent =
 //     hidden_size / num_attention_heads; qwen3's 128), max_position_embeddings, rms_norm_eps
@@ -15,7 +16,13 @@
 //     = none); the qwen families: use_sliding_window (false) gating sliding_window; the MoE
 //     families: their expert counts and widths (read_moe); phi3: resid_pdrop (0),
 //     partial_rotary_factor (1; from rope_scaling or rope_parameters first), sliding_window
-//     (null), embd_pdrop (read by nothing in transformers 5: a warning when set).
+//     (null), embd_pdrop (read by nothing in transformers 5: a warning when set); the gemma
+//     families: head_dim (256), tie_word_embeddings (true), hidden_act (gemma) or
+//     hidden_activation (gemma2, gemma3_text; "gelu_pytorch_tanh"), attention_bias (false),
+//     sliding_window (4096; none for gemma), final_logit_softcapping (gemma2 30, gemma3_text
+//     null), attn_logit_softcapping (gemma2 50; gemma3_text ignores it: a warning),
+//     use_bidirectional_attention (must be false). model_type gemma3, the vision-language model,
+//     is refused: its text_config, saved as a config.json of its own, is the language model.
 // Defaults are those of the HF config classes (configuration_<type>.py), so a file means what
 // from_pretrained makes of it. Two of them surprise: an absent num_key_value_heads is 8 for
 // mistral and 32 for qwen2 (their __init__ defaults), and num_attention_heads for llama; an

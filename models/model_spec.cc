@@ -1,5 +1,6 @@
 #include "models/model_spec.h"
 
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -16,8 +17,9 @@ constexpr std::string_view kActivations[] = {
     "tanh"};
 
 // model_type_name's strings in ModelType order.
-constexpr std::string_view kModelTypeNames[] = {
-    "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3"};
+constexpr std::string_view kModelTypeNames[] = {"gpt2",  "llama",   "mistral",   "qwen2",
+                                                "qwen3", "mixtral", "qwen3_moe", "qwen2_moe",
+                                                "phi3",  "gemma",   "gemma2",    "gemma3_text"};
 
 Status field_error(const ModelSpec& spec, std::string_view field, const std::string& value,
                    std::string_view allowed) {
@@ -31,8 +33,42 @@ Status structure_error(const ModelSpec& spec, std::string_view what) {
                                   std::string(what));
 }
 
+// The Gemma families' own pieces (the table in model_spec.h): a scaled embedding for all three;
+// sandwich norms and logit soft-capping for gemma2 and gemma3_text; attention soft-capping for
+// gemma2 alone (Gemma3Attention passes no softcap to its attention function).
+Status validate_gemma(const ModelSpec& spec) {
+  const bool gemma = is_gemma(spec);
+  const bool sandwich =
+      spec.model_type == ModelType::kGemma2 || spec.model_type == ModelType::kGemma3Text;
+  if (spec.scaled_embedding != gemma) {
+    return structure_error(spec, gemma ? "scales its embedding by sqrt(hidden_size)"
+                                       : "has no scaled embedding (the gemma families')");
+  }
+  if (spec.sandwich_norms != sandwich) {
+    return structure_error(spec, sandwich ? "normalizes each sublayer's output (sandwich_norms)"
+                                          : "has no sandwich norms (gemma2's and gemma3_text's)");
+  }
+  const std::pair<std::string_view, double> caps[] = {{"attn_softcap", spec.attn_softcap},
+                                                      {"logit_softcap", spec.logit_softcap}};
+  for (const auto& [field, cap] : caps) {
+    if (!(cap >= 0) || !std::isfinite(cap)) {
+      return field_error(spec, field, format_double(cap), "0 (none) or a finite cap > 0");
+    }
+  }
+  if (spec.attn_softcap > 0 && spec.model_type != ModelType::kGemma2) {
+    return field_error(spec, "attn_softcap", format_double(spec.attn_softcap),
+                       "0 (attention soft-capping is gemma2's)");
+  }
+  if (spec.logit_softcap > 0 && !sandwich) {
+    return field_error(spec, "logit_softcap", format_double(spec.logit_softcap),
+                       "0 (logit soft-capping is gemma2's and gemma3_text's)");
+  }
+  return Status::ok();
+}
+
 // The module structure each model_type's HF implementation has (the table in model_spec.h).
 Status validate_structure(const ModelSpec& spec) {
+  ZS_RETURN_IF_ERROR(validate_gemma(spec));
   if (spec.model_type == ModelType::kGpt2) {
     if (spec.position != PositionKind::kLearned || spec.norm != NormKind::kLayerNorm ||
         spec.mlp != MlpKind::kGelu) {
@@ -53,12 +89,13 @@ Status validate_structure(const ModelSpec& spec) {
       spec.mlp != MlpKind::kSwiGlu) {
     return structure_error(spec, "has rotary positions, RMSNorm and a SwiGLU MLP");
   }
-  const bool qwen3 =
-      spec.model_type == ModelType::kQwen3 || spec.model_type == ModelType::kQwen3Moe;
-  if (spec.qk_norm != qwen3) {
-    return structure_error(spec, spec.qk_norm
-                                     ? "has no q/k norms (qk_norm is qwen3's and qwen3_moe's)"
-                                     : "has q/k norms (qk_norm)");
+  const bool qk_norm = spec.model_type == ModelType::kQwen3 ||
+                       spec.model_type == ModelType::kQwen3Moe ||
+                       spec.model_type == ModelType::kGemma3Text;
+  if (spec.qk_norm != qk_norm) {
+    return structure_error(spec, spec.qk_norm ? "has no q/k norms (qk_norm is qwen3's, qwen3_moe's "
+                                                "and gemma3_text's)"
+                                              : "has q/k norms (qk_norm)");
   }
   if (spec.model_type == ModelType::kPhi3) {
     // modeling_phi3.py: qkv_proj, o_proj, gate_up_proj and down_proj are bias=False; Phi3Model
@@ -129,6 +166,11 @@ bool fused_qkv(const ModelSpec& spec) {
 }
 
 bool fused_gate_up(const ModelSpec& spec) { return spec.model_type == ModelType::kPhi3; }
+
+bool is_gemma(const ModelSpec& spec) {
+  return spec.model_type == ModelType::kGemma || spec.model_type == ModelType::kGemma2 ||
+         spec.model_type == ModelType::kGemma3Text;
+}
 
 std::string_view norm_kind_name(NormKind k) {
   return k == NormKind::kLayerNorm ? "layernorm" : "rmsnorm";

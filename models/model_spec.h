@@ -1,8 +1,9 @@
 // ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
 // it.
 //
-// One struct covers the nine Hugging Face families zerosim knows (model_type gpt2, llama,
-// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3); the differences between them are
+// One struct covers the twelve Hugging Face families zerosim knows (model_type gpt2, llama,
+// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text); the
+// differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
 //
@@ -16,6 +17,9 @@
 //   qwen3_moe rotary    RMSNorm, and on q, k  SwiGLU experts, top-k     none*           none*
 //   qwen2_moe rotary    RMSNorm               SwiGLU experts + shared   q/k/v*          none*
 //   phi3     rotary**   RMSNorm               SwiGLU, gate_up fused     none            resid*
+//   gemma    rotary     RMSNorm (1 + w)       GeGLU (gelu tanh)         none*           none*
+//   gemma2   rotary     RMSNorm (1 + w) x 4   GeGLU                     none*           none*
+//   gemma3_text rotary  RMSNorm (1 + w) x 4, and on q, k  GeGLU         none*           none*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -28,6 +32,12 @@
 // and Phi-3's qkv_proj compute q, k and v in one GEMM; Phi-3's gate_up_proj computes the SwiGLU's
 // gate and up halves in one. A fused Linear is one module, so ZeRO-3 fetches it whole and its
 // hooks fire once.
+//
+// The Gemma families scale the token embedding by sqrt(hidden_size) (scaled_embedding) and tie
+// the LM head to it by default; Gemma 2 and 3 also normalize each sublayer's output before its
+// residual add (sandwich_norms: four norms a layer), and Gemma 2 soft-caps the attention scores
+// and the logits with tanh (attn_softcap, logit_softcap). Their MLP is the SwiGLU's gated layout
+// with gelu_pytorch_tanh for silu (MlpKind::kSwiGlu covers both: the activation names it).
 //
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
@@ -51,7 +61,10 @@ enum class ModelType {
   kMixtral,
   kQwen3Moe,
   kQwen2Moe,
-  kPhi3
+  kPhi3,
+  kGemma,
+  kGemma2,
+  kGemma3Text
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -129,6 +142,17 @@ struct ModelSpec {
   // (Qwen3Attention's q_norm and k_norm).
   bool qk_norm = false;
   MoeSpec moe;  // mixtral's, qwen3_moe's and qwen2_moe's; none for the dense families
+  // The token embedding multiplied by sqrt(hidden_size) (Gemma*TextScaledWordEmbedding).
+  bool scaled_embedding = false;
+  // An RMSNorm on each sublayer's output before its residual add, besides the one on its input
+  // (Gemma 2's and 3's post_attention_layernorm and post_feedforward_layernorm; their MLP's
+  // input norm is pre_feedforward_layernorm).
+  bool sandwich_norms = false;
+  // tanh soft-capping, cap * tanh(x / cap), of every layer's attention scores (Gemma 2's
+  // attn_logit_softcapping, 50) and of the LM head's logits (final_logit_softcapping, 30); 0 =
+  // none.
+  double attn_softcap = 0;
+  double logit_softcap = 0;
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
   // The dtype the checkpoint is stored in, as config.json's torch_dtype (dtype from transformers
   // 5) states it: "fp32", "bf16" or "fp16"; "" when it states none or another. Only the host
@@ -158,8 +182,8 @@ struct ModelSpec {
   bool operator==(const ModelSpec&) const = default;
 };
 
-// "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3": the
-// HF model_type string.
+// "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
+// "gemma", "gemma2", "gemma3_text": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -169,6 +193,8 @@ bool fused_qkv(const ModelSpec& spec);
 // The SwiGLU's gate and up halves come from one Linear of width 2I (Phi-3's gate_up_proj, whose
 // output's first half is the gate).
 bool fused_gate_up(const ModelSpec& spec);
+// gemma, gemma2 or gemma3_text.
+bool is_gemma(const ModelSpec& spec);
 std::string_view norm_kind_name(NormKind k);
 std::string_view mlp_kind_name(MlpKind k);
 
@@ -202,9 +228,12 @@ double expert_parameters(const ModelSpec& spec);
 // (0, 1], below 1 only for phi3 and leaving an even rotary_dim() >= 2; and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
 // num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral,
-// qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe and phi3 have rotary positions, RMSNorm and SwiGLU;
-// phi3 has no linear biases and no embedding dropout;
-// qwen3 and qwen3_moe and only they have qk_norm; the three MoE families and only they have
+// qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3 and the gemma families have rotary positions,
+// RMSNorm and the gated MLP (MlpKind::kSwiGlu); phi3 has no linear biases and no embedding
+// dropout; qwen3, qwen3_moe and gemma3_text and only they have qk_norm; the gemma families and
+// only they have a scaled embedding, gemma2 and gemma3_text and only they sandwich norms and
+// logit soft-capping, gemma2 alone attention soft-capping (each cap finite and >= 0); the three
+// MoE families and only they have
 // experts (qwen2_moe and only it a shared expert, at most kMaxIntermediateSize wide), 1 <=
 // experts_per_token <= num_experts <= kMaxExperts, at most kMaxExpertParameters in all, and no
 // MLP bias. Biases and dropout are free.

@@ -20,6 +20,8 @@ constexpr ElementFlops kRotaryFlops{3, 3};    // x·cos + rotate_half(x)·sin
 constexpr ElementFlops kCrossEntropyFlops{5, 2};  // log-softmax + pick; softmax - one-hot, scale
 constexpr ElementFlops kEmbeddingFlops{0, 1};     // gather; scatter-add into the table's gradient
 constexpr ElementFlops kPositionAddFlops{1, 1};
+constexpr ElementFlops kSoftcapFlops{4, 4};  // x / cap, tanh, · cap; dy · cap · (1 - y²) / cap
+constexpr ElementFlops kEmbedScaleFlops{1, 1};  // Gemma's · sqrt(h)
 
 constexpr Bytes kFp32Bytes = 4;
 constexpr Bytes kTokenIdBytes = 8;  // int64 input_ids
@@ -59,16 +61,25 @@ OpCosts attention_costs(const AttentionShape& a, Bytes e) {
     fwd_per_score += kDropoutFlops.fwd;
     bwd_per_score += kDropoutFlops.bwd;
   }
-  // Forward: read Q, K; write scores; softmax reads and writes them; dropout reads them and
-  // writes its output and mask; P·V reads P and V and writes O.
+  const bool softcap = a.softcap > 0;
+  if (softcap) {
+    fwd_per_score += kSoftcapFlops.fwd;
+    bwd_per_score += kSoftcapFlops.bwd;
+  }
+  // Forward: read Q, K; write scores; soft-capping's three passes read and write them; softmax
+  // reads and writes them; dropout reads them and writes its output and mask; P·V reads P and V
+  // and writes O.
   const Bytes dropout_fwd = dropout ? 2 * e * scores + kMaskBytes * scores : 0;
-  const Bytes fwd =
-      e * 2 * t * q + e * scores + 2 * e * scores + dropout_fwd + e * scores + 2 * e * t * q;
+  const Bytes softcap_fwd = softcap ? 6 * e * scores : 0;
+  const Bytes fwd = e * 2 * t * q + e * scores + softcap_fwd + 2 * e * scores + dropout_fwd +
+                    e * scores + 2 * e * t * q;
   // Backward: dP = dO·V^T and dV = P^T·dO (dO twice, V, P, writes dP, dV); dropout backward;
   // softmax backward (reads P, dP, writes dS); dQ = dS·K and dK = dS^T·Q (dS twice, K, Q,
   // writes dQ, dK).
   const Bytes dropout_bwd = dropout ? 2 * e * scores + kMaskBytes * scores : 0;
-  const Bytes bwd = 8 * e * t * q + 7 * e * scores + dropout_bwd;
+  // Soft-capping backward: the scale, tanh's (reads y and dy, writes dx), the division.
+  const Bytes softcap_bwd = softcap ? 7 * e * scores : 0;
+  const Bytes bwd = 8 * e * t * q + 7 * e * scores + dropout_bwd + softcap_bwd;
   return OpCosts{.fwd_flops = 2 * gemm + fwd_per_score * scores,
                  .bwd_flops = 4 * gemm + bwd_per_score * scores,
                  .fwd_hbm_bytes = fwd,
@@ -88,6 +99,10 @@ OpCosts flash_attention_costs(const AttentionShape& a, Bytes e) {
   if (a.dropout > 0) {
     fwd_per_pair += kDropoutFlops.fwd;
     bwd_per_pair += kDropoutFlops.fwd + kDropoutFlops.bwd;  // mask regenerated from the seed
+  }
+  if (a.softcap > 0) {  // FlashAttention-2's softcap: in registers, recomputed in backward
+    fwd_per_pair += kSoftcapFlops.fwd;
+    bwd_per_pair += kSoftcapFlops.fwd + kSoftcapFlops.bwd;
   }
   return OpCosts{.fwd_flops = 4 * pairs * a.head_dim + fwd_per_pair * pairs,
                  .bwd_flops = 10 * pairs * a.head_dim + bwd_per_pair * pairs,
@@ -147,26 +162,36 @@ OpCosts embedding_costs(const EmbeddingShape& s, Bytes e) {
     bwd += kDropoutFlops.bwd * n;
     mask = kMaskBytes * n;
   }
+  Bytes scale = 0;  // Gemma's multiply by sqrt(h), and its gradient's: read and write t x h
+  if (s.scaled) {
+    fwd += kEmbedScaleFlops.fwd * n;
+    bwd += kEmbedScaleFlops.bwd * n;
+    scale = 2 * e * n;
+  }
   return OpCosts{
       .fwd_flops = fwd,
       .bwd_flops = bwd,
       // Read the ids and one row per token from each table; write the sum (and the mask).
-      .fwd_hbm_bytes = kTokenIdBytes * s.tokens + e * n * (tables + 1) + mask,
+      .fwd_hbm_bytes = kTokenIdBytes * s.tokens + e * n * (tables + 1) + mask + scale,
       // Read dy (and the mask); scatter-add into each table's gradient (read + write a row).
-      .bwd_hbm_bytes = kTokenIdBytes * s.tokens + e * n * (1 + 2 * tables) + mask,
+      .bwd_hbm_bytes = kTokenIdBytes * s.tokens + e * n * (1 + 2 * tables) + mask + scale,
       .bwd_grad_bytes = e * n};
 }
 
 OpCosts cross_entropy_costs(const CrossEntropyShape& s, Bytes e) {
   const std::int64_t n = s.tokens * s.vocab;
+  // Gemma2ForCausalLM's soft-capping of the logits: three passes forward (each reads and
+  // writes t x V), three backward (tanh's reads its output and dy).
+  const bool softcap = s.softcap > 0;
   return OpCosts{
-      .fwd_flops = kCrossEntropyFlops.fwd * n,
-      .bwd_flops = kCrossEntropyFlops.bwd * n,
+      .fwd_flops = (kCrossEntropyFlops.fwd + (softcap ? kSoftcapFlops.fwd : 0)) * n,
+      .bwd_flops = (kCrossEntropyFlops.bwd + (softcap ? kSoftcapFlops.bwd : 0)) * n,
       // Read the logits and the labels; write the fp32 log-probabilities.
-      .fwd_hbm_bytes = e * n + kFp32Bytes * n + kTokenIdBytes * s.tokens,
+      .fwd_hbm_bytes =
+          e * n + kFp32Bytes * n + kTokenIdBytes * s.tokens + (softcap ? 6 * e * n : 0),
       // nll_loss backward writes a dense fp32 [t, V] gradient, log_softmax backward reads it
       // with the log-probabilities and writes another, which is cast to the logits' dtype.
-      .bwd_hbm_bytes = kFp32Bytes * n * 4 + e * n,
+      .bwd_hbm_bytes = kFp32Bytes * n * 4 + e * n + (softcap ? 7 * e * n : 0),
       // Two fp32 [t, V] gradients meet inside log_softmax's backward.
       .bwd_grad_bytes = 2 * kFp32Bytes * n};
 }

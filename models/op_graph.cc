@@ -18,7 +18,8 @@ constexpr Bytes kMaskBytes = 1;
 // HF module names of the per-family pieces of one layer.
 struct LayerModules {
   std::string attn_norm{}, mlp_norm{}, qkv{}, q{}, k{}, v{}, out{}, up{}, gate{}, gate_up{}, down{};
-  std::string q_norm{}, k_norm{};  // Qwen3's, else empty
+  std::string q_norm{}, k_norm{};                 // Qwen3's and Gemma 3's, else empty
+  std::string attn_post_norm{}, mlp_post_norm{};  // Gemma 2's and 3's sandwich norms, else empty
 };
 
 class OpListBuilder {
@@ -39,8 +40,12 @@ class OpListBuilder {
             NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
     const int head = add("lm_head", OpKind::kLinear, top, {"lm_head"}, {norm},
                          GemmShape{t_, V, h, false}, {act("input", t_ * h)});
-    add("loss", OpKind::kCrossEntropy, top, {}, {head, kTargetsInput}, CrossEntropyShape{t_, V},
-        {{"log_probs (fp32)", kFp32Bytes * t_ * V}, {"labels (int64)", kInt64Bytes * t_}});
+    // Gemma 2 soft-caps the logits first (Gemma2ForCausalLM.forward): tanh keeps its output.
+    std::vector<SavedTensor> loss_saved = {{"log_probs (fp32)", kFp32Bytes * t_ * V},
+                                           {"labels (int64)", kInt64Bytes * t_}};
+    if (spec_.logit_softcap > 0) loss_saved.push_back(act("softcap tanh_out", t_ * V));
+    add("loss", OpKind::kCrossEntropy, top, {}, {head, kTargetsInput},
+        CrossEntropyShape{t_, V, spec_.logit_softcap}, std::move(loss_saved));
     return std::move(ops_);
   }
 
@@ -78,7 +83,8 @@ class OpListBuilder {
     std::vector<std::string> modules = {"model.embed_tokens"};
     if (spec_.model_type == ModelType::kGpt2) modules = {"transformer.wte", "transformer.wpe"};
     return add("embed", OpKind::kEmbedding, kEmbeddingLayer, modules, {kTokenIdsInput},
-               EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd},
+               EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd,
+                              spec_.scaled_embedding},
                std::move(saved));
   }
 
@@ -102,7 +108,8 @@ class OpListBuilder {
               .down = p + "mlp.down_proj"};
     }
     return {.attn_norm = p + "input_layernorm",
-            .mlp_norm = p + "post_attention_layernorm",
+            .mlp_norm = p + (spec_.sandwich_norms ? "pre_feedforward_layernorm"
+                                                  : "post_attention_layernorm"),
             .q = p + "self_attn.q_proj",
             .k = p + "self_attn.k_proj",
             .v = p + "self_attn.v_proj",
@@ -111,7 +118,9 @@ class OpListBuilder {
             .gate = p + "mlp.gate_proj",
             .down = p + "mlp.down_proj",
             .q_norm = spec_.qk_norm ? p + "self_attn.q_norm" : "",
-            .k_norm = spec_.qk_norm ? p + "self_attn.k_norm" : ""};
+            .k_norm = spec_.qk_norm ? p + "self_attn.k_norm" : "",
+            .attn_post_norm = spec_.sandwich_norms ? p + "post_attention_layernorm" : "",
+            .mlp_post_norm = spec_.sandwich_norms ? p + "post_feedforward_layernorm" : ""};
   }
 
   void add_layer(int i) {
@@ -138,25 +147,45 @@ class OpListBuilder {
       int q_proj = add(p + "attn.q_proj", OpKind::kLinear, i, {m.q}, {norm},
                        GemmShape{t_, q, h, spec_.bias.qkv}, {act("input", t_ * h)});
       // Qwen3: q_norm(q_proj(x)) per head, then the same for k (modeling_qwen3.py
-      // Qwen3Attention.forward); each norm keeps its input.
-      if (spec_.qk_norm) q_proj = add_head_norm(p + "attn.q_norm", i, m.q_norm, q_proj, q);
+      // Qwen3Attention.forward); Gemma 3 norms the two after all three projections
+      // (modeling_gemma3.py Gemma3Attention.forward). Each norm keeps its input.
+      const bool norms_last = spec_.model_type == ModelType::kGemma3Text;
+      if (spec_.qk_norm && !norms_last) {
+        q_proj = add_head_norm(p + "attn.q_norm", i, m.q_norm, q_proj, q);
+      }
       // k_proj and v_proj read the tensor q_proj saved: nothing new to keep.
       int k_proj = add(p + "attn.k_proj", OpKind::kLinear, i, {m.k}, {norm},
                        GemmShape{t_, kv, h, spec_.bias.qkv}, {});
-      if (spec_.qk_norm) k_proj = add_head_norm(p + "attn.k_norm", i, m.k_norm, k_proj, kv);
+      if (spec_.qk_norm && !norms_last) {
+        k_proj = add_head_norm(p + "attn.k_norm", i, m.k_norm, k_proj, kv);
+      }
       const int v_proj = add(p + "attn.v_proj", OpKind::kLinear, i, {m.v}, {norm},
                              GemmShape{t_, kv, h, spec_.bias.qkv}, {});
+      if (spec_.qk_norm && norms_last) {
+        q_proj = add_head_norm(p + "attn.q_norm", i, m.q_norm, q_proj, q);
+        k_proj = add_head_norm(p + "attn.k_norm", i, m.k_norm, k_proj, kv);
+      }
       const int rotary =
           add(p + "attn.rotary", OpKind::kRotary, i, {}, {q_proj, k_proj}, rotary_shape, {});
       core_inputs = {rotary, v_proj};
     }
     const int core = add_attention_core(p, i, std::move(core_inputs));
-    const int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, {core},
-                        GemmShape{t_, h, q, spec_.bias.attn_out}, {act("input", t_ * q)});
+    int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, {core},
+                  GemmShape{t_, h, q, spec_.bias.attn_out}, {act("input", t_ * q)});
+    // Gemma 2 and 3 normalize each sublayer's output before the residual add
+    // (modeling_gemma2.py Gemma2DecoderLayer.forward).
+    if (spec_.sandwich_norms) {
+      out = add(p + "attn.post_norm", OpKind::kNorm, i, {m.attn_post_norm}, {out},
+                NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    }
     resid_ = add_residual(p + "attn.residual", i, out);
     const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
                              NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
-    const int down = add_mlp(p, i, m, mlp_norm);
+    int down = add_mlp(p, i, m, mlp_norm);
+    if (spec_.sandwich_norms) {
+      down = add(p + "mlp.post_norm", OpKind::kNorm, i, {m.mlp_post_norm}, {down},
+                 NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    }
     resid_ = add_residual(p + "mlp.residual", i, down);
   }
 
@@ -176,7 +205,8 @@ class OpListBuilder {
                                .kv_heads = spec_.num_kv_heads,
                                .head_dim = spec_.head_dim,
                                .dropout = spec_.dropout.attn,
-                               .causal = true};
+                               .causal = true,
+                               .softcap = spec_.attn_softcap};
     if (w_.flash_attention) {
       const std::int64_t rows = w_.micro_batch * spec_.num_heads * w_.seq_len;
       return add(p + "attn.core", OpKind::kFlashAttention, i, {}, std::move(inputs), shape,
@@ -186,8 +216,10 @@ class OpListBuilder {
                   {"softmax_lse (fp32)", kFp32Bytes * rows}});
     }
     const std::int64_t scores = w_.micro_batch * spec_.num_heads * w_.seq_len * w_.seq_len;
-    std::vector<SavedTensor> saved = {act("q", t_ * q), act("k", t_ * q),
-                                      act("softmax_out", scores)};
+    std::vector<SavedTensor> saved = {act("q", t_ * q), act("k", t_ * q)};
+    // Gemma 2's soft-capping: tanh keeps its output (eager_attention_forward's softcap).
+    if (spec_.attn_softcap > 0) saved.push_back(act("softcap tanh_out", scores));
+    saved.push_back(act("softmax_out", scores));
     if (spec_.dropout.attn > 0) {
       saved.push_back(mask(scores));
       saved.push_back(act("dropout_out", scores));

@@ -53,7 +53,7 @@ enum class OpKind {
   kActivation,      // GELU on the MLP's up projection
   kSwiGlu,          // silu(gate) * up
   kResidualAdd,     // sublayer dropout (when resid_pdrop > 0) + residual add
-  kCrossEntropy,    // fp32 log-softmax over V + NLL loss
+  kCrossEntropy,    // (Gemma 2's logit soft-capping +) fp32 log-softmax over V + NLL loss
   // A mixture of experts (models/model_spec.h MoeSpec), after the router's linear:
   kMoeRoute,    // fp32 softmax of the router logits over E, top-k, the k weights renormalized
   kMoeExperts,  // sort the t·k (token, expert) pairs by expert, gather, grouped gate_up GEMM,
@@ -74,6 +74,7 @@ struct AttentionShape {
   std::int64_t batch = 0, seq = 0, heads = 0, kv_heads = 0, head_dim = 0;
   double dropout = 0;  // on the probabilities
   bool causal = true;
+  double softcap = 0;  // cap * tanh(scores / cap) before the softmax (Gemma 2); 0 = none
 };
 struct NormShape {
   std::int64_t rows = 0, cols = 0;  // t, h
@@ -89,9 +90,11 @@ struct EmbeddingShape {
   std::int64_t tokens = 0, hidden = 0, vocab = 0;
   bool learned_positions = false;
   double dropout = 0;
+  bool scaled = false;  // times sqrt(hidden) (Gemma)
 };
 struct CrossEntropyShape {
   std::int64_t tokens = 0, vocab = 0;
+  double softcap = 0;  // the logits soft-capped, cap * tanh(x / cap), first (Gemma 2); 0 = none
 };
 // t tokens each routed to top_k of `experts` SwiGLU experts of width `inner` (kMoeRoute and
 // kMoeExperts). The routing is data-dependent; costs assume it balanced: t·k/E tokens per expert.

@@ -137,6 +137,10 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
     }
     b->add(p + "input_layernorm", i, {h});
     b->add(p + "post_attention_layernorm", i, {h});
+    if (m.sandwich_norms) {  // modeling_gemma2.py Gemma2DecoderLayer (Gemma 3's alike)
+      b->add(p + "pre_feedforward_layernorm", i, {h});
+      b->add(p + "post_feedforward_layernorm", i, {h});
+    }
   }
   const int top = static_cast<int>(m.num_layers);
   b->add("model.norm", top, {h});

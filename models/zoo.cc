@@ -49,6 +49,15 @@ constexpr ZooRow kZoo[] = {
   {"phi-3-mini",  "microsoft/Phi-3-mini-4k-instruct", ModelType::kPhi3,   32064,  3072,  32,    32,   32, 8192,  4096,     false, 1e-5, 2047},
   // Phi-4 (model_type phi3): 10 key/value heads, rope_theta 250000 (14,659,507,200 parameters).
   {"phi-4",       "microsoft/phi-4",                 ModelType::kPhi3,    100352, 5120,  40,    40,   10, 17920, 16384,    false, 1e-5, 0},
+  // Gemma 2 (head_dim 256, tied, soft-capped attention 50 and logits 30, sliding window 4096 on
+  // alternate layers): 2,614,341,888 and 9,241,705,984 parameters.
+  {"gemma-2-2b",  "google/gemma-2-2b",               ModelType::kGemma2,  256000, 2304,  26,    8,    4,  9216,  8192,     true,  1e-6, 4096},
+  {"gemma-2-9b",  "google/gemma-2-9b",               ModelType::kGemma2,  256000, 3584,  42,    16,   8,  14336, 8192,     true,  1e-6, 4096},
+  // Gemma 3 (model_type gemma3_text, head_dim 256, q/k norms, no soft-capping): the 1B model
+  // and the 12B model's language model (its text_config, without the vision tower):
+  // 999,885,952 and 11,766,034,176 parameters.
+  {"gemma-3-1b",  "google/gemma-3-1b-pt",            ModelType::kGemma3Text, 262144, 1152, 26, 4,    1,  6912,  32768,    true,  1e-6, 512},
+  {"gemma-3-12b", "google/gemma-3-12b-pt",           ModelType::kGemma3Text, 262208, 3840, 48, 16,   8,  15360, 131072,   true,  1e-6, 1024},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -97,6 +106,10 @@ constexpr Alias kAliases[] = {
     {"qwen/qwen1.5-moe-a2.7b", "qwen1.5-moe-a2.7b"},
     {"microsoft/phi-3-mini-4k-instruct", "phi-3-mini"},
     {"microsoft/phi-4", "phi-4"},
+    {"google/gemma-2-2b", "gemma-2-2b"},
+    {"google/gemma-2-9b", "gemma-2-9b"},
+    {"google/gemma-3-1b-pt", "gemma-3-1b"},
+    {"google/gemma-3-12b-pt", "gemma-3-12b"},
     {"tiny", "tiny-gpt"},
     {"tiny-gpt2", "tiny-gpt"},
     {"gpt2-tiny", "tiny-gpt"},
@@ -119,6 +132,21 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
   spec->mlp = MlpKind::kSwiGlu;
   spec->activation = "silu";
   spec->bias = {};
+  if (type == ModelType::kGemma || type == ModelType::kGemma2 || type == ModelType::kGemma3Text) {
+    // modeling_gemma2.py, modeling_gemma3.py: gelu_pytorch_tanh, a scaled embedding, sandwich
+    // norms; Gemma3's q/k norms; Gemma2Config's caps 50 (attention) and 30 (logits).
+    spec->activation = "gelu_pytorch_tanh";
+    spec->head_dim = 256;
+    spec->scaled_embedding = true;
+    spec->sandwich_norms = type != ModelType::kGemma;
+    spec->qk_norm = type == ModelType::kGemma3Text;
+    if (type == ModelType::kGemma2) {
+      spec->attn_softcap = 50.0;
+      spec->logit_softcap = 30.0;
+    }
+    spec->dropout = {};
+    return;
+  }
   // Qwen2Attention: q/k/v bias=True; Qwen2MoeAttention: qkv_bias, true by default.
   if (type == ModelType::kQwen2 || type == ModelType::kQwen2Moe) spec->bias.qkv = true;
   // Qwen3Attention and Qwen3MoeAttention: q_norm, k_norm.
@@ -159,7 +187,8 @@ ModelSpec spec_from_row(const ZooRow& row) {
   } else if (row.name == std::string_view("qwen2-7b") || row.name == std::string_view("qwen3-8b") ||
              row.name == std::string_view("mixtral-8x7b") ||
              row.name == std::string_view("qwen3-30b-a3b") ||
-             row.name == std::string_view("qwen1.5-moe-a2.7b")) {
+             row.name == std::string_view("qwen1.5-moe-a2.7b") ||
+             row.type == ModelType::kGemma3Text) {
     spec.rope_theta = 1000000.0;
   }
   if (row.name == std::string_view("phi-4")) spec.rope_theta = 250000.0;
@@ -168,6 +197,8 @@ ModelSpec spec_from_row(const ZooRow& row) {
   // Qwen3's and Mixtral's bfloat16; GPT-2's states none (its weights are fp32).
   if (row.type == ModelType::kLlama) {
     spec.checkpoint_dtype = std::string_view(row.name).starts_with("llama2") ? "fp16" : "bf16";
+  } else if (row.type == ModelType::kGemma2) {
+    spec.checkpoint_dtype = "fp32";  // Gemma 2's config.json: torch_dtype float32
   } else if (row.type != ModelType::kGpt2) {
     spec.checkpoint_dtype = "bf16";
   }

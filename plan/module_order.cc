@@ -31,6 +31,7 @@ std::string activation_class(const std::string& act) {
   if (act == "gelu_new") return "transformers.activations.NewGELUActivation";
   if (act == "gelu") return "transformers.activations.GELUActivation";
   if (act == "silu" || act == "swish") return "transformers.activations.SiLUActivation";
+  if (act == "gelu_pytorch_tanh") return "transformers.activations.GELUTanh";
   return "";
 }
 
@@ -66,9 +67,15 @@ Node gpt2_tree(int layers, bool eager, const std::string& act) {
 // LlamaForCausalLM (Mistral, Qwen2, Qwen3, Mixtral and Phi-3 alike, each with its own class names):
 // LlamaModel.forward runs embed_tokens, the rotary embedding (cos/sin need no gradient), the
 // decoder layers and the norm. Qwen3Attention calls q_norm right after q_proj and k_norm after
-// k_proj (modeling_qwen3.py).
+// k_proj (modeling_qwen3.py), Gemma3Attention both after v_proj (modeling_gemma3.py). The Gemma
+// families' embedding is a *TextScaledWordEmbedding; Gemma 2's and 3's layers call
+// post_attention_layernorm on the attention's output and pre_feedforward_layernorm and
+// post_feedforward_layernorm around the MLP. Gemma3TextModel calls its rotary embedding once
+// per layer type (full and sliding): one call here, its second hook pair not counted.
 Node llama_tree(const models::ModelSpec& spec) {
   const std::string type(models::model_type_name(spec.model_type));
+  const bool gemma3 = spec.model_type == models::ModelType::kGemma3Text;
+  const std::string dir = gemma3 ? "gemma3" : type;
   const std::string prefix = type == "llama"       ? "Llama"
                              : type == "mistral"   ? "Mistral"
                              : type == "qwen2"     ? "Qwen2"
@@ -76,12 +83,16 @@ Node llama_tree(const models::ModelSpec& spec) {
                              : type == "mixtral"   ? "Mixtral"
                              : type == "qwen3_moe" ? "Qwen3Moe"
                              : type == "qwen2_moe" ? "Qwen2Moe"
+                             : type == "gemma"     ? "Gemma"
+                             : type == "gemma2"    ? "Gemma2"
+                             : gemma3              ? "Gemma3"
                                                    : "Phi3";
-  const std::string c = "transformers.models." + type + ".modeling_" + type + "." + prefix;
+  const std::string c = "transformers.models." + dir + ".modeling_" + dir + "." + prefix;
   const std::string norm = c + "RMSNorm";
+  const std::string embedding = models::is_gemma(spec) ? c + "TextScaledWordEmbedding" : kEmbedding;
   Node model{"model",
-             c + "Model",
-             {leaf("model.embed_tokens", kEmbedding),
+             c + (gemma3 ? "TextModel" : "Model"),
+             {leaf("model.embed_tokens", embedding),
               leaf("model.rotary_emb", c + "RotaryEmbedding", false)}};
   const std::string act = activation_class(spec.activation);
   for (int i = 0; i < spec.num_layers; ++i) {
@@ -106,10 +117,15 @@ Node llama_tree(const models::ModelSpec& spec) {
       continue;
     }
     Node attn{p + ".self_attn", c + "Attention", {leaf(p + ".self_attn.q_proj", kLinear)}};
-    if (spec.qk_norm) attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
+    const bool norm_each = spec.qk_norm && !gemma3;
+    if (norm_each) attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
     attn.children.push_back(leaf(p + ".self_attn.k_proj", kLinear));
-    if (spec.qk_norm) attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
+    if (norm_each) attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
     attn.children.push_back(leaf(p + ".self_attn.v_proj", kLinear));
+    if (spec.qk_norm && gemma3) {
+      attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
+      attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
+    }
     attn.children.push_back(leaf(p + ".self_attn.o_proj", kLinear));
     Node mlp{p + ".mlp",
              c + "MLP",
@@ -135,10 +151,15 @@ Node llama_tree(const models::ModelSpec& spec) {
         mlp.children.push_back(leaf(p + ".mlp.shared_expert_gate", kLinear));
       }
     }
-    model.children.push_back(Node{p,
-                                  c + "DecoderLayer",
-                                  {leaf(p + ".input_layernorm", norm), std::move(attn),
-                                   leaf(p + ".post_attention_layernorm", norm), std::move(mlp)}});
+    Node layer{p,
+               c + "DecoderLayer",
+               {leaf(p + ".input_layernorm", norm), std::move(attn),
+                leaf(p + ".post_attention_layernorm", norm)}};
+    if (spec.sandwich_norms) layer.children.push_back(leaf(p + ".pre_feedforward_layernorm", norm));
+    layer.children.push_back(std::move(mlp));
+    if (spec.sandwich_norms)
+      layer.children.push_back(leaf(p + ".post_feedforward_layernorm", norm));
+    model.children.push_back(std::move(layer));
   }
   model.children.push_back(leaf("model.norm", norm));
   return Node{"", c + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};

@@ -102,8 +102,26 @@ FAMILY_CONFIGS = {
     "phi3": {"model_type": "phi3", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
              "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024,
              "max_position_embeddings": 128, "pad_token_id": None, "tie_word_embeddings": False},
+    # The Gemma families: a scaled embedding, (1 + w) norms, gelu_pytorch_tanh gating, head_dim
+    # apart from hidden / heads, tied embeddings; Gemma 2 and 3 four norms a layer, Gemma 2 its
+    # attention (50) and logits (30) soft-capped, Gemma 3 q/k norms. The base model builds a
+    # sliding-window mask only for sequences longer than the window: Gemma 2's window (4096) is
+    # as long as the sequences it is trained on, Gemma 3's (512, 1024) shorter, and so here.
+    "gemma": {"model_type": "gemma", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32, "vocab_size": 1024,
+              "max_position_embeddings": 128, "pad_token_id": None},
+    "gemma2": {"model_type": "gemma2", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
+               "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 32, "vocab_size": 1024,
+               "max_position_embeddings": 128, "pad_token_id": None, "query_pre_attn_scalar": 32,
+               "sliding_window": 128},
+    "gemma3_text": {"model_type": "gemma3_text", "num_hidden_layers": 2, "hidden_size": 128,
+                    "intermediate_size": 344, "num_attention_heads": 4, "num_key_value_heads": 2,
+                    "head_dim": 32, "vocab_size": 1024, "max_position_embeddings": 128,
+                    "pad_token_id": None, "query_pre_attn_scalar": 32, "sliding_window": 32},
 }
 MOE = ("mixtral", "qwen3_moe", "qwen2_moe")
+GEMMA = ("gemma", "gemma2", "gemma3_text")
+SANDWICH = ("gemma2", "gemma3_text")  # a norm on each sublayer's output too
 # The variants measured: (name, family, attention implementation, GPT-2's dropout). GPT-2 comes
 # with dropout 0.1 on embeddings, residuals and attention probabilities (transformers' default);
 # Llama and Qwen2 have none. "eager" is the attention of HF before SDPA (2021-2023 runs).
@@ -123,6 +141,12 @@ VARIANTS = (
     ("phi3_partial", "phi3", "sdpa", 0.0),
     ("phi3_eager", "phi3", "eager", 0.0),
     ("phi3_eager_partial", "phi3", "eager", 0.0),
+    ("gemma", "gemma", "sdpa", 0.0),
+    ("gemma_eager", "gemma", "eager", 0.0),
+    ("gemma2", "gemma2", "sdpa", 0.0),
+    ("gemma2_eager", "gemma2", "eager", 0.0),
+    ("gemma3", "gemma3_text", "sdpa", 0.0),
+    ("gemma3_eager", "gemma3_text", "eager", 0.0),
 )
 # Config keys a variant sets over its family's: Phi-4-mini's partial rotary embedding (rotating
 # 3/4 of each head costs two backward kernels more per layer than rotating all of it).
@@ -148,8 +172,13 @@ def build(family, layers, shapes, attn, dropout, extra=None):
             cfg.update(moe_intermediate_size=shapes["ffn"])
         if family == "qwen2_moe":
             cfg.update(shared_expert_intermediate_size=shapes["ffn"])
-        if family in ("qwen3", "qwen3_moe"):
+        if family in ("qwen3", "qwen3_moe") + GEMMA:
             cfg.update(head_dim=shapes["h"] // shapes["heads"])
+        if family in SANDWICH:
+            # Every layer a full-attention one, so that layers are alike: under SDPA a sliding
+            # layer gets an explicit mask where a full one runs is_causal (11 calls more per
+            # layer on the CPU), which FlashAttention-2's window argument does not need.
+            cfg.update(layer_types=["full_attention"] * layers)
     config = transformers.AutoConfig.for_model(**cfg)
     config._attn_implementation = attn
     torch.manual_seed(0)
@@ -161,7 +190,8 @@ def role(module, family):
     """The model op a module's own calls go to, or None to look further out."""
     name = type(module).__name__
     if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm",
-                "MixtralRMSNorm", "Qwen3MoeRMSNorm", "Qwen2MoeRMSNorm", "Phi3RMSNorm"):
+                "MixtralRMSNorm", "Qwen3MoeRMSNorm", "Qwen2MoeRMSNorm", "Phi3RMSNorm",
+                "GemmaRMSNorm", "Gemma2RMSNorm", "Gemma3RMSNorm"):
         return "norm"
     if name in ("Linear", "Conv1D"):
         return "linear"
@@ -177,15 +207,16 @@ def role(module, family):
     if name.endswith("Attention"):
         return "core"
     if name.endswith("MLP") or "Activation" in name or name in ("SiLU", "SiLUActivation",
-                                                                "GELUActivation"):
+                                                                "GELUActivation", "GELUTanh"):
         return "act"
     if name.endswith("Block") or name.endswith("DecoderLayer"):
         return "residual"
-    if name in ("Embedding",):
+    if name in ("Embedding",) or name.endswith("ScaledWordEmbedding"):  # Gemma's scaled one
         return "embed"
     if name.endswith("RotaryEmbedding") or name in ("GPT2Model", "LlamaModel", "Qwen2Model",
                                                     "Qwen3Model", "MixtralModel", "Qwen3MoeModel",
-                                                    "Qwen2MoeModel", "Phi3Model"):
+                                                    "Qwen2MoeModel", "Phi3Model", "GemmaModel",
+                                                    "Gemma2Model", "Gemma3TextModel"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -282,6 +313,10 @@ def op_name(role_, name, family):
             return "final_norm"
         if name.endswith((".q_norm", ".k_norm")):  # Qwen3's norms of each head's query and key
             return f"layers.{layer}.attn." + name.rsplit(".", 1)[-1]
+        if family in SANDWICH and name.endswith(".post_attention_layernorm"):
+            return f"layers.{layer}.attn.post_norm"
+        if name.endswith(".post_feedforward_layernorm"):
+            return f"layers.{layer}.mlp.post_norm"
         return f"layers.{layer}." + ("attn_norm" if name.endswith(("ln_1", "input_layernorm"))
                                       else "mlp_norm")
     if role_ == "core":
@@ -391,8 +426,14 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     else:
         a = layer.self_attn
         parts["attn_norm"] = part_backward(layer.input_layernorm, x, list(layer.input_layernorm.parameters()))
-        parts["mlp_norm"] = part_backward(layer.post_attention_layernorm, x,
-                                          list(layer.post_attention_layernorm.parameters()))
+        if family in SANDWICH:
+            for op, norm in (("mlp_norm", layer.pre_feedforward_layernorm),
+                             ("attn.post_norm", layer.post_attention_layernorm),
+                             ("mlp.post_norm", layer.post_feedforward_layernorm)):
+                parts[op] = part_backward(norm, x, list(norm.parameters()))
+        else:
+            parts["mlp_norm"] = part_backward(layer.post_attention_layernorm, x,
+                                              list(layer.post_attention_layernorm.parameters()))
         for n in ("q_proj", "k_proj", "v_proj"):
             parts["attn." + n] = part_backward(getattr(a, n), x, list(getattr(a, n).parameters()))
         xo = torch.randn(shapes["b"], shapes["s"], a.o_proj.in_features, dtype=torch.bfloat16, requires_grad=True)
@@ -409,12 +450,13 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
             parts["mlp.down"] = part_backward(m.down_proj, xi, list(m.down_proj.parameters()))
         rope = model.model.rotary_emb
         pos = torch.arange(shapes["s"]).unsqueeze(0).expand(shapes["b"], -1)
-        cos, sin = rope(x.detach(), pos)
+        # Gemma 3's rotary embedding serves both layer types; layer 0 is a full-attention one.
+        cos, sin = rope(x.detach(), pos, "full_attention") if family == "gemma3_text" else rope(x.detach(), pos)
         attn_all = part_backward(lambda t: a(t, attention_mask=None, position_embeddings=(cos, sin))[0], x,
                                  list(a.parameters()))
         mlp_all = part_backward(m, x, list(m.parameters()))
         own = ["q_proj", "k_proj", "v_proj", "out_proj"]
-        if family in ("qwen3", "qwen3_moe"):
+        if family in ("qwen3", "qwen3_moe", "gemma3_text"):
             for n, proj in (("q_norm", a.q_proj), ("k_norm", a.k_proj)):
                 xh = torch.randn(shapes["b"], shapes["s"], proj.out_features // a.head_dim, a.head_dim,
                                  dtype=torch.bfloat16, requires_grad=True)
@@ -459,7 +501,13 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     # The loss's backward (log-softmax and NLL grads, the upcast) against the embedding's.
     logits = torch.randn(shapes["b"], shapes["s"], 1024, dtype=torch.bfloat16, requires_grad=True)
     from transformers.loss.loss_utils import ForCausalLMLoss
-    outside["loss"] = part_backward(lambda t: ForCausalLMLoss(t, ids, 1024), logits, [])
+    # Gemma 2 soft-caps the logits in its causal LM's forward, whose calls are the loss's.
+    cap = getattr(model.config, "final_logit_softcapping", None)
+    if cap:
+        outside["loss"] = part_backward(lambda t: ForCausalLMLoss(torch.tanh(t / cap) * cap, ids, 1024),
+                                        logits, [])
+    else:
+        outside["loss"] = part_backward(lambda t: ForCausalLMLoss(t, ids, 1024), logits, [])
     settle(outside, outside_bwd, "embed")
     # Totals per class share the counts out in proportion (classes kept exact per layer).
     bwd_parts = dict(parts)
@@ -505,7 +553,8 @@ def main():
 
 KINDS = ("embed", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_norm", "attn.k_proj", "attn.k_norm",
          "attn.v_proj", "attn.core",
-         "attn.out_proj", "mlp_norm", "mlp.gate_up", "mlp.up", "mlp.gate", "mlp.act", "mlp.down",
+         "attn.out_proj", "attn.post_norm", "mlp_norm", "mlp.gate_up", "mlp.up", "mlp.gate", "mlp.act",
+         "mlp.down", "mlp.post_norm",
          "mlp.shared.gate", "mlp.shared.up", "mlp.shared.act", "mlp.shared.down", "mlp.route",
          "mlp.experts", "mlp.shared_gate", "mlp.combine", "residual",
          "final_norm", "lm_head", "loss")

@@ -288,6 +288,27 @@ def phi3_parts(shapes, attn="eager"):
     return decoder_layer_parts(layer, Phi3RotaryEmbedding(cfg), cfg, shapes)
 
 
+def gemma_parts(shapes, version, attn="eager"):
+    """Gemma's decoder layer (gemma, gemma2): (1 + w) RMSNorms computed in fp32, gelu_pytorch_tanh
+    gating, head_dim 16 here; Gemma 2's eager attention soft-caps its scores (50)."""
+    from transformers import Gemma2Config, GemmaConfig
+    from transformers.models.gemma.modeling_gemma import GemmaDecoderLayer, GemmaRotaryEmbedding
+    from transformers.models.gemma2.modeling_gemma2 import Gemma2DecoderLayer, Gemma2RotaryEmbedding
+    config, layer_cls, rope_cls = ((GemmaConfig, GemmaDecoderLayer, GemmaRotaryEmbedding) if version == 1
+                                   else (Gemma2Config, Gemma2DecoderLayer, Gemma2RotaryEmbedding))
+    cfg = config(hidden_size=shapes.h, num_attention_heads=shapes.a, num_key_value_heads=shapes.a,
+                 head_dim=shapes.h // shapes.a, intermediate_size=shapes.ffn, num_hidden_layers=1,
+                 vocab_size=shapes.v, pad_token_id=None, max_position_embeddings=max(64, shapes.s))
+    cfg._attn_implementation = attn
+    layer = layer_cls(cfg, layer_idx=0).to(torch.bfloat16).train()
+    return decoder_layer_parts(layer, rope_cls(cfg), cfg, shapes)
+
+
+def softcap_part(shapes):
+    """Gemma 2's logit soft-capping, cap * tanh(x / cap), over the logits."""
+    return run(lambda t: torch.tanh(t / 30.0) * 30.0, [leaf(shapes.b, shapes.s, shapes.v)], shapes)
+
+
 def loss_part(shapes):
     from transformers.loss.loss_utils import ForCausalLMLoss
     labels = torch.randint(0, shapes.v, (shapes.b, shapes.s))
@@ -302,6 +323,9 @@ def measure(shapes):
             "gpt2_sdpa_nodropout": gpt2_parts(shapes, "sdpa", dropout=0.0),
             "llama": llama_parts(shapes), "llama_sdpa": llama_parts(shapes, "sdpa"),
             "phi3": phi3_parts(shapes), "phi3_sdpa": phi3_parts(shapes, "sdpa"),
+            "gemma": gemma_parts(shapes, 1), "gemma_sdpa": gemma_parts(shapes, 1, "sdpa"),
+            "gemma2": gemma_parts(shapes, 2), "gemma2_sdpa": gemma_parts(shapes, 2, "sdpa"),
+            "softcap": softcap_part(shapes),
             "residual": residual(shapes), "loss": loss_part(shapes)}
 
 
@@ -313,13 +337,13 @@ def summary(m):
     out = {}
     for fam in FAMILIES:
         out[fam] = {op: strip(v) for op, v in m[fam].items()}
-    out["residual"] = strip(m["residual"])
-    out["loss"] = strip(m["loss"])
+    for part in ("residual", "loss", "softcap"):
+        out[part] = strip(m[part])
     return out
 
 
 FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa",
-            "phi3", "phi3_sdpa")
+            "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa")
 
 
 def with_cuda_dropout(m):
@@ -360,7 +384,7 @@ def cxx(summary):
         for op in ("norm", "attention", "mlp"):
             v = summary[fam][op]
             lines.append("    {\"%s\", \"%s\", {%s, %s}}," % (fam, op, pas(v["fwd"]), pas(v["bwd"])))
-    for part in ("residual", "loss"):
+    for part in ("residual", "loss", "softcap"):
         v = summary[part]
         lines.append("    {\"any\", \"%s\", {%s, %s}}," % (part, pas(v["fwd"]), pas(v["bwd"])))
     return "\n".join(lines)
@@ -390,7 +414,7 @@ def main():
         sys.exit("the two shapes disagree beyond 5%: " + ", ".join(bad))
     ops = {fam: {op: {p: d["ops"] for p, d in zip(("fwd", "bwd"), v)}
                  for op, v in ma[fam].items()} for fam in FAMILIES}
-    for part in ("residual", "loss"):
+    for part in ("residual", "loss", "softcap"):
         ops[part] = {p: d["ops"] for p, d in zip(("fwd", "bwd"), ma[part])}
     if "--cxx" in sys.argv:
         print(cxx(sa))

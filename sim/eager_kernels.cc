@@ -55,8 +55,21 @@ constexpr Entry kTable[] = {
     {"phi3_sdpa", "norm", {{8, {{8.0167, 28.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {16, {{16.0333, 76.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"phi3_sdpa", "attention", {{13, {{50, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {25, {{78, 0}, {0, 0}, {20, 0}, {0, 0}, {0, 0}}}}},
     {"phi3_sdpa", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{0, 0}, {26, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma", "norm", {{10, {{4, 36.1583}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {17, {{4, 100.254}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma", "attention", {{19, {{54, 0}, {0, 0}, {0, 0}, {12.5, 16}, {0, 0}}}, {24, {{82, 0}, {0, 0}, {0, 0}, {8, 20}, {0, 0}}}}},
+    {"gemma", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{6, 0}, {18, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma_sdpa", "norm", {{10, {{4, 36.1583}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {17, {{4, 100.254}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma_sdpa", "attention", {{10, {{38, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {18, {{74, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma_sdpa", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{6, 0}, {18, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma2", "norm", {{10, {{4, 36.1583}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {17, {{4, 100.254}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma2", "attention", {{22, {{54, 0}, {0, 0}, {0, 0}, {24.5, 16}, {0, 0}}}, {27, {{82, 0}, {0, 0}, {0, 0}, {22, 20}, {0, 0}}}}},
+    {"gemma2", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{6, 0}, {18, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma2_sdpa", "norm", {{10, {{4, 36.1583}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {17, {{4, 100.254}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma2_sdpa", "attention", {{10, {{38, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {18, {{74, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"gemma2_sdpa", "mlp", {{2, {{0, 0}, {10, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{6, 0}, {18, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"any", "residual", {{1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"any", "loss", {{5, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 16.0081}}}, {3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 24.0081}}}}},
+    {"any", "softcap", {{3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {12, 0}}}, {3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {14, 0}}}}},
 };
 // clang-format on
 
@@ -77,6 +90,20 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
                            const models::Workload& w) {
   if (spec.model_type == models::ModelType::kPhi3) {
     return module == "attention" && w.flash_attention ? "phi3_sdpa" : "phi3";
+  }
+  // Gemma 3's norms and MLP are Gemma 2's modules, its attention Gemma's (no soft-capping; its
+  // q/k norms are ops of their own).
+  const bool sdpa = module == "attention" && w.flash_attention;
+  switch (spec.model_type) {
+    case models::ModelType::kGemma:
+      return sdpa ? "gemma_sdpa" : "gemma";
+    case models::ModelType::kGemma2:
+      return sdpa ? "gemma2_sdpa" : "gemma2";
+    case models::ModelType::kGemma3Text:
+      if (module == "attention") return sdpa ? "gemma_sdpa" : "gemma";
+      return "gemma2";
+    default:
+      break;
   }
   const bool dropout = spec.dropout.attn > 0 || spec.dropout.resid > 0;
   if (module == "norm") return spec.norm == models::NormKind::kLayerNorm ? "gpt2" : "llama";
@@ -161,8 +188,17 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
       t * static_cast<double>(spec.vocab_size),
   };
   const auto act = static_cast<double>(w.act_bytes);
-  return EagerWork{e.passes.fwd.kernels, e.passes.bwd.kernels, pass_bytes(e.passes.fwd, numel, act),
-                   pass_bytes(e.passes.bwd, numel, act)};
+  EagerWork work{e.passes.fwd.kernels, e.passes.bwd.kernels, pass_bytes(e.passes.fwd, numel, act),
+                 pass_bytes(e.passes.bwd, numel, act)};
+  // Gemma 2 soft-caps the logits before the loss: three kernels each way over t x V.
+  if (const auto* c = std::get_if<models::CrossEntropyShape>(&op.shape); c && c->softcap > 0) {
+    const Entry& cap = find("any", "softcap");
+    work.fwd_kernels += cap.passes.fwd.kernels;
+    work.bwd_kernels += cap.passes.bwd.kernels;
+    work.fwd_bytes += pass_bytes(cap.passes.fwd, numel, act);
+    work.bwd_bytes += pass_bytes(cap.passes.bwd, numel, act);
+  }
+  return work;
 }
 
 }  // namespace zs::sim

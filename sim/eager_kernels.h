@@ -11,12 +11,13 @@
 // The figures were recorded from the real modules (transformers 5.16.1, torch 2.13) by
 // scripts/measure_eager_kernels.py, which intercepts every ATen call forward and backward;
 // reports/measurements/2026-12-05-eager-kernels.json keeps its output and the kernel lists
-// (Phi-3 added to 2026-11-25-eager-kernels.json; every earlier row the same). Each
-// module's kernels are charged to one model op of the graph (models/op_graph.h):
-//   norm       -> attn_norm, mlp_norm, final_norm (LayerNorm or RMSNorm by the model's norm),
-//                 and Qwen3's attn.q_norm and attn.k_norm over their own t x q and t x kv
-//                 elements (Qwen3RMSNorm is LlamaRMSNorm's code; Qwen3Attention is Llama's with
-//                 the two norm modules called from it, transformers' modeling_qwen3.py)
+// (Phi-3, Gemma and Gemma 2 added to 2026-11-25-eager-kernels.json; every earlier row the same).
+// Each module's kernels are charged to one model op of the graph (models/op_graph.h):
+//   norm       -> attn_norm, mlp_norm, final_norm (LayerNorm or RMSNorm by the model's norm;
+//                 Gemma's (1 + w) RMSNorm in fp32), Gemma 2's and 3's attn.post_norm and
+//                 mlp.post_norm, and Qwen3's attn.q_norm and attn.k_norm over their own t x q and t
+//                 x kv elements (Qwen3RMSNorm is LlamaRMSNorm's code; Qwen3Attention is Llama's
+//                 with the two norm modules called from it, transformers' modeling_qwen3.py)
 //   attention  -> attn.core: the whole attention module but its projections' GEMMs and the
 //                 core's batched GEMMs (eager) or fused kernel (flash): head split/merge copies,
 //                 the score passes, rotary embedding (so attn.rotary costs nothing here), the
@@ -24,7 +25,8 @@
 //   mlp        -> mlp.act: activation, residual dropout, bias-gradient sums
 //   residual   -> attn.residual, mlp.residual: the add, and backward the add with which autograd
 //                 sums the skip's and the branch's gradients
-//   loss       -> loss: HF's ForCausalLMLoss (fp32 upcast of the logits, log-softmax, NLL)
+//   loss       -> loss: HF's ForCausalLMLoss (fp32 upcast of the logits, log-softmax, NLL), and
+//                 Gemma 2's soft-capping of the logits before it (softcap)
 // The embedding and the linears keep their op_costs.h pricing; a linear launches its GEMMs only
 // (1 forward, 2 backward: its bias gradient is the module's sum kernel above).
 #pragma once

@@ -49,7 +49,10 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
       {"Qwen3-30B-A3B.json", "qwen3-30b-a3b"},
       {"Qwen1.5-MoE-A2.7B.json", "qwen1.5-moe-a2.7b"},
       {"Phi-3-mini-4k-instruct.json", "phi-3-mini"},
-      {"phi-4.json", "phi-4"}};
+      {"phi-4.json", "phi-4"},
+      {"gemma-2-9b.json", "gemma-2-9b"},
+      {"gemma-3-1b-pt.json", "gemma-3-1b"},
+      {"gemma-3-12b-pt-text.json", "gemma-3-12b"}};
   for (const auto& [file, zoo_name] : files) {
     Diagnostics warnings;
     const Result<ModelSpec> loaded = load_hf_config(shipped(file), &warnings);
@@ -81,6 +84,10 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
     EXPECT_EQ(a.moe, b.moe) << file;
     EXPECT_EQ(a.qk_norm, b.qk_norm) << file;
     EXPECT_EQ(a.partial_rotary_factor, b.partial_rotary_factor) << file;
+    EXPECT_EQ(a.scaled_embedding, b.scaled_embedding) << file;
+    EXPECT_EQ(a.sandwich_norms, b.sandwich_norms) << file;
+    EXPECT_EQ(a.attn_softcap, b.attn_softcap) << file;
+    EXPECT_EQ(a.logit_softcap, b.logit_softcap) << file;
     EXPECT_EQ(a.checkpoint_dtype, b.checkpoint_dtype) << file;
   }
   EXPECT_EQ(load_hf_config(shipped("Llama-2-7b-hf.json"))->name, "meta-llama/Llama-2-7b-hf");
@@ -327,6 +334,67 @@ TEST(HfConfig, ReadsPhi3WithItsDefaults) {
   EXPECT_NE(big.find("rope_parameters.partial_rotary_factor"), std::string::npos) << big;
 }
 
+// The Gemma families' config classes: head_dim 256, tied embeddings, gelu_pytorch_tanh (Gemma's
+// hidden_act, Gemma 2's and 3's hidden_activation); Gemma2Config soft-caps the attention (50)
+// and the logits (30) and slides a 4096 window; Gemma3TextConfig has q/k norms, no caps by
+// default, and ignores attn_logit_softcapping (a warning); a null cap is none; Gemma 3's
+// vision-language config is refused with what to pass instead.
+TEST(HfConfig, ReadsTheGemmaFamiliesWithTheirDefaults) {
+  auto gemma = [](std::string_view type, std::string_view extra, Diagnostics* w = nullptr) {
+    const std::string text = R"({"model_type": ")" + std::string(type) +
+                             R"(", "vocab_size": 100, "hidden_size": 96, "num_hidden_layers": 2,
+        "num_attention_heads": 16, "intermediate_size": 256)" +
+                             std::string(extra) + "}";
+    return load_hf_config(write_temp(std::string(type) + "_gemma.json", text), w);
+  };
+  const Result<ModelSpec> g1 = gemma("gemma", R"(, "use_bidirectional_attention": null)");
+  ASSERT_TRUE(g1.ok()) << g1.status().message();
+  EXPECT_EQ(g1->head_dim, 256);
+  EXPECT_EQ(g1->num_kv_heads, 16);
+  EXPECT_TRUE(g1->tie_word_embeddings && g1->scaled_embedding);
+  EXPECT_FALSE(g1->sandwich_norms || g1->qk_norm);
+  EXPECT_EQ(g1->activation, "gelu_pytorch_tanh");
+  EXPECT_EQ(g1->logit_softcap, 0.0);
+
+  const Result<ModelSpec> g2 = gemma("gemma2", "");
+  ASSERT_TRUE(g2.ok()) << g2.status().message();
+  EXPECT_EQ(g2->num_kv_heads, 4);
+  EXPECT_TRUE(g2->sandwich_norms && g2->scaled_embedding && !g2->qk_norm);
+  EXPECT_EQ(g2->attn_softcap, 50.0);
+  EXPECT_EQ(g2->logit_softcap, 30.0);
+  EXPECT_EQ(g2->sliding_window, 4096);
+  EXPECT_EQ(g2->max_position_embeddings, 8192);
+  const Result<ModelSpec> nocap = gemma("gemma2", R"(,
+      "attn_logit_softcapping": null, "final_logit_softcapping": null, "attention_bias": true,
+      "hidden_activation": "gelu")");
+  ASSERT_TRUE(nocap.ok()) << nocap.status().message();
+  EXPECT_EQ(nocap->attn_softcap, 0.0);
+  EXPECT_EQ(nocap->logit_softcap, 0.0);
+  EXPECT_TRUE(nocap->bias.qkv && nocap->bias.attn_out);
+  EXPECT_EQ(nocap->activation, "gelu");
+
+  Diagnostics warnings;
+  const Result<ModelSpec> g3 = gemma("gemma3_text", R"(,
+      "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0)",
+                                     &warnings);
+  ASSERT_TRUE(g3.ok()) << g3.status().message();
+  EXPECT_TRUE(g3->qk_norm && g3->sandwich_norms);
+  EXPECT_EQ(g3->attn_softcap, 0.0);
+  EXPECT_EQ(g3->logit_softcap, 30.0);
+  EXPECT_EQ(g3->rope_theta, 1e6);
+  ASSERT_EQ(warnings.items().size(), 1u);
+  EXPECT_EQ(warnings.items()[0].path, "attn_logit_softcapping");
+
+  const std::string vlm =
+      load_error("gemma3.json", R"({"model_type": "gemma3", "text_config": {}})");
+  EXPECT_NE(vlm.find("gemma3_text"), std::string::npos) << vlm;
+  const std::string bidi =
+      load_error("bidi.json", R"({"model_type": "gemma3_text", "vocab_size": 100, "hidden_size": 96,
+          "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+          "intermediate_size": 256, "use_bidirectional_attention": true})");
+  EXPECT_NE(bidi.find("use_bidirectional_attention"), std::string::npos) << bidi;
+}
+
 TEST(HfConfig, TheCheckpointDtypeComesFromTorchDtypeOrDtype) {
   auto dtype_of = [](const std::string& name, std::string_view extra) {
     const std::string text =
@@ -433,7 +501,7 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       {"bert.json",
        llama_with("model_type", "\"bert\""),
        {": model_type: ", "\"bert\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
-        "\"qwen2_moe\" and \"phi3\""}},
+        "\"phi3\", \"gemma\", \"gemma2\" and \"gemma3_text\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

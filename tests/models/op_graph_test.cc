@@ -386,6 +386,53 @@ TEST(OpGraph, Phi3FusesQkvAndGateUpIntoOneLinearEach) {
   EXPECT_EQ(gemm_flops(spec), gemm_flops(llama));
 }
 
+// Gemma 2 (modeling_gemma2.py): a norm on each sublayer's output before its residual add, the
+// attention scores and the logits soft-capped (tanh keeps its output: one more scores-sized and
+// one more logits-sized tensor), the embedding scaled; Gemma 3 (modeling_gemma3.py) norms each
+// head's query and key after all three projections.
+TEST(OpGraph, GemmaNormsEachSublayersOutputAndSoftCaps) {
+  ModelSpec spec = tiny("gemma-2-9b");
+  spec.head_dim = 32;
+  const Workload w{.micro_batch = 2, .seq_len = 8};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<std::string> all = names(ops);
+  EXPECT_EQ(std::vector<std::string>(all.begin() + 7, all.begin() + 16),
+            (std::vector<std::string>{"layers.0.attn.out_proj", "layers.0.attn.post_norm",
+                                      "layers.0.attn.residual", "layers.0.mlp_norm",
+                                      "layers.0.mlp.gate", "layers.0.mlp.up", "layers.0.mlp.act",
+                                      "layers.0.mlp.down", "layers.0.mlp.post_norm"}));
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  auto module_of = [&](std::string_view op) {
+    return params[find_op(ops, op).param_ids.at(0)].module;
+  };
+  EXPECT_EQ(module_of("layers.0.attn.post_norm"), "model.layers.0.post_attention_layernorm");
+  EXPECT_EQ(module_of("layers.0.mlp_norm"), "model.layers.0.pre_feedforward_layernorm");
+  EXPECT_EQ(module_of("layers.0.mlp.post_norm"), "model.layers.0.post_feedforward_layernorm");
+  EXPECT_TRUE(std::get<EmbeddingShape>(find_op(ops, "embed").shape).scaled);
+  EXPECT_EQ(std::get<AttentionShape>(find_op(ops, "layers.0.attn.core").shape).softcap, 50.0);
+  EXPECT_EQ(std::get<CrossEntropyShape>(find_op(ops, "loss").shape).softcap, 30.0);
+
+  // Without the caps: one scores-sized and one logits-sized tensor fewer, and less work.
+  ModelSpec uncapped = spec;
+  uncapped.attn_softcap = 0;
+  uncapped.logit_softcap = 0;
+  const std::vector<Op> plain = forward_ops(uncapped, w);
+  const std::int64_t scores = 2 * spec.num_heads * 8 * 8, logits = w.tokens() * spec.vocab_size;
+  EXPECT_EQ(find_op(ops, "layers.0.attn.core").saved_bytes() -
+                find_op(plain, "layers.0.attn.core").saved_bytes(),
+            2 * scores);
+  EXPECT_EQ(find_op(ops, "loss").saved_bytes() - find_op(plain, "loss").saved_bytes(), 2 * logits);
+  EXPECT_GT(find_op(ops, "loss").cost.fwd_hbm_bytes, find_op(plain, "loss").cost.fwd_hbm_bytes);
+
+  ModelSpec g3 = tiny("gemma-3-1b");
+  g3.head_dim = 32;
+  const std::vector<std::string> g3_names = names(forward_ops(g3, w));
+  EXPECT_EQ(std::vector<std::string>(g3_names.begin() + 2, g3_names.begin() + 8),
+            (std::vector<std::string>{"layers.0.attn.q_proj", "layers.0.attn.k_proj",
+                                      "layers.0.attn.v_proj", "layers.0.attn.q_norm",
+                                      "layers.0.attn.k_norm", "layers.0.attn.rotary"}));
+}
+
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {
   for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
     const std::vector<Op> ops = forward_ops(spec, {.micro_batch = 2, .seq_len = 8});

@@ -30,6 +30,10 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"qwen1.5-moe-a2.7b", 14'315'784'192},
       {"phi-3-mini", 3'821'079'552},
       {"phi-4", 14'659'507'200},
+      {"gemma-2-2b", 2'614'341'888},
+      {"gemma-2-9b", 9'241'705'984},
+      {"gemma-3-1b", 999'885'952},
+      {"gemma-3-12b", 11'766'034'176},
       {"tiny-gpt", 120'576},
   };
   ASSERT_EQ(std::size(expected), zoo_names().size());
@@ -44,9 +48,12 @@ TEST(Zoo, EveryEntryValidatesAndKeepsItsName) {
     EXPECT_TRUE(validate(spec).is_ok()) << name;
     EXPECT_EQ(spec.name, name);
     EXPECT_FALSE(spec.hf_repo.empty()) << name;
-    // Qwen3-30B-A3B's 32 heads of 128 are twice its hidden width; every other entry's are it.
-    EXPECT_EQ(spec.q_dim(), name == "qwen3-30b-a3b" ? 2 * spec.hidden_size : spec.hidden_size)
-        << name;
+    // Qwen3-30B-A3B's 32 heads of 128 are twice its hidden width, Gemma's heads are 256 wide
+    // whatever the width; every other entry's heads split it.
+    const std::int64_t head_dim = name == "qwen3-30b-a3b"     ? 128
+                                  : name.starts_with("gemma") ? 256
+                                                              : spec.hidden_size / spec.num_heads;
+    EXPECT_EQ(spec.head_dim, head_dim) << name;
   }
 }
 
@@ -66,6 +73,7 @@ TEST(Zoo, LookupIgnoresCaseAndAcceptsAliases) {
   EXPECT_EQ(zoo("Qwen/Qwen1.5-MoE-A2.7B").name, "qwen1.5-moe-a2.7b");
   EXPECT_EQ(zoo("mistralai/Mixtral-8x7B-v0.1").name, "mixtral-8x7b");
   EXPECT_EQ(zoo("microsoft/phi-4").name, "phi-4");
+  EXPECT_EQ(zoo("google/gemma-3-12b-pt").name, "gemma-3-12b");
   EXPECT_EQ(zoo("microsoft/Phi-3-mini-4k-instruct").name, "phi-3-mini");
   EXPECT_TRUE(is_zoo_name("TINY-GPT"));
   EXPECT_FALSE(is_zoo_name("bert-base"));
@@ -78,8 +86,9 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("qwen3-30b-a3b, qwen1.5-moe-a2.7b, phi-3-mini, phi-4, tiny-gpt"),
-            std::string::npos)
+  EXPECT_NE(
+      msg.find("phi-3-mini, phi-4, gemma-2-2b, gemma-2-9b, gemma-3-1b, gemma-3-12b, tiny-gpt"),
+      std::string::npos)
       << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
 
