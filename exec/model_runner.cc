@@ -47,6 +47,13 @@ Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
                        "0 (a dense MLP: the executor does not run a mixture of experts yet; "
                        "simulate, sweep and tune do)");
   }
+  if (spec.model_type == models::ModelType::kOpt) {
+    // The executor's learned positions are GPT-2's (no offset rows) and its attention a fused
+    // c_attn's.
+    return unsupported(spec, "model_type", "\"opt\"",
+                       "a family the executor runs (OPT's offset positions and separate "
+                       "projections are not run yet; simulate, sweep and tune do)");
+  }
   if (models::is_gemma(spec)) {
     // No kernel yet for Gemma's (1 + w) norms, scaled embedding, sandwich norms or soft-capping.
     return unsupported(spec, "model_type",

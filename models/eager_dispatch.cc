@@ -348,6 +348,36 @@ constexpr Entry kTable[] = {
     {"gemma3_eager", "final_norm", {10, 1, 0}, {18, 3, 0}, 1},
     {"gemma3_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"gemma3_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"opt", "embed", {12, 3, 1}, {1, 4, 0}, 3},
+    {"opt", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"opt", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"opt", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"opt", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"opt", "attn.core", {2, 9, 0}, {1, 9, 0}, 1},
+    {"opt", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"opt", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"opt", "mlp.up", {1, 1, 0}, {4, 7, 0}, 1},
+    {"opt", "mlp.act", {1, 1, 0}, {0, 1, 0}, 1},
+    {"opt", "mlp.down", {1, 1, 0}, {4, 7, 0}, 1},
+    {"opt", "residual", {4, 5, 0}, {0, 14, 0}, 1},
+    {"opt", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"opt", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"opt", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"opt_eager", "embed", {23, 16, 0}, {1, 4, 0}, 3},
+    {"opt_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"opt_eager", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"opt_eager", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"opt_eager", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"opt_eager", "attn.core", {12, 20, 0}, {12, 20, 0}, 1},
+    {"opt_eager", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"opt_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"opt_eager", "mlp.up", {1, 1, 0}, {4, 7, 0}, 1},
+    {"opt_eager", "mlp.act", {1, 1, 0}, {0, 1, 0}, 1},
+    {"opt_eager", "mlp.down", {1, 1, 0}, {4, 7, 0}, 1},
+    {"opt_eager", "residual", {4, 5, 0}, {0, 14, 0}, 1},
+    {"opt_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"opt_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"opt_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
 };
 // clang-format on
 
@@ -409,6 +439,8 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "gemma2" : "gemma2_eager";
     case ModelType::kGemma3Text:
       return sdpa ? "gemma3" : "gemma3_eager";
+    case ModelType::kOpt:
+      return sdpa ? "opt" : "opt_eager";
   }
   return "gpt2";
 }

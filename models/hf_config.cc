@@ -46,7 +46,6 @@ constexpr Unmodelled kUnmodelled[] = {
      "a config.json of its own (model_type gemma3_text), is the language model alone"},
     {"gpt_neox", "GPT-NeoX's parallel attention and MLP and partial rotary embedding"},
     {"falcon", "Falcon's parallel attention and multi-query layout"},
-    {"opt", "OPT's ReLU MLP and offset learned positions"},
     {"bloom", "BLOOM's ALiBi attention"},
     {"bert", "an encoder"},
     {"roberta", "an encoder"},
@@ -109,6 +108,23 @@ bool check_divides(ObjectReader& r, std::string_view divisor_key, std::int64_t d
   return false;
 }
 
+// GPT-2's and OPT's layout: learned positions, LayerNorm, a two-matrix MLP, heads splitting h.
+void set_learned_layernorm_model(std::int64_t vocab, std::int64_t h, std::int64_t layers,
+                                 std::int64_t heads, std::int64_t inner, std::int64_t positions,
+                                 ModelSpec* spec) {
+  spec->vocab_size = vocab;
+  spec->hidden_size = h;
+  spec->num_layers = layers;
+  spec->num_heads = heads;
+  spec->num_kv_heads = heads;
+  spec->head_dim = h / heads;
+  spec->intermediate_size = inner;
+  spec->max_position_embeddings = positions;
+  spec->position = PositionKind::kLearned;
+  spec->norm = NormKind::kLayerNorm;
+  spec->mlp = MlpKind::kGelu;
+}
+
 void read_gpt2(ObjectReader& r, ModelSpec* spec) {
   const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
   const auto h = required_size(r, "n_embd", kMaxHiddenSize);
@@ -129,18 +145,60 @@ void read_gpt2(ObjectReader& r, ModelSpec* spec) {
   const auto inner = optional_size(r, "n_inner", 0, kMaxIntermediateSize);  // null or absent: 4h
   if (!vocab || !h || !layers || !heads || !positions || !inner) return;
   if (!check_divides(r, "n_head", *heads, "n_embd", *h)) return;
-  spec->vocab_size = *vocab;
-  spec->hidden_size = *h;
-  spec->num_layers = *layers;
-  spec->num_heads = *heads;
-  spec->num_kv_heads = *heads;
-  spec->head_dim = *h / *heads;
-  spec->intermediate_size = *inner > 0 ? *inner : 4 * *h;
-  spec->max_position_embeddings = *positions;
-  spec->position = PositionKind::kLearned;
-  spec->norm = NormKind::kLayerNorm;
-  spec->mlp = MlpKind::kGelu;
+  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *inner > 0 ? *inner : 4 * *h, *positions,
+                              spec);
   spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+}
+
+// Reports `key` unless it is absent or `allowed` (a bool), naming what zerosim does not model.
+void require_bool(ObjectReader& r, std::string_view key, bool allowed, std::string_view what) {
+  if (!r.has(key)) return;
+  const auto v = r.get_bool(key);
+  if (v && *v != allowed) {
+    r.report(key, Severity::kError, "not-modelled",
+             std::string(*v ? "true" : "false") + " is not supported; expected " +
+                 (allowed ? "true" : "false") + " (" + std::string(what) + ")");
+  }
+}
+
+// modeling_opt.py OPTForCausalLM: learned positions (max_position_embeddings + 2 rows),
+// pre-LayerNorm layers, q/k/v/out_proj and fc1/fc2 with biases (enable_bias), dropout after the
+// attention and after fc2 (OPTDecoder applies none to the embeddings in transformers 5), the LM
+// head tied. What OPT-350m and a few others differ by is refused: post-LayerNorm layers
+// (do_layer_norm_before false), project_in/project_out (word_embed_proj_dim != hidden_size),
+// LayerNorms without weights, layer drop.
+void read_opt(ObjectReader& r, ModelSpec* spec) {
+  const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
+  const auto h = required_size(r, "hidden_size", kMaxHiddenSize);
+  const auto layers = required_size(r, "num_hidden_layers", kMaxLayers);
+  const auto heads = required_size(r, "num_attention_heads", kMaxHiddenSize);
+  const auto ffn = required_size(r, "ffn_dim", kMaxIntermediateSize);
+  const auto positions = optional_size(r, "max_position_embeddings", 2048, kMaxPositions - 2);
+  const auto proj = optional_size(r, "word_embed_proj_dim", 0, kMaxHiddenSize);
+  spec->activation = activation(r, "activation_function", "relu");
+  spec->dropout = {.attn = probability(r, "attention_dropout", 0),
+                   .resid = probability(r, "dropout", 0.1)};
+  const bool bias = optional_bool(r, "enable_bias", true);
+  spec->bias = {.qkv = bias, .attn_out = bias, .mlp = bias};
+  spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", true);
+  require_bool(r, "do_layer_norm_before", true,
+               "OPT-350m's post-LayerNorm layers are not modelled");
+  require_bool(r, "_remove_final_layer_norm", false, "a model without its final LayerNorm");
+  require_bool(r, "layer_norm_elementwise_affine", true, "LayerNorms without weights");
+  if (optional_number(r, "layerdrop", 0, {.min = 0, .max = 1}) > 0) {
+    r.report("layerdrop", Severity::kError, "not-modelled",
+             "a layer drop probability above 0 is not supported; expected 0 (zerosim runs every "
+             "layer every step)");
+  }
+  if (!vocab || !h || !layers || !heads || !ffn || !positions || !proj) return;
+  if (*proj != 0 && *proj != *h) {
+    r.report("word_embed_proj_dim", Severity::kError, "not-modelled",
+             std::to_string(*proj) + " is not supported; expected null or hidden_size = " +
+                 std::to_string(*h) + " (project_in and project_out are not modelled)");
+    return;
+  }
+  if (!check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) return;
+  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *ffn, *positions, spec);
 }
 
 // The HF config defaults that differ between the SwiGLU families.
@@ -472,6 +530,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
       static_cast<ModelType>(std::find(names.begin(), names.end(), *type) - names.begin());
   if (spec->model_type == ModelType::kGpt2) {
     read_gpt2(r, spec);
+  } else if (spec->model_type == ModelType::kOpt) {
+    read_opt(r, spec);
   } else {
     read_llama_family(r, spec->model_type, spec);
   }

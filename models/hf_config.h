@@ -4,6 +4,11 @@
 //   gpt2: vocab_size, n_embd, n_layer, n_head (required); n_positions (1024), n_inner (null = 4h),
 //     activation_function ("gelu_new"), resid_pdrop / embd_pdrop / attn_pdrop (0.1),
 //     layer_norm_epsilon (1e-5), tie_word_embeddings (true), add_cross_attention (must be false).
+//   opt: vocab_size, hidden_size, num_hidden_layers, num_attention_heads, ffn_dim (required);
+//     max_position_embeddings (2048), activation_function ("relu"), dropout (0.1),
+//     attention_dropout (0), enable_bias (true), tie_word_embeddings (true); refused:
+//     do_layer_norm_before false, _remove_final_layer_norm true, layer_norm_elementwise_affine
+//     false, layerdrop > 0, word_embed_proj_dim other than null or hidden_size.
 //   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2,
 //     gemma3_text: vocab_size, hidden_size,
 //     num_hidden_layers, num_attention_heads, intermediate_size (required; the MoE families'

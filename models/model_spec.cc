@@ -17,9 +17,11 @@ constexpr std::string_view kActivations[] = {
     "tanh"};
 
 // model_type_name's strings in ModelType order.
-constexpr std::string_view kModelTypeNames[] = {"gpt2",  "llama",   "mistral",   "qwen2",
-                                                "qwen3", "mixtral", "qwen3_moe", "qwen2_moe",
-                                                "phi3",  "gemma",   "gemma2",    "gemma3_text"};
+constexpr std::string_view kModelTypeNames[] = {
+    "gpt2",      "llama", "mistral", "qwen2",  "qwen3",       "mixtral", "qwen3_moe",
+    "qwen2_moe", "phi3",  "gemma",   "gemma2", "gemma3_text", "opt"};
+// One name per ModelType: a family added to the enum is added here.
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kOpt) + 1);
 
 Status field_error(const ModelSpec& spec, std::string_view field, const std::string& value,
                    std::string_view allowed) {
@@ -69,10 +71,14 @@ Status validate_gemma(const ModelSpec& spec) {
 // The module structure each model_type's HF implementation has (the table in model_spec.h).
 Status validate_structure(const ModelSpec& spec) {
   ZS_RETURN_IF_ERROR(validate_gemma(spec));
-  if (spec.model_type == ModelType::kGpt2) {
+  if (spec.model_type == ModelType::kGpt2 || spec.model_type == ModelType::kOpt) {
     if (spec.position != PositionKind::kLearned || spec.norm != NormKind::kLayerNorm ||
         spec.mlp != MlpKind::kGelu) {
-      return structure_error(spec, "has learned positions, LayerNorm and a GELU MLP");
+      return structure_error(
+          spec, "has learned positions, LayerNorm and a two-matrix MLP (MlpKind::kGelu)");
+    }
+    if (spec.model_type == ModelType::kOpt && spec.dropout.embd > 0) {
+      return structure_error(spec, "has no embedding dropout");
     }
     if (spec.num_kv_heads != spec.num_heads || spec.q_dim() != spec.hidden_size) {
       return structure_error(spec,

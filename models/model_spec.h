@@ -1,8 +1,8 @@
 // ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
 // it.
 //
-// One struct covers the twelve Hugging Face families zerosim knows (model_type gpt2, llama,
-// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text); the
+// One struct covers the thirteen Hugging Face families zerosim knows (model_type gpt2, llama,
+// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt); the
 // differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
@@ -20,6 +20,7 @@
 //   gemma    rotary     RMSNorm (1 + w)       GeGLU (gelu tanh)         none*           none*
 //   gemma2   rotary     RMSNorm (1 + w) x 4   GeGLU                     none*           none*
 //   gemma3_text rotary  RMSNorm (1 + w) x 4, and on q, k  GeGLU         none*           none*
+//   opt      learned+2  LayerNorm (w + b)     ReLU, 2 matrices (fc1/fc2) all*           0.1 resid*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -32,6 +33,10 @@
 // and Phi-3's qkv_proj compute q, k and v in one GEMM; Phi-3's gate_up_proj computes the SwiGLU's
 // gate and up halves in one. A fused Linear is one module, so ZeRO-3 fetches it whole and its
 // hooks fire once.
+//
+// OPT's learned position table has max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding
+// offsets every position by 2), its attention registers k_proj, v_proj, q_proj (and calls q
+// first), and its decoder registers final_layer_norm before the layers.
 //
 // The Gemma families scale the token embedding by sqrt(hidden_size) (scaled_embedding) and tie
 // the LM head to it by default; Gemma 2 and 3 also normalize each sublayer's output before its
@@ -64,7 +69,8 @@ enum class ModelType {
   kPhi3,
   kGemma,
   kGemma2,
-  kGemma3Text
+  kGemma3Text,
+  kOpt
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -183,7 +189,7 @@ struct ModelSpec {
 };
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
-// "gemma", "gemma2", "gemma3_text": the HF model_type string.
+// "gemma", "gemma2", "gemma3_text", "opt": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -227,7 +233,8 @@ double expert_parameters(const ModelSpec& spec);
 // dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; partial_rotary_factor in
 // (0, 1], below 1 only for phi3 and leaving an even rotary_dim() >= 2; and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
-// num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd); llama, mistral,
+// num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd), and so has opt
+// (OPTAttention's separate q/k/v over hidden_size; no embedding dropout); llama, mistral,
 // qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3 and the gemma families have rotary positions,
 // RMSNorm and the gated MLP (MlpKind::kSwiGlu); phi3 has no linear biases and no embedding
 // dropout; qwen3, qwen3_moe and gemma3_text and only they have qk_norm; the gemma families and

@@ -34,10 +34,12 @@ class OpListBuilder {
     for (int i = 0; i < spec_.num_layers; ++i) add_layer(i);
     const int top = static_cast<int>(spec_.num_layers);
     const std::int64_t h = spec_.hidden_size, V = spec_.vocab_size;
-    const bool gpt2 = spec_.model_type == ModelType::kGpt2;
-    const int norm =
-        add("final_norm", OpKind::kNorm, top, {gpt2 ? "transformer.ln_f" : "model.norm"}, {resid_},
-            NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    const std::string final_norm = spec_.model_type == ModelType::kGpt2 ? "transformer.ln_f"
+                                   : spec_.model_type == ModelType::kOpt
+                                       ? "model.decoder.final_layer_norm"
+                                       : "model.norm";
+    const int norm = add("final_norm", OpKind::kNorm, top, {final_norm}, {resid_},
+                         NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
     const int head = add("lm_head", OpKind::kLinear, top, {"lm_head"}, {norm},
                          GemmShape{t_, V, h, false}, {act("input", t_ * h)});
     // Gemma 2 soft-caps the logits first (Gemma2ForCausalLM.forward): tanh keeps its output.
@@ -82,6 +84,9 @@ class OpListBuilder {
     if (spec_.dropout.embd > 0) saved.push_back(mask(t_ * h));
     std::vector<std::string> modules = {"model.embed_tokens"};
     if (spec_.model_type == ModelType::kGpt2) modules = {"transformer.wte", "transformer.wpe"};
+    if (spec_.model_type == ModelType::kOpt) {
+      modules = {"model.decoder.embed_tokens", "model.decoder.embed_positions"};
+    }
     return add("embed", OpKind::kEmbedding, kEmbeddingLayer, modules, {kTokenIdsInput},
                EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd,
                               spec_.scaled_embedding},
@@ -97,6 +102,17 @@ class OpListBuilder {
               .out = p + "attn.c_proj",
               .up = p + "mlp.c_fc",
               .down = p + "mlp.c_proj"};
+    }
+    if (spec_.model_type == ModelType::kOpt) {  // modeling_opt.py OPTDecoderLayer
+      const std::string p = "model.decoder.layers." + std::to_string(i) + ".";
+      return {.attn_norm = p + "self_attn_layer_norm",
+              .mlp_norm = p + "final_layer_norm",
+              .q = p + "self_attn.q_proj",
+              .k = p + "self_attn.k_proj",
+              .v = p + "self_attn.v_proj",
+              .out = p + "self_attn.out_proj",
+              .up = p + "fc1",
+              .down = p + "fc2"};
     }
     const std::string p = "model.layers." + std::to_string(i) + ".";
     if (spec_.model_type == ModelType::kPhi3) {
@@ -165,9 +181,12 @@ class OpListBuilder {
         q_proj = add_head_norm(p + "attn.q_norm", i, m.q_norm, q_proj, q);
         k_proj = add_head_norm(p + "attn.k_norm", i, m.k_norm, k_proj, kv);
       }
-      const int rotary =
-          add(p + "attn.rotary", OpKind::kRotary, i, {}, {q_proj, k_proj}, rotary_shape, {});
-      core_inputs = {rotary, v_proj};
+      core_inputs = {q_proj, k_proj, v_proj};  // OPT's learned positions: nothing to rotate
+      if (spec_.position == PositionKind::kRotary) {
+        core_inputs = {
+            add(p + "attn.rotary", OpKind::kRotary, i, {}, {q_proj, k_proj}, rotary_shape, {}),
+            v_proj};
+      }
     }
     const int core = add_attention_core(p, i, std::move(core_inputs));
     int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, {core},

@@ -80,6 +80,35 @@ void build_gpt2(const ModelSpec& m, ParamListBuilder* b) {
   }
 }
 
+// transformers/models/opt/modeling_opt.py: OPTForCausalLM(model.decoder(embed_tokens,
+// embed_positions [max_positions + 2, h], final_layer_norm, layers[i](self_attn(k_proj, v_proj,
+// q_proj, out_proj), self_attn_layer_norm, fc1, fc2, final_layer_norm)), lm_head). The decoder
+// registers its final norm before its layers.
+void build_opt(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size;
+  b->add("model.decoder.embed_tokens", kEmbeddingLayer, {m.vocab_size, h});
+  const int embed = b->last_id();
+  b->add("model.decoder.embed_positions", kEmbeddingLayer, {m.max_position_embeddings + 2, h});
+  const int top = static_cast<int>(m.num_layers);
+  b->add("model.decoder.final_layer_norm", top, {h}, h);
+  for (int i = 0; i < m.num_layers; ++i) {
+    const std::string p = "model.decoder.layers." + std::to_string(i) + ".";
+    for (const char* proj : {"k_proj", "v_proj", "q_proj"}) {
+      b->add(p + "self_attn." + proj, i, {h, h}, m.bias.qkv ? h : 0);
+    }
+    b->add(p + "self_attn.out_proj", i, {h, h}, m.bias.attn_out ? h : 0);
+    b->add(p + "self_attn_layer_norm", i, {h}, h);
+    b->add(p + "fc1", i, {I, h}, m.bias.mlp ? I : 0);
+    b->add(p + "fc2", i, {h, I}, m.bias.mlp ? h : 0);
+    b->add(p + "final_layer_norm", i, {h}, h);
+  }
+  if (m.tie_word_embeddings) {
+    b->add_tied("lm_head", top, embed);
+  } else {
+    b->add("lm_head", top, {m.vocab_size, h});
+  }
+}
+
 // transformers/models/llama/modeling_llama.py (Mistral and Qwen2 are the same modules; Phi-3's
 // fuses q/k/v and gate/up into one Linear each; Qwen3
 // adds self_attn.q_norm and k_norm after o_proj, modeling_qwen3.py Qwen3Attention; Mixtral's mlp
@@ -159,6 +188,8 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
   ParamListBuilder b(&out);
   if (spec.model_type == ModelType::kGpt2) {
     build_gpt2(spec, &b);
+  } else if (spec.model_type == ModelType::kOpt) {
+    build_opt(spec, &b);
   } else {
     build_llama(spec, &b);
   }

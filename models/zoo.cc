@@ -58,6 +58,13 @@ constexpr ZooRow kZoo[] = {
   // 999,885,952 and 11,766,034,176 parameters.
   {"gemma-3-1b",  "google/gemma-3-1b-pt",            ModelType::kGemma3Text, 262144, 1152, 26, 4,    1,  6912,  32768,    true,  1e-6, 512},
   {"gemma-3-12b", "google/gemma-3-12b-pt",           ModelType::kGemma3Text, 262208, 3840, 48, 16,   8,  15360, 131072,   true,  1e-6, 1024},
+  // OPT (DeepSpeed-Chat's actors and critics): learned positions (2 rows more), pre-LayerNorm,
+  // ReLU fc1/fc2, biases, dropout 0.1, tied head: 1,315,758,080 ... 65,719,701,504 parameters.
+  {"opt-1.3b",    "facebook/opt-1.3b",               ModelType::kOpt,     50272,  2048,  24,    32,   32, 8192,  2048,     true,  1e-5, 0},
+  {"opt-6.7b",    "facebook/opt-6.7b",               ModelType::kOpt,     50272,  4096,  32,    32,   32, 16384, 2048,     true,  1e-5, 0},
+  {"opt-13b",     "facebook/opt-13b",                ModelType::kOpt,     50272,  5120,  40,    40,   40, 20480, 2048,     true,  1e-5, 0},
+  {"opt-30b",     "facebook/opt-30b",                ModelType::kOpt,     50272,  7168,  48,    56,   56, 28672, 2048,     true,  1e-5, 0},
+  {"opt-66b",     "facebook/opt-66b",                ModelType::kOpt,     50272,  9216,  64,    72,   72, 36864, 2048,     true,  1e-5, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -106,6 +113,11 @@ constexpr Alias kAliases[] = {
     {"qwen/qwen1.5-moe-a2.7b", "qwen1.5-moe-a2.7b"},
     {"microsoft/phi-3-mini-4k-instruct", "phi-3-mini"},
     {"microsoft/phi-4", "phi-4"},
+    {"facebook/opt-1.3b", "opt-1.3b"},
+    {"facebook/opt-6.7b", "opt-6.7b"},
+    {"facebook/opt-13b", "opt-13b"},
+    {"facebook/opt-30b", "opt-30b"},
+    {"facebook/opt-66b", "opt-66b"},
     {"google/gemma-2-2b", "gemma-2-2b"},
     {"google/gemma-2-9b", "gemma-2-9b"},
     {"google/gemma-3-1b-pt", "gemma-3-1b"},
@@ -118,6 +130,15 @@ constexpr Alias kAliases[] = {
 
 // The choices every checkpoint of a family shares (HF modeling_<family>.py).
 void apply_family_defaults(ModelType type, ModelSpec* spec) {
+  if (type == ModelType::kOpt) {  // OPTConfig: relu, enable_bias, dropout 0.1 (not on embeddings)
+    spec->position = PositionKind::kLearned;
+    spec->norm = NormKind::kLayerNorm;
+    spec->mlp = MlpKind::kGelu;
+    spec->activation = "relu";
+    spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+    spec->dropout = {.resid = 0.1};
+    return;
+  }
   if (type == ModelType::kGpt2) {
     spec->position = PositionKind::kLearned;
     spec->norm = NormKind::kLayerNorm;
@@ -199,6 +220,8 @@ ModelSpec spec_from_row(const ZooRow& row) {
     spec.checkpoint_dtype = std::string_view(row.name).starts_with("llama2") ? "fp16" : "bf16";
   } else if (row.type == ModelType::kGemma2) {
     spec.checkpoint_dtype = "fp32";  // Gemma 2's config.json: torch_dtype float32
+  } else if (row.type == ModelType::kOpt) {
+    spec.checkpoint_dtype = "fp16";  // OPT's: float16
   } else if (row.type != ModelType::kGpt2) {
     spec.checkpoint_dtype = "bf16";
   }

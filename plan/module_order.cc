@@ -32,6 +32,7 @@ std::string activation_class(const std::string& act) {
   if (act == "gelu") return "transformers.activations.GELUActivation";
   if (act == "silu" || act == "swish") return "transformers.activations.SiLUActivation";
   if (act == "gelu_pytorch_tanh") return "transformers.activations.GELUTanh";
+  if (act == "relu") return "torch.nn.modules.activation.ReLU";
   return "";
 }
 
@@ -62,6 +63,34 @@ Node gpt2_tree(int layers, bool eager, const std::string& act) {
   }
   model.children.push_back(leaf("transformer.ln_f", ln));
   return Node{"", g + "GPT2LMHeadModel", {std::move(model), leaf("lm_head", kLinear)}};
+}
+
+// transformers 5.16 OPTForCausalLM: OPTDecoder.forward runs embed_tokens, embed_positions, the
+// layers (self_attn_layer_norm, self_attn calling q_proj, k_proj, v_proj, out_proj, then
+// final_layer_norm, fc1, activation_fn, fc2) and final_layer_norm.
+Node opt_tree(const models::ModelSpec& spec) {
+  const std::string o = "transformers.models.opt.modeling_opt.";
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
+  Node decoder{"model.decoder",
+               o + "OPTDecoder",
+               {leaf("model.decoder.embed_tokens", kEmbedding),
+                leaf("model.decoder.embed_positions", o + "OPTLearnedPositionalEmbedding")}};
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string p = "model.decoder.layers." + std::to_string(i);
+    Node attn{p + ".self_attn", o + "OPTAttention", {}};
+    for (const char* proj : {".q_proj", ".k_proj", ".v_proj", ".out_proj"}) {
+      attn.children.push_back(leaf(p + ".self_attn" + proj, kLinear));
+    }
+    decoder.children.push_back(Node{
+        p,
+        o + "OPTDecoderLayer",
+        {leaf(p + ".self_attn_layer_norm", ln), std::move(attn), leaf(p + ".final_layer_norm", ln),
+         leaf(p + ".fc1", kLinear), leaf(p + ".activation_fn", activation_class(spec.activation)),
+         leaf(p + ".fc2", kLinear)}});
+  }
+  decoder.children.push_back(leaf("model.decoder.final_layer_norm", ln));
+  Node model{"model", o + "OPTModel", {std::move(decoder)}};
+  return Node{"", o + "OPTForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
 // LlamaForCausalLM (Mistral, Qwen2, Qwen3, Mixtral and Phi-3 alike, each with its own class names):
@@ -226,7 +255,8 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                               const configs::LeafModules& leaves) {
   Node root = spec.model_type == models::ModelType::kGpt2
                   ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
-                  : llama_tree(spec);
+              : spec.model_type == models::ModelType::kOpt ? opt_tree(spec)
+                                                           : llama_tree(spec);
   Collapsed collapsed;
   collapse(&root, leaves, &collapsed);
   std::vector<const Node*> forward, exits;

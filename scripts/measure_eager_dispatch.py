@@ -118,6 +118,11 @@ FAMILY_CONFIGS = {
                     "intermediate_size": 344, "num_attention_heads": 4, "num_key_value_heads": 2,
                     "head_dim": 32, "vocab_size": 1024, "max_position_embeddings": 128,
                     "pad_token_id": None, "query_pre_attn_scalar": 32, "sliding_window": 32},
+    # OPT (DeepSpeed-Chat's family): learned positions offset by 2, pre-LayerNorm layers, ReLU
+    # fc1/fc2, biases everywhere, dropout 0.1 after the attention and after fc2, tied head
+    "opt": {"model_type": "opt", "num_hidden_layers": 2, "hidden_size": 128, "ffn_dim": 344,
+            "num_attention_heads": 4, "vocab_size": 1024, "max_position_embeddings": 128,
+            "word_embed_proj_dim": 128, "pad_token_id": None},
 }
 MOE = ("mixtral", "qwen3_moe", "qwen2_moe")
 GEMMA = ("gemma", "gemma2", "gemma3_text")
@@ -147,6 +152,8 @@ VARIANTS = (
     ("gemma2_eager", "gemma2", "eager", 0.0),
     ("gemma3", "gemma3_text", "sdpa", 0.0),
     ("gemma3_eager", "gemma3_text", "eager", 0.0),
+    ("opt", "opt", "sdpa", 0.1),
+    ("opt_eager", "opt", "eager", 0.1),
 )
 # Config keys a variant sets over its family's: Phi-4-mini's partial rotary embedding (rotating
 # 3/4 of each head costs two backward kernels more per layer than rotating all of it).
@@ -163,6 +170,10 @@ def build(family, layers, shapes, attn, dropout, extra=None):
         cfg.update(n_layer=layers, n_embd=shapes["h"], n_head=shapes["heads"],
                    n_positions=max(128, shapes["s"]), resid_pdrop=dropout, embd_pdrop=dropout,
                    attn_pdrop=dropout)
+    elif family == "opt":
+        cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"], word_embed_proj_dim=shapes["h"],
+                   num_attention_heads=shapes["heads"], ffn_dim=shapes["ffn"],
+                   max_position_embeddings=max(128, shapes["s"]), dropout=dropout)
     else:
         cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"],
                    num_attention_heads=shapes["heads"],
@@ -207,16 +218,17 @@ def role(module, family):
     if name.endswith("Attention"):
         return "core"
     if name.endswith("MLP") or "Activation" in name or name in ("SiLU", "SiLUActivation",
-                                                                "GELUActivation", "GELUTanh"):
+                                                                "GELUActivation", "GELUTanh", "ReLU"):
         return "act"
     if name.endswith("Block") or name.endswith("DecoderLayer"):
         return "residual"
-    if name in ("Embedding",) or name.endswith("ScaledWordEmbedding"):  # Gemma's scaled one
+    if name in ("Embedding", "OPTLearnedPositionalEmbedding") or name.endswith("ScaledWordEmbedding"):
         return "embed"
     if name.endswith("RotaryEmbedding") or name in ("GPT2Model", "LlamaModel", "Qwen2Model",
                                                     "Qwen3Model", "MixtralModel", "Qwen3MoeModel",
                                                     "Qwen2MoeModel", "Phi3Model", "GemmaModel",
-                                                    "Gemma2Model", "Gemma3TextModel"):
+                                                    "Gemma2Model", "Gemma3TextModel", "OPTDecoder",
+                                                    "OPTModel"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -300,7 +312,8 @@ def op_name(role_, name, family):
         mapping = {"c_attn": "attn.qkv", "q_proj": "attn.q_proj", "k_proj": "attn.k_proj",
                    "v_proj": "attn.v_proj", "o_proj": "attn.out_proj", "c_fc": "mlp.up",
                    "up_proj": "mlp.up", "gate_proj": "mlp.gate", "down_proj": "mlp.down",
-                   "qkv_proj": "attn.qkv", "gate_up_proj": "mlp.gate_up", "lm_head": "lm_head"}
+                   "qkv_proj": "attn.qkv", "gate_up_proj": "mlp.gate_up", "lm_head": "lm_head",
+                   "out_proj": "attn.out_proj", "fc1": "mlp.up", "fc2": "mlp.down"}
         if leaf == "c_proj":
             return f"layers.{layer}." + ("attn.out_proj" if ".attn." in name else "mlp.down")
         if leaf == "shared_expert_gate":  # Qwen2-MoE's shared expert's gate, a Linear h -> 1
@@ -317,7 +330,8 @@ def op_name(role_, name, family):
             return f"layers.{layer}.attn.post_norm"
         if name.endswith(".post_feedforward_layernorm"):
             return f"layers.{layer}.mlp.post_norm"
-        return f"layers.{layer}." + ("attn_norm" if name.endswith(("ln_1", "input_layernorm"))
+        return f"layers.{layer}." + ("attn_norm" if name.endswith(("ln_1", "input_layernorm",
+                                                                    "self_attn_layer_norm"))
                                       else "mlp_norm")
     if role_ == "core":
         return f"layers.{layer}.attn.core"
@@ -382,12 +396,30 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     assert layer_fwd == layer_fwd0, (family, layer_fwd, layer_fwd0)
     total_fwd1 = sum(sum(c.values()) for c in fwd.values())
     total_fwd2 = sum(sum(c.values()) for c in fwd2.values())
+    if family == "opt":
+        # OPTDecoder's loop draws torch.rand([]) and compares it with layerdrop before every
+        # layer, layerdrop 0 or not (rand, lt, and the comparison's bool): calls of the decoder
+        # that come once per layer, charged to the layer's residual. The tensor is on the CPU:
+        # no kernel launch and no sync with the GPU, so they count as other calls.
+        outside1 = collections.Counter()
+        outside2 = collections.Counter()
+        for (r, n), c in fwd.items():
+            if layer_of(n) is None:
+                outside1.update(c)
+        for (r, n), c in fwd2.items():
+            if layer_of(n) is None:
+                outside2.update(c)
+        per_layer_outside = outside2 - outside1
+        table["residual"]["fwd"]["other"] += sum(per_layer_outside.values())
+        table["embed"]["fwd"].subtract(per_layer_outside)
+        layer_fwd0 += sum(per_layer_outside.values())
     assert total_fwd2 - total_fwd1 == layer_fwd0, (family, total_fwd1, total_fwd2, layer_fwd0)
     # Backward: per layer = the difference; the rest outside the layers.
     per_layer_bwd = {k: bwd2[k] - bwd1[k] for k in CLASSES}
     outside_bwd = {k: bwd1[k] - per_layer_bwd[k] for k in CLASSES}
     # Each part's own backward, alone, to share the counts out.
-    layer = model.transformer.h[0] if family == "gpt2" else model.model.layers[0]
+    layer = (model.transformer.h[0] if family == "gpt2" else
+             model.model.decoder.layers[0] if family == "opt" else model.model.layers[0])
     x = torch.randn(shapes["b"], shapes["s"], shapes["h"], dtype=torch.bfloat16, requires_grad=True)
     parts = {}
     if family == "gpt2":
@@ -403,6 +435,25 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
         attn_all = part_backward(lambda t: layer.attn(t)[0], x, list(layer.attn.parameters()))
         mlp_all = part_backward(layer.mlp, x, list(layer.mlp.parameters()))
         parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
+        parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
+    elif family == "opt":
+        # OPTDecoderLayer holds its MLP's Linears and activation itself, and drops out the
+        # attention's and fc2's outputs (its own calls, the residual's).
+        a = layer.self_attn
+        parts["attn_norm"] = part_backward(layer.self_attn_layer_norm, x,
+                                           list(layer.self_attn_layer_norm.parameters()))
+        parts["mlp_norm"] = part_backward(layer.final_layer_norm, x, list(layer.final_layer_norm.parameters()))
+        for n in ("q_proj", "k_proj", "v_proj", "out_proj"):
+            parts["attn." + n] = part_backward(getattr(a, n), x, list(getattr(a, n).parameters()))
+        parts["mlp.up"] = part_backward(layer.fc1, x, list(layer.fc1.parameters()))
+        xi = torch.randn(shapes["b"], shapes["s"], layer.fc2.in_features, dtype=torch.bfloat16,
+                         requires_grad=True)
+        parts["mlp.down"] = part_backward(layer.fc2, xi, list(layer.fc2.parameters()))
+        attn_all = part_backward(lambda t: a(t, attention_mask=None)[0], x, list(a.parameters()))
+        mlp_params = list(layer.fc1.parameters()) + list(layer.fc2.parameters())
+        mlp_all = part_backward(lambda t: layer.fc2(layer.activation_fn(layer.fc1(t))), x, mlp_params)
+        parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in ("q_proj", "k_proj", "v_proj",
+                                                                          "out_proj")), collections.Counter())
         parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
     elif family == "phi3":
         a, m = layer.self_attn, layer.mlp
@@ -492,6 +543,8 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     # Outside the layers: final norm and LM head alone, the rest to the loss and embedding.
     if family == "gpt2":
         fn, head = model.transformer.ln_f, model.lm_head
+    elif family == "opt":
+        fn, head = model.model.decoder.final_layer_norm, model.lm_head
     else:
         fn, head = model.model.norm, model.lm_head
     outside = {"final_norm": part_backward(fn, x, list(fn.parameters()))}

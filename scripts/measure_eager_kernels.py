@@ -304,6 +304,35 @@ def gemma_parts(shapes, version, attn="eager"):
     return decoder_layer_parts(layer, rope_cls(cfg), cfg, shapes)
 
 
+def opt_parts(shapes, attn="eager", dropout=0.1):
+    """OPT's decoder layer: LayerNorm, attention scaling q after q_proj, ReLU between fc1 and fc2;
+    the layer drops out the attention's and fc2's outputs, charged here to the attention and the
+    MLP as GPT-2's resid_dropout is."""
+    from transformers import OPTConfig
+    from transformers.masking_utils import create_causal_mask
+    from transformers.models.opt.modeling_opt import OPTDecoderLayer
+    cfg = OPTConfig(hidden_size=shapes.h, num_attention_heads=shapes.a, ffn_dim=shapes.ffn,
+                    num_hidden_layers=1, vocab_size=shapes.v, pad_token_id=None,
+                    word_embed_proj_dim=shapes.h, max_position_embeddings=max(64, shapes.s),
+                    dropout=dropout)
+    cfg._attn_implementation = attn
+    layer = OPTDecoderLayer(cfg, layer_idx=0).to(torch.bfloat16).train()
+    b, s, h = shapes.b, shapes.s, shapes.h
+    x0 = torch.randn(b, s, h, dtype=torch.bfloat16)
+    mask = create_causal_mask(config=cfg, inputs_embeds=x0, attention_mask=torch.ones(b, s),
+                              past_key_values=None, position_ids=torch.arange(s).unsqueeze(0))
+    drop = lambda t: torch.nn.functional.dropout(t, p=dropout, training=True)  # noqa: E731
+    parts = {}
+    parts["norm"] = run(lambda x: layer.self_attn_layer_norm(x), [leaf(b, s, h)], shapes,
+                        list(layer.self_attn_layer_norm.parameters()))
+    parts["attention"] = run(lambda x: drop(layer.self_attn(x, attention_mask=mask)[0]),
+                             [leaf(b, s, h)], shapes, list(layer.self_attn.parameters()))
+    mlp_params = list(layer.fc1.parameters()) + list(layer.fc2.parameters())
+    parts["mlp"] = run(lambda x: drop(layer.fc2(layer.activation_fn(layer.fc1(x)))), [leaf(b, s, h)],
+                       shapes, mlp_params)
+    return parts
+
+
 def softcap_part(shapes):
     """Gemma 2's logit soft-capping, cap * tanh(x / cap), over the logits."""
     return run(lambda t: torch.tanh(t / 30.0) * 30.0, [leaf(shapes.b, shapes.s, shapes.v)], shapes)
@@ -325,6 +354,7 @@ def measure(shapes):
             "phi3": phi3_parts(shapes), "phi3_sdpa": phi3_parts(shapes, "sdpa"),
             "gemma": gemma_parts(shapes, 1), "gemma_sdpa": gemma_parts(shapes, 1, "sdpa"),
             "gemma2": gemma_parts(shapes, 2), "gemma2_sdpa": gemma_parts(shapes, 2, "sdpa"),
+            "opt": opt_parts(shapes), "opt_sdpa": opt_parts(shapes, "sdpa"),
             "softcap": softcap_part(shapes),
             "residual": residual(shapes), "loss": loss_part(shapes)}
 
@@ -343,7 +373,7 @@ def summary(m):
 
 
 FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa",
-            "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa")
+            "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa", "opt", "opt_sdpa")
 
 
 def with_cuda_dropout(m):

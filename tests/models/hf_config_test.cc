@@ -52,7 +52,9 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
       {"phi-4.json", "phi-4"},
       {"gemma-2-9b.json", "gemma-2-9b"},
       {"gemma-3-1b-pt.json", "gemma-3-1b"},
-      {"gemma-3-12b-pt-text.json", "gemma-3-12b"}};
+      {"gemma-3-12b-pt-text.json", "gemma-3-12b"},
+      {"opt-1.3b.json", "opt-1.3b"},
+      {"opt-6.7b.json", "opt-6.7b"}};
   for (const auto& [file, zoo_name] : files) {
     Diagnostics warnings;
     const Result<ModelSpec> loaded = load_hf_config(shipped(file), &warnings);
@@ -395,6 +397,40 @@ TEST(HfConfig, ReadsTheGemmaFamiliesWithTheirDefaults) {
   EXPECT_NE(bidi.find("use_bidirectional_attention"), std::string::npos) << bidi;
 }
 
+// OPTConfig: ReLU, biases (enable_bias), dropout 0.1 after the sublayers (none on the
+// embeddings), 2048 positions, tied head; what OPT-350m and a few others differ by is an error
+// naming the key.
+TEST(HfConfig, ReadsOptAndRefusesWhatItDoesNotModel) {
+  const std::string base = R"({"model_type": "opt", "vocab_size": 100, "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 256)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("opt_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kOpt);
+  EXPECT_EQ(m->position, PositionKind::kLearned);
+  EXPECT_EQ(m->norm, NormKind::kLayerNorm);
+  EXPECT_EQ(m->activation, "relu");
+  EXPECT_EQ(m->max_position_embeddings, 2048);
+  EXPECT_TRUE(m->tie_word_embeddings);
+  EXPECT_TRUE(m->bias.qkv && m->bias.attn_out && m->bias.mlp);
+  EXPECT_EQ(m->dropout, (DropoutProbs{.embd = 0, .attn = 0, .resid = 0.1}));
+  const Result<ModelSpec> nobias =
+      load_hf_config(write_temp("opt_nobias.json", base + R"(, "enable_bias": false,
+          "dropout": 0.0, "word_embed_proj_dim": 64})"));
+  ASSERT_TRUE(nobias.ok()) << nobias.status().message();
+  EXPECT_EQ(nobias->bias, LinearBiases{});
+  EXPECT_EQ(nobias->dropout.resid, 0.0);
+
+  const std::pair<std::string, std::string> refused[] = {
+      {R"(, "do_layer_norm_before": false})", ": do_layer_norm_before: false is not supported"},
+      {R"(, "word_embed_proj_dim": 32})", ": word_embed_proj_dim: 32 is not supported"},
+      {R"(, "layerdrop": 0.1})", ": layerdrop: "},
+      {R"(, "layer_norm_elementwise_affine": false})", ": layer_norm_elementwise_affine: "}};
+  for (const auto& [extra, expected] : refused) {
+    const std::string msg = load_error("opt_refused.json", base + extra);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+  }
+}
+
 TEST(HfConfig, TheCheckpointDtypeComesFromTorchDtypeOrDtype) {
   auto dtype_of = [](const std::string& name, std::string_view extra) {
     const std::string text =
@@ -501,7 +537,7 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       {"bert.json",
        llama_with("model_type", "\"bert\""),
        {": model_type: ", "\"bert\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
-        "\"phi3\", \"gemma\", \"gemma2\" and \"gemma3_text\""}},
+        "\"gemma2\", \"gemma3_text\" and \"opt\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

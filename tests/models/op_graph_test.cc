@@ -433,6 +433,38 @@ TEST(OpGraph, GemmaNormsEachSublayersOutputAndSoftCaps) {
                                       "layers.0.attn.k_norm", "layers.0.attn.rotary"}));
 }
 
+// OPT (modeling_opt.py): separate q/k/v projections read by the core with nothing to rotate,
+// learned positions of max_position_embeddings + 2 rows added in the embedding, the decoder's
+// final LayerNorm registered before its layers and k_proj before q_proj (parameter order).
+TEST(OpGraph, OptHasLearnedOffsetPositionsAndNoRotary) {
+  ModelSpec spec = zoo("opt-1.3b");
+  spec.vocab_size = 128;
+  spec.hidden_size = 64;
+  spec.num_layers = 2;
+  spec.num_heads = 4;
+  spec.num_kv_heads = 4;
+  spec.head_dim = 16;
+  spec.intermediate_size = 160;
+  spec.max_position_embeddings = 128;
+  const Workload w{.micro_batch = 2, .seq_len = 8};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  for (const Op& op : ops) EXPECT_NE(op.kind, OpKind::kRotary) << op.name;
+  EXPECT_EQ(find_op(ops, "layers.0.attn.core").inputs,
+            (std::vector<int>{index_of(ops, "layers.0.attn.q_proj"),
+                              index_of(ops, "layers.0.attn.k_proj"),
+                              index_of(ops, "layers.0.attn.v_proj")}));
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  EXPECT_EQ(params[1].name, "model.decoder.embed_positions.weight");
+  EXPECT_EQ(params[1].shape, (std::vector<std::int64_t>{130, 64}));
+  EXPECT_EQ(params[2].name, "model.decoder.final_layer_norm.weight");
+  EXPECT_EQ(params[4].name, "model.decoder.layers.0.self_attn.k_proj.weight");
+  EXPECT_EQ(find_op(ops, "embed").param_ids, (std::vector<int>{0, 1}));
+  EXPECT_EQ(params[find_op(ops, "final_norm").param_ids.at(0)].module,
+            "model.decoder.final_layer_norm");
+  EXPECT_TRUE(params.back().tied);
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.act").kind, OpKind::kActivation);
+}
+
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {
   for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
     const std::vector<Op> ops = forward_ops(spec, {.micro_batch = 2, .seq_len = 8});
