@@ -47,6 +47,11 @@ Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
                        "0 (a dense MLP: the executor does not run a mixture of experts yet; "
                        "simulate, sweep and tune do)");
   }
+  if (spec.model_type == models::ModelType::kGptNeox) {
+    return unsupported(spec, "model_type", "\"gpt_neox\"",
+                       "a family the executor runs (GPT-NeoX's parallel residual and partial "
+                       "rotary embedding are not run yet; simulate, sweep and tune do)");
+  }
   if (spec.model_type == models::ModelType::kOpt) {
     // The executor's learned positions are GPT-2's (no offset rows) and its attention a fused
     // c_attn's.

@@ -378,6 +378,32 @@ constexpr Entry kTable[] = {
     {"opt_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
     {"opt_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"opt_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"gpt_neox", "embed", {20, 17, 1}, {0, 4, 0}, 4},
+    {"gpt_neox", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt_neox", "attn.qkv", {1, 3, 0}, {4, 7, 0}, 1},
+    {"gpt_neox", "attn.core", {14, 16, 0}, {20, 13, 0}, 1},
+    {"gpt_neox", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"gpt_neox", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt_neox", "mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"gpt_neox", "mlp.act", {1, 0, 0}, {0, 0, 0}, 2},
+    {"gpt_neox", "mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"gpt_neox", "residual", {2, 0, 0}, {0, 12, 0}, 3},
+    {"gpt_neox", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt_neox", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"gpt_neox", "loss", {5, 5, 0}, {3, 2, 0}, 1},
+    {"gpt_neox_eager", "embed", {29, 31, 1}, {0, 4, 0}, 4},
+    {"gpt_neox_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt_neox_eager", "attn.qkv", {1, 3, 0}, {4, 7, 0}, 1},
+    {"gpt_neox_eager", "attn.core", {21, 27, 0}, {28, 24, 0}, 1},
+    {"gpt_neox_eager", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"gpt_neox_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt_neox_eager", "mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"gpt_neox_eager", "mlp.act", {1, 0, 0}, {0, 0, 0}, 2},
+    {"gpt_neox_eager", "mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"gpt_neox_eager", "residual", {2, 0, 0}, {0, 12, 0}, 3},
+    {"gpt_neox_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"gpt_neox_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"gpt_neox_eager", "loss", {5, 5, 0}, {3, 2, 0}, 1},
 };
 // clang-format on
 
@@ -441,6 +467,8 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "gemma3" : "gemma3_eager";
     case ModelType::kOpt:
       return sdpa ? "opt" : "opt_eager";
+    case ModelType::kGptNeox:
+      return sdpa ? "gpt_neox" : "gpt_neox_eager";
   }
   return "gpt2";
 }

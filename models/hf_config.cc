@@ -44,7 +44,6 @@ constexpr Unmodelled kUnmodelled[] = {
     {"gemma3",
      "Gemma 3's vision-language model, Gemma3ForConditionalGeneration; its text_config, saved as "
      "a config.json of its own (model_type gemma3_text), is the language model alone"},
-    {"gpt_neox", "GPT-NeoX's parallel attention and MLP and partial rotary embedding"},
     {"falcon", "Falcon's parallel attention and multi-query layout"},
     {"bloom", "BLOOM's ALiBi attention"},
     {"bert", "an encoder"},
@@ -108,7 +107,8 @@ bool check_divides(ObjectReader& r, std::string_view divisor_key, std::int64_t d
   return false;
 }
 
-// GPT-2's and OPT's layout: learned positions, LayerNorm, a two-matrix MLP, heads splitting h.
+// GPT-2's and OPT's layout: learned positions, LayerNorm, a two-matrix MLP, heads splitting h
+// (GPT-NeoX's too, but for its rotary positions).
 void set_learned_layernorm_model(std::int64_t vocab, std::int64_t h, std::int64_t layers,
                                  std::int64_t heads, std::int64_t inner, std::int64_t positions,
                                  ModelSpec* spec) {
@@ -321,9 +321,10 @@ void read_moe(ObjectReader& r, ModelType type, ModelSpec* spec) {
 // A RoPE parameter as transformers 5 resolves it (modeling_rope_utils.py
 // RotaryEmbeddingConfigMixin.convert_rope_params_to_dict): from the rope_scaling object when it is
 // a non-empty one, else from rope_parameters; a key that object lacks comes from the top level,
-// else `fallback`.
+// else `fallback`. `top_key` names the top-level key when it is not `key` (GPTNeoXConfig's
+// rotary_pct and rotary_emb_base).
 double rope_parameter(ObjectReader& r, std::string_view key, double fallback,
-                      json::NumberRange range) {
+                      json::NumberRange range, std::string_view top_key = "") {
   for (const char* holder : {"rope_scaling", "rope_parameters"}) {
     if (!r.has(holder)) continue;
     const Json* v = r.raw(holder);
@@ -332,7 +333,7 @@ double rope_parameter(ObjectReader& r, std::string_view key, double fallback,
     if (params.valid() && params.has(key)) return params.get_number(key, range).value_or(fallback);
     break;
   }
-  return optional_number(r, key, fallback, range);
+  return optional_number(r, top_key.empty() ? key : top_key, fallback, range);
 }
 
 // modeling_phi3.py: every Linear is bias=False (attention_bias, which Phi-4's config.json states,
@@ -383,6 +384,38 @@ void read_gemma(ObjectReader& r, ModelType type, ModelSpec* spec) {
              "true is not supported; expected false or null (zerosim models causal language "
              "models)");
   }
+}
+
+// modeling_gpt_neox.py GPTNeoXForCausalLM: embed_in, emb_dropout, layers of LayerNorms, one
+// query_key_value (attention_bias), dense, and a GELU MLP with biases, in parallel by default
+// (use_parallel_residual), final_layer_norm, an untied lm_head. GPTNeoXConfig takes the rotated
+// share from rotary_pct (0.25) and RoPE's base from rotary_emb_base (10000) when rope_parameters
+// does not say; hidden_dropout drops out the embeddings and both branches' outputs.
+void read_gpt_neox(ObjectReader& r, ModelSpec* spec) {
+  const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
+  const auto h = required_size(r, "hidden_size", kMaxHiddenSize);
+  const auto layers = required_size(r, "num_hidden_layers", kMaxLayers);
+  const auto heads = required_size(r, "num_attention_heads", kMaxHiddenSize);
+  const auto inner = required_size(r, "intermediate_size", kMaxIntermediateSize);
+  const auto positions = optional_size(r, "max_position_embeddings", 2048, kMaxPositions);
+  spec->activation = activation(r, "hidden_act", "gelu");
+  const double hidden_dropout = probability(r, "hidden_dropout", 0);
+  spec->dropout = {.embd = hidden_dropout,
+                   .attn = probability(r, "attention_dropout", 0),
+                   .resid = hidden_dropout};
+  const bool attention_bias = optional_bool(r, "attention_bias", true);
+  spec->bias = {.qkv = attention_bias, .attn_out = attention_bias, .mlp = true};
+  spec->norm_eps = optional_number(r, "layer_norm_eps", 1e-5, {.min = 0, .min_exclusive = true});
+  spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", false);
+  spec->parallel_residual = optional_bool(r, "use_parallel_residual", true);
+  spec->partial_rotary_factor = rope_parameter(
+      r, "partial_rotary_factor", 0.25, {.min = 0, .max = 1, .min_exclusive = true}, "rotary_pct");
+  spec->rope_theta = rope_parameter(r, "rope_theta", 10000.0, {.min = 0, .min_exclusive = true},
+                                    "rotary_emb_base");
+  if (!vocab || !h || !layers || !heads || !inner || !positions) return;
+  if (!check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) return;
+  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *inner, *positions, spec);
+  spec->position = PositionKind::kRotary;
 }
 
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
@@ -532,6 +565,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     read_gpt2(r, spec);
   } else if (spec->model_type == ModelType::kOpt) {
     read_opt(r, spec);
+  } else if (spec->model_type == ModelType::kGptNeox) {
+    read_gpt_neox(r, spec);
   } else {
     read_llama_family(r, spec->model_type, spec);
   }

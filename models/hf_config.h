@@ -9,6 +9,11 @@
 //     attention_dropout (0), enable_bias (true), tie_word_embeddings (true); refused:
 //     do_layer_norm_before false, _remove_final_layer_norm true, layer_norm_elementwise_affine
 //     false, layerdrop > 0, word_embed_proj_dim other than null or hidden_size.
+//   gpt_neox: vocab_size, hidden_size, num_hidden_layers, num_attention_heads, intermediate_size
+//     (required); max_position_embeddings (2048), hidden_act ("gelu"), rotary_pct (0.25) and
+//     rotary_emb_base (10000) unless rope_parameters says, use_parallel_residual (true),
+//     attention_bias (true), hidden_dropout and attention_dropout (0), layer_norm_eps (1e-5),
+//     tie_word_embeddings (false).
 //   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2,
 //     gemma3_text: vocab_size, hidden_size,
 //     num_hidden_layers, num_attention_heads, intermediate_size (required; the MoE families'

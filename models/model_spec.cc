@@ -19,9 +19,9 @@ constexpr std::string_view kActivations[] = {
 // model_type_name's strings in ModelType order.
 constexpr std::string_view kModelTypeNames[] = {
     "gpt2",      "llama", "mistral", "qwen2",  "qwen3",       "mixtral", "qwen3_moe",
-    "qwen2_moe", "phi3",  "gemma",   "gemma2", "gemma3_text", "opt"};
+    "qwen2_moe", "phi3",  "gemma",   "gemma2", "gemma3_text", "opt",     "gpt_neox"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kOpt) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kGptNeox) + 1);
 
 Status field_error(const ModelSpec& spec, std::string_view field, const std::string& value,
                    std::string_view allowed) {
@@ -71,6 +71,31 @@ Status validate_gemma(const ModelSpec& spec) {
 // The module structure each model_type's HF implementation has (the table in model_spec.h).
 Status validate_structure(const ModelSpec& spec) {
   ZS_RETURN_IF_ERROR(validate_gemma(spec));
+  const bool neox = spec.model_type == ModelType::kGptNeox;
+  if (spec.partial_rotary_factor != 1.0 && !neox && spec.model_type != ModelType::kPhi3) {
+    return field_error(spec, "partial_rotary_factor", format_double(spec.partial_rotary_factor),
+                       "1 (a partial rotary embedding is phi3's and gpt_neox's)");
+  }
+  if (spec.parallel_residual && !neox) {
+    return structure_error(spec,
+                           "runs its attention and MLP in sequence (parallel_residual is "
+                           "gpt_neox's)");
+  }
+  if (spec.model_type == ModelType::kGptNeox) {
+    // modeling_gpt_neox.py: rotary positions, LayerNorm, dense_h_to_4h and dense_4h_to_h, one
+    // query_key_value over every head.
+    if (spec.position != PositionKind::kRotary || spec.norm != NormKind::kLayerNorm ||
+        spec.mlp != MlpKind::kGelu || spec.num_kv_heads != spec.num_heads ||
+        spec.q_dim() != spec.hidden_size) {
+      return structure_error(spec,
+                             "has rotary positions, LayerNorm, a two-matrix MLP and num_heads "
+                             "heads of hidden_size / num_heads for q, k and v");
+    }
+    if (spec.qk_norm || spec.moe.enabled()) {
+      return structure_error(spec, "has no q/k norms and no experts");
+    }
+    return Status::ok();
+  }
   if (spec.model_type == ModelType::kGpt2 || spec.model_type == ModelType::kOpt) {
     if (spec.position != PositionKind::kLearned || spec.norm != NormKind::kLayerNorm ||
         spec.mlp != MlpKind::kGelu) {
@@ -110,9 +135,6 @@ Status validate_structure(const ModelSpec& spec) {
       return structure_error(spec, "has no linear biases");
     }
     if (spec.dropout.embd > 0) return structure_error(spec, "has no embedding dropout");
-  } else if (spec.partial_rotary_factor != 1.0) {
-    return field_error(spec, "partial_rotary_factor", format_double(spec.partial_rotary_factor),
-                       "1 (a partial rotary embedding is phi3's)");
   }
   const bool moe = spec.model_type == ModelType::kMixtral ||
                    spec.model_type == ModelType::kQwen3Moe ||
@@ -168,7 +190,8 @@ std::string_view model_type_name(ModelType t) {
 std::span<const std::string_view> model_type_names() { return kModelTypeNames; }
 
 bool fused_qkv(const ModelSpec& spec) {
-  return spec.model_type == ModelType::kGpt2 || spec.model_type == ModelType::kPhi3;
+  return spec.model_type == ModelType::kGpt2 || spec.model_type == ModelType::kPhi3 ||
+         spec.model_type == ModelType::kGptNeox;
 }
 
 bool fused_gate_up(const ModelSpec& spec) { return spec.model_type == ModelType::kPhi3; }

@@ -1,8 +1,9 @@
 // ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
 // it.
 //
-// One struct covers the thirteen Hugging Face families zerosim knows (model_type gpt2, llama,
-// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt); the
+// One struct covers the fourteen Hugging Face families zerosim knows (model_type gpt2, llama,
+// mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
+// gpt_neox); the
 // differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
@@ -21,22 +22,26 @@
 //   gemma2   rotary     RMSNorm (1 + w) x 4   GeGLU                     none*           none*
 //   gemma3_text rotary  RMSNorm (1 + w) x 4, and on q, k  GeGLU         none*           none*
 //   opt      learned+2  LayerNorm (w + b)     ReLU, 2 matrices (fc1/fc2) all*           0.1 resid*
+//   gpt_neox rotary**   LayerNorm (w + b)     GELU, 2 matrices          all*            none*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
 //   Mixtral's and Qwen3-MoE's MLP is a sparse mixture of experts: a router and num_experts
 //   SwiGLU experts of width intermediate_size (Qwen3-MoE's moe_intermediate_size), each token
 //   sent to experts_per_token of them; Qwen2-MoE's adds a shared expert every token passes
-//   through; see MoeSpec. ** Phi-3 may rotate only the first partial_rotary_factor of each head.)
+//   through; see MoeSpec. ** Phi-3 and GPT-NeoX (0.25 by default) may rotate only the first
+//   partial_rotary_factor of each head.)
 //
-// Two families fuse projections into one Linear (fused_qkv(), fused_gate_up()): GPT-2's c_attn
-// and Phi-3's qkv_proj compute q, k and v in one GEMM; Phi-3's gate_up_proj computes the SwiGLU's
-// gate and up halves in one. A fused Linear is one module, so ZeRO-3 fetches it whole and its
-// hooks fire once.
+// Three families fuse projections into one Linear (fused_qkv(), fused_gate_up()): GPT-2's c_attn,
+// Phi-3's qkv_proj and GPT-NeoX's query_key_value compute q, k and v in one GEMM; Phi-3's
+// gate_up_proj computes the SwiGLU's gate and up halves in one. A fused Linear is one module, so
+// ZeRO-3 fetches it whole and its hooks fire once.
 //
 // OPT's learned position table has max_position_embeddings + 2 rows (OPTLearnedPositionalEmbedding
 // offsets every position by 2), its attention registers k_proj, v_proj, q_proj (and calls q
-// first), and its decoder registers final_layer_norm before the layers.
+// first), and its decoder registers final_layer_norm before the layers. GPT-NeoX (Pythia) runs
+// its attention and MLP side by side on the same input by default (parallel_residual):
+// x + attn(ln1(x)) + mlp(ln2(x)).
 //
 // The Gemma families scale the token embedding by sqrt(hidden_size) (scaled_embedding) and tie
 // the LM head to it by default; Gemma 2 and 3 also normalize each sublayer's output before its
@@ -70,7 +75,8 @@ enum class ModelType {
   kGemma,
   kGemma2,
   kGemma3Text,
-  kOpt
+  kOpt,
+  kGptNeox
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -159,6 +165,9 @@ struct ModelSpec {
   // none.
   double attn_softcap = 0;
   double logit_softcap = 0;
+  // The MLP reads the layer's input (through its own norm) rather than the attention's output,
+  // and the two branches are added to the input together (GPT-NeoX's use_parallel_residual).
+  bool parallel_residual = false;
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
   // The dtype the checkpoint is stored in, as config.json's torch_dtype (dtype from transformers
   // 5) states it: "fp32", "bf16" or "fp16"; "" when it states none or another. Only the host
@@ -189,7 +198,7 @@ struct ModelSpec {
 };
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
-// "gemma", "gemma2", "gemma3_text", "opt": the HF model_type string.
+// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -231,13 +240,15 @@ double expert_parameters(const ModelSpec& spec);
 // model, the field and its value. Checks: every size > 0 and at most its kMax* above (heads and
 // head_dim at most kMaxHiddenSize, their product too); num_kv_heads divides num_heads;
 // dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; partial_rotary_factor in
-// (0, 1], below 1 only for phi3 and leaving an even rotary_dim() >= 2; and the module structure
+// (0, 1], below 1 only for phi3 and gpt_neox and leaving an even rotary_dim() >= 2;
+// parallel_residual only for gpt_neox; and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
 // num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd), and so has opt
 // (OPTAttention's separate q/k/v over hidden_size; no embedding dropout); llama, mistral,
 // qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3 and the gemma families have rotary positions,
 // RMSNorm and the gated MLP (MlpKind::kSwiGlu); phi3 has no linear biases and no embedding
-// dropout; qwen3, qwen3_moe and gemma3_text and only they have qk_norm; the gemma families and
+// dropout; gpt_neox has rotary positions, LayerNorm, a two-matrix MLP and no GQA;
+// qwen3, qwen3_moe and gemma3_text and only they have qk_norm; the gemma families and
 // only they have a scaled embedding, gemma2 and gemma3_text and only they sandwich norms and
 // logit soft-capping, gemma2 alone attention soft-capping (each cap finite and >= 0); the three
 // MoE families and only they have

@@ -34,10 +34,7 @@ class OpListBuilder {
     for (int i = 0; i < spec_.num_layers; ++i) add_layer(i);
     const int top = static_cast<int>(spec_.num_layers);
     const std::int64_t h = spec_.hidden_size, V = spec_.vocab_size;
-    const std::string final_norm = spec_.model_type == ModelType::kGpt2 ? "transformer.ln_f"
-                                   : spec_.model_type == ModelType::kOpt
-                                       ? "model.decoder.final_layer_norm"
-                                       : "model.norm";
+    const std::string final_norm = final_norm_module();
     const int norm = add("final_norm", OpKind::kNorm, top, {final_norm}, {resid_},
                          NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
     const int head = add("lm_head", OpKind::kLinear, top, {"lm_head"}, {norm},
@@ -56,6 +53,20 @@ class OpListBuilder {
     return {std::move(what), e_ * numel};
   }
   static SavedTensor mask(std::int64_t numel) { return {"dropout_mask", kMaskBytes * numel}; }
+
+  // The HF module of the norm after the last layer.
+  std::string final_norm_module() const {
+    switch (spec_.model_type) {
+      case ModelType::kGpt2:
+        return "transformer.ln_f";
+      case ModelType::kOpt:
+        return "model.decoder.final_layer_norm";
+      case ModelType::kGptNeox:
+        return "gpt_neox.final_layer_norm";
+      default:
+        return "model.norm";
+    }
+  }
 
   // Appends an op reading the outputs of ops `inputs` (Op::inputs); returns its index.
   int add(std::string name, OpKind kind, int layer, std::vector<std::string> modules,
@@ -87,6 +98,7 @@ class OpListBuilder {
     if (spec_.model_type == ModelType::kOpt) {
       modules = {"model.decoder.embed_tokens", "model.decoder.embed_positions"};
     }
+    if (spec_.model_type == ModelType::kGptNeox) modules = {"gpt_neox.embed_in"};
     return add("embed", OpKind::kEmbedding, kEmbeddingLayer, modules, {kTokenIdsInput},
                EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd,
                               spec_.scaled_embedding},
@@ -102,6 +114,15 @@ class OpListBuilder {
               .out = p + "attn.c_proj",
               .up = p + "mlp.c_fc",
               .down = p + "mlp.c_proj"};
+    }
+    if (spec_.model_type == ModelType::kGptNeox) {  // modeling_gpt_neox.py GPTNeoXLayer
+      const std::string p = "gpt_neox.layers." + std::to_string(i) + ".";
+      return {.attn_norm = p + "input_layernorm",
+              .mlp_norm = p + "post_attention_layernorm",
+              .qkv = p + "attention.query_key_value",
+              .out = p + "attention.dense",
+              .up = p + "mlp.dense_h_to_4h",
+              .down = p + "mlp.dense_4h_to_h"};
     }
     if (spec_.model_type == ModelType::kOpt) {  // modeling_opt.py OPTDecoderLayer
       const std::string p = "model.decoder.layers." + std::to_string(i) + ".";
@@ -150,8 +171,8 @@ class OpListBuilder {
                                         spec_.rotary_dim()};
     std::vector<int> core_inputs;
     if (fused_qkv(spec_)) {
-      // GPT-2's c_attn; Phi-3's qkv_proj, whose q and k slices are rotated (modeling_phi3.py
-      // Phi3Attention.forward) and whose v slice the core reads.
+      // GPT-2's c_attn; Phi-3's qkv_proj and GPT-NeoX's query_key_value, whose q and k slices
+      // are rotated (modeling_phi3.py Phi3Attention.forward) and whose v slice the core reads.
       const int qkv = add(p + "attn.qkv", OpKind::kLinear, i, {m.qkv}, {norm},
                           GemmShape{t_, q + 2 * kv, h, spec_.bias.qkv}, {act("input", t_ * h)});
       core_inputs = {qkv};
@@ -196,6 +217,16 @@ class OpListBuilder {
     if (spec_.sandwich_norms) {
       out = add(p + "attn.post_norm", OpKind::kNorm, i, {m.attn_post_norm}, {out},
                 NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    }
+    if (spec_.parallel_residual) {
+      // GPTNeoXLayer.forward: mlp(post_attention_layernorm(x)) + attn_output + x. The MLP's norm
+      // reads the layer's input, which the attention's norm keeps already.
+      const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
+                               NormShape{t_, h, spec_.norm}, {});
+      const int down = add_mlp(p, i, m, mlp_norm);
+      resid_ = add_residual(p + "attn.residual", i, out);
+      resid_ = add_residual(p + "mlp.residual", i, down);
+      return;
     }
     resid_ = add_residual(p + "attn.residual", i, out);
     const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},

@@ -80,6 +80,32 @@ void build_gpt2(const ModelSpec& m, ParamListBuilder* b) {
   }
 }
 
+// transformers/models/gpt_neox/modeling_gpt_neox.py: GPTNeoXForCausalLM(gpt_neox(embed_in,
+// layers[i](input_layernorm, post_attention_layernorm, attention(query_key_value, dense),
+// mlp(dense_h_to_4h, dense_4h_to_h)), final_layer_norm), lm_head). query_key_value is [3h, h],
+// each head's q, k and v rows side by side.
+void build_gpt_neox(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size;
+  b->add("gpt_neox.embed_in", kEmbeddingLayer, {m.vocab_size, h});
+  const int embed = b->last_id();
+  for (int i = 0; i < m.num_layers; ++i) {
+    const std::string p = "gpt_neox.layers." + std::to_string(i) + ".";
+    b->add(p + "input_layernorm", i, {h}, h);
+    b->add(p + "post_attention_layernorm", i, {h}, h);
+    b->add(p + "attention.query_key_value", i, {3 * h, h}, m.bias.qkv ? 3 * h : 0);
+    b->add(p + "attention.dense", i, {h, h}, m.bias.attn_out ? h : 0);
+    b->add(p + "mlp.dense_h_to_4h", i, {I, h}, I);
+    b->add(p + "mlp.dense_4h_to_h", i, {h, I}, h);
+  }
+  const int top = static_cast<int>(m.num_layers);
+  b->add("gpt_neox.final_layer_norm", top, {h}, h);
+  if (m.tie_word_embeddings) {
+    b->add_tied("lm_head", top, embed);
+  } else {
+    b->add("lm_head", top, {m.vocab_size, h});
+  }
+}
+
 // transformers/models/opt/modeling_opt.py: OPTForCausalLM(model.decoder(embed_tokens,
 // embed_positions [max_positions + 2, h], final_layer_norm, layers[i](self_attn(k_proj, v_proj,
 // q_proj, out_proj), self_attn_layer_norm, fc1, fc2, final_layer_norm)), lm_head). The decoder
@@ -190,6 +216,8 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_gpt2(spec, &b);
   } else if (spec.model_type == ModelType::kOpt) {
     build_opt(spec, &b);
+  } else if (spec.model_type == ModelType::kGptNeox) {
+    build_gpt_neox(spec, &b);
   } else {
     build_llama(spec, &b);
   }

@@ -65,6 +65,12 @@ constexpr ZooRow kZoo[] = {
   {"opt-13b",     "facebook/opt-13b",                ModelType::kOpt,     50272,  5120,  40,    40,   40, 20480, 2048,     true,  1e-5, 0},
   {"opt-30b",     "facebook/opt-30b",                ModelType::kOpt,     50272,  7168,  48,    56,   56, 28672, 2048,     true,  1e-5, 0},
   {"opt-66b",     "facebook/opt-66b",                ModelType::kOpt,     50272,  9216,  64,    72,   72, 36864, 2048,     true,  1e-5, 0},
+  // GPT-NeoX (Pythia, GPT-NeoX-20B): one query_key_value, a quarter of each head rotated,
+  // LayerNorm, GELU, attention and MLP in parallel, untied head.
+  {"pythia-1b",   "EleutherAI/pythia-1b",            ModelType::kGptNeox, 50304,  2048,  16,    8,    8,  8192,  2048,     false, 1e-5, 0},
+  {"pythia-6.9b", "EleutherAI/pythia-6.9b",          ModelType::kGptNeox, 50432,  4096,  32,    32,   32, 16384, 2048,     false, 1e-5, 0},
+  {"pythia-12b",  "EleutherAI/pythia-12b",           ModelType::kGptNeox, 50688,  5120,  36,    40,   40, 20480, 2048,     false, 1e-5, 0},
+  {"gpt-neox-20b", "EleutherAI/gpt-neox-20b",        ModelType::kGptNeox, 50432,  6144,  44,    64,   64, 24576, 2048,     false, 1e-5, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -118,6 +124,10 @@ constexpr Alias kAliases[] = {
     {"facebook/opt-13b", "opt-13b"},
     {"facebook/opt-30b", "opt-30b"},
     {"facebook/opt-66b", "opt-66b"},
+    {"eleutherai/pythia-1b", "pythia-1b"},
+    {"eleutherai/pythia-6.9b", "pythia-6.9b"},
+    {"eleutherai/pythia-12b", "pythia-12b"},
+    {"eleutherai/gpt-neox-20b", "gpt-neox-20b"},
     {"google/gemma-2-2b", "gemma-2-2b"},
     {"google/gemma-2-9b", "gemma-2-9b"},
     {"google/gemma-3-1b-pt", "gemma-3-1b"},
@@ -130,6 +140,17 @@ constexpr Alias kAliases[] = {
 
 // The choices every checkpoint of a family shares (HF modeling_<family>.py).
 void apply_family_defaults(ModelType type, ModelSpec* spec) {
+  if (type == ModelType::kGptNeox) {  // GPTNeoXConfig: gelu, biases, rotary_pct 0.25, parallel
+    spec->position = PositionKind::kRotary;
+    spec->norm = NormKind::kLayerNorm;
+    spec->mlp = MlpKind::kGelu;
+    spec->activation = "gelu";
+    spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+    spec->partial_rotary_factor = 0.25;
+    spec->parallel_residual = true;
+    spec->dropout = {};
+    return;
+  }
   if (type == ModelType::kOpt) {  // OPTConfig: relu, enable_bias, dropout 0.1 (not on embeddings)
     spec->position = PositionKind::kLearned;
     spec->norm = NormKind::kLayerNorm;
@@ -220,12 +241,14 @@ ModelSpec spec_from_row(const ZooRow& row) {
     spec.checkpoint_dtype = std::string_view(row.name).starts_with("llama2") ? "fp16" : "bf16";
   } else if (row.type == ModelType::kGemma2) {
     spec.checkpoint_dtype = "fp32";  // Gemma 2's config.json: torch_dtype float32
-  } else if (row.type == ModelType::kOpt) {
-    spec.checkpoint_dtype = "fp16";  // OPT's: float16
+  } else if (row.type == ModelType::kOpt || row.type == ModelType::kGptNeox) {
+    spec.checkpoint_dtype = "fp16";  // OPT's and Pythia's: float16
   } else if (row.type != ModelType::kGpt2) {
     spec.checkpoint_dtype = "bf16";
   }
   apply_family_defaults(row.type, &spec);
+  if (row.name == std::string_view("gpt-neox-20b"))
+    spec.activation = "gelu_fast";  // its hidden_act
   return spec;
 }
 

@@ -65,6 +65,39 @@ Node gpt2_tree(int layers, bool eager, const std::string& act) {
   return Node{"", g + "GPT2LMHeadModel", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
+// transformers 5.16 GPTNeoXForCausalLM: GPTNeoXModel.forward runs embed_in, emb_dropout, the
+// rotary embedding, the layers (input_layernorm, attention(query_key_value, dense),
+// post_attention_dropout, post_attention_layernorm, mlp(dense_h_to_4h, act, dense_4h_to_h),
+// post_mlp_dropout; the same order in sequence) and final_layer_norm.
+Node gpt_neox_tree(const models::ModelSpec& spec) {
+  const std::string g = "transformers.models.gpt_neox.modeling_gpt_neox.GPTNeoX";
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
+  Node model{"gpt_neox",
+             g + "Model",
+             {leaf("gpt_neox.embed_in", kEmbedding), leaf("gpt_neox.emb_dropout", kDropout),
+              leaf("gpt_neox.rotary_emb", g + "RotaryEmbedding", false)}};
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string p = "gpt_neox.layers." + std::to_string(i);
+    model.children.push_back(Node{
+        p,
+        g + "Layer",
+        {leaf(p + ".input_layernorm", ln),
+         Node{p + ".attention",
+              g + "Attention",
+              {leaf(p + ".attention.query_key_value", kLinear),
+               leaf(p + ".attention.dense", kLinear)}},
+         leaf(p + ".post_attention_dropout", kDropout), leaf(p + ".post_attention_layernorm", ln),
+         Node{p + ".mlp",
+              g + "MLP",
+              {leaf(p + ".mlp.dense_h_to_4h", kLinear),
+               leaf(p + ".mlp.act", activation_class(spec.activation)),
+               leaf(p + ".mlp.dense_4h_to_h", kLinear)}},
+         leaf(p + ".post_mlp_dropout", kDropout)}});
+  }
+  model.children.push_back(leaf("gpt_neox.final_layer_norm", ln));
+  return Node{"", g + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
+}
+
 // transformers 5.16 OPTForCausalLM: OPTDecoder.forward runs embed_tokens, embed_positions, the
 // layers (self_attn_layer_norm, self_attn calling q_proj, k_proj, v_proj, out_proj, then
 // final_layer_norm, fc1, activation_fn, fc2) and final_layer_norm.
@@ -255,8 +288,9 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                               const configs::LeafModules& leaves) {
   Node root = spec.model_type == models::ModelType::kGpt2
                   ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
-              : spec.model_type == models::ModelType::kOpt ? opt_tree(spec)
-                                                           : llama_tree(spec);
+              : spec.model_type == models::ModelType::kOpt     ? opt_tree(spec)
+              : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
+                                                               : llama_tree(spec);
   Collapsed collapsed;
   collapse(&root, leaves, &collapsed);
   std::vector<const Node*> forward, exits;

@@ -123,6 +123,11 @@ FAMILY_CONFIGS = {
     "opt": {"model_type": "opt", "num_hidden_layers": 2, "hidden_size": 128, "ffn_dim": 344,
             "num_attention_heads": 4, "vocab_size": 1024, "max_position_embeddings": 128,
             "word_embed_proj_dim": 128, "pad_token_id": None},
+    # GPT-NeoX (Pythia): one query_key_value with biases, a quarter of each head rotated,
+    # LayerNorm, GELU, the attention and MLP in parallel, dropout modules with p = 0
+    "gpt_neox": {"model_type": "gpt_neox", "num_hidden_layers": 2, "hidden_size": 128,
+                 "intermediate_size": 344, "num_attention_heads": 4, "vocab_size": 1024,
+                 "max_position_embeddings": 128, "rotary_pct": 0.25, "tie_word_embeddings": False},
 }
 MOE = ("mixtral", "qwen3_moe", "qwen2_moe")
 GEMMA = ("gemma", "gemma2", "gemma3_text")
@@ -154,6 +159,8 @@ VARIANTS = (
     ("gemma3_eager", "gemma3_text", "eager", 0.0),
     ("opt", "opt", "sdpa", 0.1),
     ("opt_eager", "opt", "eager", 0.1),
+    ("gpt_neox", "gpt_neox", "sdpa", 0.0),
+    ("gpt_neox_eager", "gpt_neox", "eager", 0.0),
 )
 # Config keys a variant sets over its family's: Phi-4-mini's partial rotary embedding (rotating
 # 3/4 of each head costs two backward kernels more per layer than rotating all of it).
@@ -220,7 +227,7 @@ def role(module, family):
     if name.endswith("MLP") or "Activation" in name or name in ("SiLU", "SiLUActivation",
                                                                 "GELUActivation", "GELUTanh", "ReLU"):
         return "act"
-    if name.endswith("Block") or name.endswith("DecoderLayer"):
+    if name.endswith("Block") or name.endswith("DecoderLayer") or name == "GPTNeoXLayer":
         return "residual"
     if name in ("Embedding", "OPTLearnedPositionalEmbedding") or name.endswith("ScaledWordEmbedding"):
         return "embed"
@@ -228,7 +235,7 @@ def role(module, family):
                                                     "Qwen3Model", "MixtralModel", "Qwen3MoeModel",
                                                     "Qwen2MoeModel", "Phi3Model", "GemmaModel",
                                                     "Gemma2Model", "Gemma3TextModel", "OPTDecoder",
-                                                    "OPTModel"):
+                                                    "OPTModel", "GPTNeoXModel"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -313,7 +320,9 @@ def op_name(role_, name, family):
                    "v_proj": "attn.v_proj", "o_proj": "attn.out_proj", "c_fc": "mlp.up",
                    "up_proj": "mlp.up", "gate_proj": "mlp.gate", "down_proj": "mlp.down",
                    "qkv_proj": "attn.qkv", "gate_up_proj": "mlp.gate_up", "lm_head": "lm_head",
-                   "out_proj": "attn.out_proj", "fc1": "mlp.up", "fc2": "mlp.down"}
+                   "out_proj": "attn.out_proj", "fc1": "mlp.up", "fc2": "mlp.down",
+                   "query_key_value": "attn.qkv", "dense": "attn.out_proj",
+                   "dense_h_to_4h": "mlp.up", "dense_4h_to_h": "mlp.down"}
         if leaf == "c_proj":
             return f"layers.{layer}." + ("attn.out_proj" if ".attn." in name else "mlp.down")
         if leaf == "shared_expert_gate":  # Qwen2-MoE's shared expert's gate, a Linear h -> 1
@@ -419,7 +428,8 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     outside_bwd = {k: bwd1[k] - per_layer_bwd[k] for k in CLASSES}
     # Each part's own backward, alone, to share the counts out.
     layer = (model.transformer.h[0] if family == "gpt2" else
-             model.model.decoder.layers[0] if family == "opt" else model.model.layers[0])
+             model.model.decoder.layers[0] if family == "opt" else
+             model.gpt_neox.layers[0] if family == "gpt_neox" else model.model.layers[0])
     x = torch.randn(shapes["b"], shapes["s"], shapes["h"], dtype=torch.bfloat16, requires_grad=True)
     parts = {}
     if family == "gpt2":
@@ -454,6 +464,24 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
         mlp_all = part_backward(lambda t: layer.fc2(layer.activation_fn(layer.fc1(t))), x, mlp_params)
         parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in ("q_proj", "k_proj", "v_proj",
                                                                           "out_proj")), collections.Counter())
+        parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
+    elif family == "gpt_neox":
+        a, m = layer.attention, layer.mlp
+        parts["attn_norm"] = part_backward(layer.input_layernorm, x, list(layer.input_layernorm.parameters()))
+        parts["mlp_norm"] = part_backward(layer.post_attention_layernorm, x,
+                                          list(layer.post_attention_layernorm.parameters()))
+        parts["attn.qkv"] = part_backward(a.query_key_value, x, list(a.query_key_value.parameters()))
+        parts["attn.out_proj"] = part_backward(a.dense, x, list(a.dense.parameters()))
+        parts["mlp.up"] = part_backward(m.dense_h_to_4h, x, list(m.dense_h_to_4h.parameters()))
+        xi = torch.randn(shapes["b"], shapes["s"], m.dense_4h_to_h.in_features, dtype=torch.bfloat16,
+                         requires_grad=True)
+        parts["mlp.down"] = part_backward(m.dense_4h_to_h, xi, list(m.dense_4h_to_h.parameters()))
+        pos = torch.arange(shapes["s"]).unsqueeze(0).expand(shapes["b"], -1)
+        cos, sin = model.gpt_neox.rotary_emb(x.detach(), pos)
+        attn_all = part_backward(lambda t: a(t, attention_mask=None, position_embeddings=(cos, sin))[0], x,
+                                 list(a.parameters()))
+        mlp_all = part_backward(m, x, list(m.parameters()))
+        parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
         parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
     elif family == "phi3":
         a, m = layer.self_attn, layer.mlp
@@ -545,6 +573,8 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
         fn, head = model.transformer.ln_f, model.lm_head
     elif family == "opt":
         fn, head = model.model.decoder.final_layer_norm, model.lm_head
+    elif family == "gpt_neox":
+        fn, head = model.gpt_neox.final_layer_norm, model.lm_head
     else:
         fn, head = model.model.norm, model.lm_head
     outside = {"final_norm": part_backward(fn, x, list(fn.parameters()))}

@@ -333,6 +333,20 @@ def opt_parts(shapes, attn="eager", dropout=0.1):
     return parts
 
 
+def gpt_neox_parts(shapes, attn="eager"):
+    """GPT-NeoX's layer: LayerNorm, one query_key_value split per head, GELU; RoPE on the whole of
+    each head here (Pythia's quarter leaves tensors of no size class)."""
+    from transformers import GPTNeoXConfig
+    from transformers.models.gpt_neox.modeling_gpt_neox import GPTNeoXLayer, GPTNeoXRotaryEmbedding
+    cfg = GPTNeoXConfig(hidden_size=shapes.h, num_attention_heads=shapes.a,
+                        intermediate_size=shapes.ffn, num_hidden_layers=1, vocab_size=shapes.v,
+                        max_position_embeddings=max(64, shapes.s), rotary_pct=1.0)
+    cfg._attn_implementation = attn
+    layer = GPTNeoXLayer(cfg, 0).to(torch.bfloat16).train()
+    layer.self_attn = layer.attention  # decoder_layer_parts' names
+    return decoder_layer_parts(layer, GPTNeoXRotaryEmbedding(cfg), cfg, shapes)
+
+
 def softcap_part(shapes):
     """Gemma 2's logit soft-capping, cap * tanh(x / cap), over the logits."""
     return run(lambda t: torch.tanh(t / 30.0) * 30.0, [leaf(shapes.b, shapes.s, shapes.v)], shapes)
@@ -355,6 +369,7 @@ def measure(shapes):
             "gemma": gemma_parts(shapes, 1), "gemma_sdpa": gemma_parts(shapes, 1, "sdpa"),
             "gemma2": gemma_parts(shapes, 2), "gemma2_sdpa": gemma_parts(shapes, 2, "sdpa"),
             "opt": opt_parts(shapes), "opt_sdpa": opt_parts(shapes, "sdpa"),
+            "gpt_neox": gpt_neox_parts(shapes), "gpt_neox_sdpa": gpt_neox_parts(shapes, "sdpa"),
             "softcap": softcap_part(shapes),
             "residual": residual(shapes), "loss": loss_part(shapes)}
 
@@ -373,7 +388,8 @@ def summary(m):
 
 
 FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa",
-            "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa", "opt", "opt_sdpa")
+            "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa", "opt", "opt_sdpa",
+            "gpt_neox", "gpt_neox_sdpa")
 
 
 def with_cuda_dropout(m):

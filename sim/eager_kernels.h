@@ -11,8 +11,8 @@
 // The figures were recorded from the real modules (transformers 5.16.1, torch 2.13) by
 // scripts/measure_eager_kernels.py, which intercepts every ATen call forward and backward;
 // reports/measurements/2026-12-05-eager-kernels.json keeps its output and the kernel lists
-// (Phi-3, Gemma, Gemma 2 and OPT added to 2026-11-25-eager-kernels.json; every earlier row the
-// same).
+// (Phi-3, Gemma, Gemma 2, OPT and GPT-NeoX added to 2026-11-25-eager-kernels.json; every
+// earlier row the same).
 // Each module's kernels are charged to one model op of the graph (models/op_graph.h):
 //   norm       -> attn_norm, mlp_norm, final_norm (LayerNorm or RMSNorm by the model's norm;
 //                 Gemma's (1 + w) RMSNorm in fp32), Gemma 2's and 3's attn.post_norm and

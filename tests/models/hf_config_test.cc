@@ -54,7 +54,9 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
       {"gemma-3-1b-pt.json", "gemma-3-1b"},
       {"gemma-3-12b-pt-text.json", "gemma-3-12b"},
       {"opt-1.3b.json", "opt-1.3b"},
-      {"opt-6.7b.json", "opt-6.7b"}};
+      {"opt-6.7b.json", "opt-6.7b"},
+      {"pythia-6.9b.json", "pythia-6.9b"},
+      {"gpt-neox-20b.json", "gpt-neox-20b"}};
   for (const auto& [file, zoo_name] : files) {
     Diagnostics warnings;
     const Result<ModelSpec> loaded = load_hf_config(shipped(file), &warnings);
@@ -90,6 +92,7 @@ TEST(HfConfig, ShippedConfigsMatchTheZoo) {
     EXPECT_EQ(a.sandwich_norms, b.sandwich_norms) << file;
     EXPECT_EQ(a.attn_softcap, b.attn_softcap) << file;
     EXPECT_EQ(a.logit_softcap, b.logit_softcap) << file;
+    EXPECT_EQ(a.parallel_residual, b.parallel_residual) << file;
     EXPECT_EQ(a.checkpoint_dtype, b.checkpoint_dtype) << file;
   }
   EXPECT_EQ(load_hf_config(shipped("Llama-2-7b-hf.json"))->name, "meta-llama/Llama-2-7b-hf");
@@ -431,6 +434,42 @@ TEST(HfConfig, ReadsOptAndRefusesWhatItDoesNotModel) {
   }
 }
 
+// GPTNeoXConfig: a quarter of each head rotated (rotary_pct) about base rotary_emb_base, both
+// overridden by rope_parameters; the attention and MLP in parallel; hidden_dropout on the
+// embeddings and both branches; biases (attention_bias for the attention's); an untied head.
+TEST(HfConfig, ReadsGptNeoxWithItsDefaults) {
+  const std::string base = R"({"model_type": "gpt_neox", "vocab_size": 100, "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 256)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("neox_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kGptNeox);
+  EXPECT_EQ(m->partial_rotary_factor, 0.25);
+  EXPECT_EQ(m->rotary_dim(), 4);
+  EXPECT_EQ(m->rope_theta, 10000.0);
+  EXPECT_TRUE(m->parallel_residual);
+  EXPECT_EQ(m->norm, NormKind::kLayerNorm);
+  EXPECT_EQ(m->activation, "gelu");
+  EXPECT_FALSE(m->tie_word_embeddings);
+  EXPECT_TRUE(m->bias.qkv && m->bias.attn_out && m->bias.mlp);
+  EXPECT_TRUE(fused_qkv(*m));
+  const Result<ModelSpec> v = load_hf_config(write_temp("neox_vars.json", base + R"(,
+      "rotary_pct": 0.5, "rotary_emb_base": 500.0, "rope_theta": 7.0, "hidden_dropout": 0.1,
+      "use_parallel_residual": false, "attention_bias": false})"));
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->partial_rotary_factor, 0.5);
+  EXPECT_EQ(v->rope_theta, 500.0);  // GPTNeoXConfig reads rotary_emb_base, not rope_theta
+  EXPECT_EQ(v->dropout, (DropoutProbs{.embd = 0.1, .attn = 0, .resid = 0.1}));
+  EXPECT_FALSE(v->parallel_residual);
+  EXPECT_FALSE(v->bias.qkv || v->bias.attn_out);
+  EXPECT_TRUE(v->bias.mlp);
+  const Result<ModelSpec> d = load_hf_config(write_temp("neox_dict.json", base + R"(,
+      "rotary_pct": 0.5, "rope_parameters": {"rope_type": "default", "rope_theta": 9.0,
+      "partial_rotary_factor": 1.0}})"));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->partial_rotary_factor, 1.0);
+  EXPECT_EQ(d->rope_theta, 9.0);
+}
+
 TEST(HfConfig, TheCheckpointDtypeComesFromTorchDtypeOrDtype) {
   auto dtype_of = [](const std::string& name, std::string_view extra) {
     const std::string text =
@@ -537,7 +576,7 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       {"bert.json",
        llama_with("model_type", "\"bert\""),
        {": model_type: ", "\"bert\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
-        "\"gemma2\", \"gemma3_text\" and \"opt\""}},
+        "\"gemma3_text\", \"opt\" and \"gpt_neox\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

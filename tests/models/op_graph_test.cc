@@ -465,6 +465,31 @@ TEST(OpGraph, OptHasLearnedOffsetPositionsAndNoRotary) {
   EXPECT_EQ(find_op(ops, "layers.0.mlp.act").kind, OpKind::kActivation);
 }
 
+// GPT-NeoX (modeling_gpt_neox.py GPTNeoXLayer): the MLP's norm reads the layer's input, not the
+// attention's sum, and keeps nothing of its own (the attention's norm keeps that input); both
+// branches are added to the input after both ran; a quarter of each head is rotated.
+TEST(OpGraph, GptNeoxRunsItsAttentionAndMlpInParallel) {
+  ModelSpec spec = tiny("pythia-6.9b");
+  spec.num_kv_heads = spec.num_heads;  // one query_key_value over every head
+  const Workload w{.micro_batch = 2, .seq_len = 8};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const int embed = index_of(ops, "embed");
+  EXPECT_EQ(find_op(ops, "layers.0.attn_norm").inputs, std::vector<int>{embed});
+  EXPECT_EQ(find_op(ops, "layers.0.mlp_norm").inputs, std::vector<int>{embed});
+  EXPECT_TRUE(find_op(ops, "layers.0.mlp_norm").saved.empty());
+  EXPECT_EQ(find_op(ops, "layers.0.attn.residual").inputs,
+            (std::vector<int>{embed, index_of(ops, "layers.0.attn.out_proj")}));
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.residual").inputs,
+            (std::vector<int>{index_of(ops, "layers.0.attn.residual"),
+                              index_of(ops, "layers.0.mlp.down")}));
+  EXPECT_LT(index_of(ops, "layers.0.mlp.down"), index_of(ops, "layers.0.attn.residual"));
+  EXPECT_EQ(std::get<ElementwiseShape>(find_op(ops, "layers.0.attn.rotary").shape).numel,
+            w.tokens() * (4 + 4) * 4);  // 4 of each head's 16 dimensions
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  EXPECT_EQ(params[find_op(ops, "layers.0.attn.qkv").param_ids.at(0)].name,
+            "gpt_neox.layers.0.attention.query_key_value.weight");
+}
+
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {
   for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
     const std::vector<Op> ops = forward_ops(spec, {.micro_batch = 2, .seq_len = 8});

@@ -39,6 +39,10 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"opt-13b", 12'853'473'280},
       {"opt-30b", 29'974'540'288},
       {"opt-66b", 65'719'701'504},
+      {"pythia-1b", 1'011'781'632},
+      {"pythia-6.9b", 6'857'302'016},
+      {"pythia-12b", 11'846'072'320},
+      {"gpt-neox-20b", 20'554'567'680},
       {"tiny-gpt", 120'576},
   };
   ASSERT_EQ(std::size(expected), zoo_names().size());
@@ -80,6 +84,7 @@ TEST(Zoo, LookupIgnoresCaseAndAcceptsAliases) {
   EXPECT_EQ(zoo("microsoft/phi-4").name, "phi-4");
   EXPECT_EQ(zoo("google/gemma-3-12b-pt").name, "gemma-3-12b");
   EXPECT_EQ(zoo("facebook/opt-1.3b").name, "opt-1.3b");
+  EXPECT_EQ(zoo("EleutherAI/gpt-neox-20b").name, "gpt-neox-20b");
   EXPECT_EQ(zoo("microsoft/Phi-3-mini-4k-instruct").name, "phi-3-mini");
   EXPECT_TRUE(is_zoo_name("TINY-GPT"));
   EXPECT_FALSE(is_zoo_name("bert-base"));
@@ -92,7 +97,7 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("gemma-3-12b, opt-1.3b, opt-6.7b, opt-13b, opt-30b, opt-66b, tiny-gpt"),
+  EXPECT_NE(msg.find("opt-66b, pythia-1b, pythia-6.9b, pythia-12b, gpt-neox-20b, tiny-gpt"),
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
