@@ -17,6 +17,10 @@
 //   - flash attention: no s² term; Q, K, V as before plus the fp32 log-sum-exp, 4·a·s·b bytes;
 //     no attention-dropout mask (the kernel regenerates it from the RNG seed).
 //   - no dropout (Llama, Mistral, Qwen2): no masks (-2·sbh) and no dropout output (-3·as²b).
+//   - HF's eager attention outside GPT-2 (modeling_llama.py eager_attention_forward and its
+//     copies) runs softmax(..., dtype=torch.float32).to(query.dtype): the softmax keeps its fp32
+//     output, 4·as²b, and P·V its 16-bit cast, 2·as²b, 6·as²b in all against GPT-2's 2·as²b
+//     (measured: scripts/measure_attention_saved.py).
 //   - SwiGLU MLP: 2·sbh (gate/up input) + 3 tensors of s·b·I (gate, silu, up) + the down input
 //     s·b·I: 2·sbh + 8·sbI bytes.
 //   - RMSNorm: like LayerNorm, its input only.

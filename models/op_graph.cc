@@ -269,8 +269,21 @@ class OpListBuilder {
     std::vector<SavedTensor> saved = {act("q", t_ * q), act("k", t_ * q)};
     // Gemma 2's soft-capping: tanh keeps its output (eager_attention_forward's softcap).
     if (spec_.attn_softcap > 0) saved.push_back(act("softcap tanh_out", scores));
-    saved.push_back(act("softmax_out", scores));
-    if (spec_.dropout.attn > 0) {
+    const bool dropout = spec_.dropout.attn > 0;
+    if (spec_.model_type == ModelType::kGpt2) {
+      // GPT-2's eager_attention_forward: softmax in the activations' dtype keeps its output,
+      // which P.V reads too when there is no dropout.
+      saved.push_back(act("softmax_out", scores));
+    } else {
+      // Every other family's (modeling_llama.py eager_attention_forward and its copies):
+      // softmax(..., dtype=torch.float32).to(query.dtype). The softmax keeps its fp32 output;
+      // P.V keeps the cast (the dropout's output instead when there is dropout; in fp32 the
+      // cast is the softmax's own tensor). Measured on LlamaAttention with saved-tensor hooks:
+      // 4 + 2 bytes per score in bf16.
+      saved.push_back({"softmax_out (fp32)", kFp32Bytes * scores});
+      if (!dropout && e_ != kFp32Bytes) saved.push_back(act("probs", scores));
+    }
+    if (dropout) {
       saved.push_back(mask(scores));
       saved.push_back(act("dropout_out", scores));
     }

@@ -26,8 +26,9 @@
 //   linears: their input (t·k). q/k/v_proj (and gate/up) read the same tensor: saved once.
 //   rotary: nothing of size t (only the cos/sin tables, shared by all layers).
 //   unfused attention: Q, K, V at a heads (HF repeat_kv materialises grouped K/V before the
-//     matmuls, so GQA does not shrink them here), the softmax output (b·a·s²) and, with
-//     attention dropout, its 1-byte mask and the dropped-out probabilities.
+//     matmuls, so GQA does not shrink them here), the softmax output (b·a·s²; fp32 outside
+//     GPT-2, whose P·V then keeps the 16-bit cast too) and, with attention dropout, its 1-byte
+//     mask and the dropped-out probabilities (P·V's input instead of the cast).
 //   flash attention: Q, and K, V at kv_heads (grouped), and the fp32 log-sum-exp (4·b·a·s). Its
 //     output O is the out_proj's saved input, counted there. No mask (regenerated from the seed).
 //   GELU: its input (t·I). SwiGLU: gate output, silu(gate) and up output (3·t·I).

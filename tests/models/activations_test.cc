@@ -87,15 +87,16 @@ TEST(Activations, LlamaLayerHasNoMasksAndASwiGluMlp) {
   const std::int64_t s = 4096, b = 1, h = 4096, a = 32, I = 11008;
   const std::vector<Op> ops = forward_ops(spec, {.micro_batch = b, .seq_len = s});
   const std::int64_t sbh = s * b * h, as2b = a * s * s * b, sbI = s * b * I;
-  // Norms 4sbh; attention: input 2, Q 2, K 2, V 2, out-proj input 2 (sbh) + softmax 2as²b;
+  // Norms 4sbh; attention: input 2, Q 2, K 2, V 2, out-proj input 2 (sbh) + the fp32 softmax's
+  // output 4as²b and its bf16 cast, P.V's input, 2as²b (LlamaAttention's saved tensors);
   // MLP: input 2sbh + gate, silu, up, down input (2sbI each).
   EXPECT_EQ(saved_by(ops, 0,
                      {"attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.rotary", "attn.core",
                       "attn.out_proj", "attn.residual"}),
-            10 * sbh + 2 * as2b);
+            10 * sbh + 6 * as2b);
   EXPECT_EQ(saved_by(ops, 0, {"mlp.gate", "mlp.up", "mlp.act", "mlp.down", "mlp.residual"}),
             2 * sbh + 8 * sbI);
-  EXPECT_EQ(layer_saved_bytes(ops, 0), 16 * sbh + 8 * sbI + 2 * as2b);
+  EXPECT_EQ(layer_saved_bytes(ops, 0), 16 * sbh + 8 * sbI + 6 * as2b);
 }
 
 TEST(Activations, GroupedKeysAndValuesShrinkOnlyUnderFlashAttention) {
@@ -105,7 +106,8 @@ TEST(Activations, GroupedKeysAndValuesShrinkOnlyUnderFlashAttention) {
   ASSERT_EQ(flash.name, "layers.0.attn.core");
   EXPECT_EQ(flash.saved_bytes(), 2 * s * b * h + 2 * 2 * s * b * kv + 4 * a * s * b);
   const Op unfused = forward_ops(spec, {.seq_len = s})[6];
-  EXPECT_EQ(unfused.saved_bytes(), 3 * 2 * s * b * h + 2 * a * s * s * b);  // repeat_kv copies
+  // repeat_kv copies; the fp32 softmax output and its bf16 cast.
+  EXPECT_EQ(unfused.saved_bytes(), 3 * 2 * s * b * h + 6 * a * s * s * b);
 }
 
 TEST(Activations, SummaryAddsNonLayerTermsAndLogits) {
