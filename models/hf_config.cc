@@ -1,17 +1,13 @@
 #include "models/hf_config.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <optional>
-#include <vector>
 
 #include "common/json_fields.h"
 #include "common/text.h"
 #include "common/units.h"
-#include "models/zoo.h"
 
 namespace zs::models {
 namespace {
@@ -61,6 +57,22 @@ std::optional<std::int64_t> required_size(ObjectReader& r, std::string_view key,
     return std::nullopt;
   }
   return r.get_int(key, {.min = 1, .max = max});
+}
+
+// The keys of the four sizes every family requires: GPT2Config's names, and every other
+// family's.
+struct SizeKeys {
+  const char *vocab, *hidden, *layers, *heads;
+};
+constexpr SizeKeys kGpt2SizeKeys{"vocab_size", "n_embd", "n_layer", "n_head"};
+constexpr SizeKeys kSizeKeys{"vocab_size", "hidden_size", "num_hidden_layers",
+                             "num_attention_heads"};
+
+// The vocabulary, hidden size, layers and heads, each required, read in that order (a file
+// missing several reports them in it).
+std::array<std::optional<std::int64_t>, 4> required_sizes(ObjectReader& r, const SizeKeys& k) {
+  return {required_size(r, k.vocab, kMaxVocabSize), required_size(r, k.hidden, kMaxHiddenSize),
+          required_size(r, k.layers, kMaxLayers), required_size(r, k.heads, kMaxHiddenSize)};
 }
 
 // An optional size from 1 to `max`: `fallback` when absent or null.
@@ -126,10 +138,7 @@ void set_learned_layernorm_model(std::int64_t vocab, std::int64_t h, std::int64_
 }
 
 void read_gpt2(ObjectReader& r, ModelSpec* spec) {
-  const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
-  const auto h = required_size(r, "n_embd", kMaxHiddenSize);
-  const auto layers = required_size(r, "n_layer", kMaxLayers);
-  const auto heads = required_size(r, "n_head", kMaxHiddenSize);
+  const auto [vocab, h, layers, heads] = required_sizes(r, kGpt2SizeKeys);
   const auto positions = optional_size(r, "n_positions", 1024, kMaxPositions);
   spec->activation = activation(r, "activation_function", "gelu_new");
   spec->dropout = {.embd = probability(r, "embd_pdrop", 0.1),
@@ -168,10 +177,7 @@ void require_bool(ObjectReader& r, std::string_view key, bool allowed, std::stri
 // (do_layer_norm_before false), project_in/project_out (word_embed_proj_dim != hidden_size),
 // LayerNorms without weights, layer drop.
 void read_opt(ObjectReader& r, ModelSpec* spec) {
-  const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
-  const auto h = required_size(r, "hidden_size", kMaxHiddenSize);
-  const auto layers = required_size(r, "num_hidden_layers", kMaxLayers);
-  const auto heads = required_size(r, "num_attention_heads", kMaxHiddenSize);
+  const auto [vocab, h, layers, heads] = required_sizes(r, kSizeKeys);
   const auto ffn = required_size(r, "ffn_dim", kMaxIntermediateSize);
   const auto positions = optional_size(r, "max_position_embeddings", 2048, kMaxPositions - 2);
   const auto proj = optional_size(r, "word_embed_proj_dim", 0, kMaxHiddenSize);
@@ -392,10 +398,7 @@ void read_gemma(ObjectReader& r, ModelType type, ModelSpec* spec) {
 // share from rotary_pct (0.25) and RoPE's base from rotary_emb_base (10000) when rope_parameters
 // does not say; hidden_dropout drops out the embeddings and both branches' outputs.
 void read_gpt_neox(ObjectReader& r, ModelSpec* spec) {
-  const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
-  const auto h = required_size(r, "hidden_size", kMaxHiddenSize);
-  const auto layers = required_size(r, "num_hidden_layers", kMaxLayers);
-  const auto heads = required_size(r, "num_attention_heads", kMaxHiddenSize);
+  const auto [vocab, h, layers, heads] = required_sizes(r, kSizeKeys);
   const auto inner = required_size(r, "intermediate_size", kMaxIntermediateSize);
   const auto positions = optional_size(r, "max_position_embeddings", 2048, kMaxPositions);
   spec->activation = activation(r, "hidden_act", "gelu");
@@ -420,10 +423,7 @@ void read_gpt_neox(ObjectReader& r, ModelSpec* spec) {
 
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const FamilyDefaults defaults = family_defaults(type);
-  const auto vocab = required_size(r, "vocab_size", kMaxVocabSize);
-  const auto h = required_size(r, "hidden_size", kMaxHiddenSize);
-  const auto layers = required_size(r, "num_hidden_layers", kMaxLayers);
-  const auto heads = required_size(r, "num_attention_heads", kMaxHiddenSize);
+  const auto [vocab, h, layers, heads] = required_sizes(r, kSizeKeys);
   // Qwen3-MoE's and Qwen2-MoE's experts are moe_intermediate_size wide; their intermediate_size
   // is the dense MLP's, which no layer has when every layer is sparse.
   const bool qwen3_moe = type == ModelType::kQwen3Moe, qwen2_moe = type == ModelType::kQwen2Moe;
@@ -437,8 +437,7 @@ void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const auto positions =
       optional_size(r, "max_position_embeddings", defaults.max_positions, kMaxPositions);
   // Gemma2Config and Gemma3TextConfig name the MLP's activation hidden_activation.
-  const bool gemma =
-      type == ModelType::kGemma || type == ModelType::kGemma2 || type == ModelType::kGemma3Text;
+  const bool gemma = is_gemma(*spec);
   spec->activation =
       activation(r, gemma && type != ModelType::kGemma ? "hidden_activation" : "hidden_act",
                  gemma ? "gelu_pytorch_tanh" : "silu");
@@ -608,78 +607,6 @@ Result<ModelSpec> hf_config_from_document(const json::Document& doc, Diagnostics
 Result<ModelSpec> load_hf_config(const std::string& path, Diagnostics* warnings) {
   ZS_ASSIGN_OR_RETURN(const json::Document doc, json::parse_file(path));
   return hf_config_from_document(doc, warnings);
-}
-
-namespace {
-
-// "org/name": one slash, no file extension, not a relative or absolute path.
-bool is_hub_id(std::string_view arg) {
-  const std::size_t slash = arg.find('/');
-  return slash != std::string_view::npos && slash > 0 && slash + 1 < arg.size() &&
-         arg.find('/', slash + 1) == std::string_view::npos && arg[0] != '.' &&
-         arg.find(".json") == std::string_view::npos;
-}
-
-// The Hugging Face hub cache (huggingface_hub's constants: HF_HUB_CACHE, else HF_HOME/hub, else
-// ~/.cache/huggingface/hub).
-std::filesystem::path hub_cache() {
-  if (const char* c = std::getenv("HF_HUB_CACHE"); c != nullptr && *c != '\0') return c;
-  if (const char* h = std::getenv("HF_HOME"); h != nullptr && *h != '\0') {
-    return std::filesystem::path(h) / "hub";
-  }
-  const char* home = std::getenv("HOME");
-  return std::filesystem::path(home != nullptr ? home : "") / ".cache" / "huggingface" / "hub";
-}
-
-// The cached config.json of hub id `id` (the snapshot refs/main names, else the only one), or
-// empty. `folder` receives the folder looked in.
-std::filesystem::path cached_hub_config(std::string_view id, std::filesystem::path* folder) {
-  std::string name = "models--" + std::string(id);
-  const std::size_t slash = name.find('/');
-  name.replace(slash, 1, "--");
-  *folder = hub_cache() / name;
-  std::error_code ec;
-  std::ifstream ref(*folder / "refs" / "main");
-  std::string commit;
-  if (ref && std::getline(ref, commit) && !commit.empty()) {
-    const auto p = *folder / "snapshots" / commit / "config.json";
-    if (std::filesystem::is_regular_file(p, ec)) return p;
-  }
-  std::vector<std::filesystem::path> found;
-  for (auto it = std::filesystem::directory_iterator(*folder / "snapshots", ec);
-       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
-    const auto p = it->path() / "config.json";
-    if (std::filesystem::is_regular_file(p, ec)) found.push_back(p);
-  }
-  return found.size() == 1 ? found.front() : std::filesystem::path();
-}
-
-}  // namespace
-
-Result<ModelSpec> resolve_model(std::string_view arg, Diagnostics* warnings) {
-  if (is_zoo_name(arg)) return zoo_model(arg);
-  const bool path_like = arg.find('/') != std::string_view::npos ||
-                         (arg.size() >= 5 && to_lower(arg.substr(arg.size() - 5)) == ".json");
-  if (!path_like) return zoo_model(arg);
-  std::filesystem::path path{std::string(arg)};
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec) && is_hub_id(arg)) {
-    std::filesystem::path folder;
-    const std::filesystem::path cached = cached_hub_config(arg, &folder);
-    if (cached.empty()) {
-      return Status::not_found(
-          std::string(arg) + ": error[file]: a Hugging Face hub id whose config.json is not in " +
-          "the local cache (looked in " + folder.string() +
-          "); zerosim reads only the model's config.json, no weights and no network: fetch it "
-          "(huggingface-cli download " +
-          std::string(arg) +
-          " config.json, after accepting the model's license if it is gated) "
-          "or pass the path of a config.json");
-    }
-    path = cached;
-  }
-  if (std::filesystem::is_directory(path, ec)) path /= "config.json";
-  return load_hf_config(path.string(), warnings);
 }
 
 }  // namespace zs::models

@@ -174,7 +174,7 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
   spec->mlp = MlpKind::kSwiGlu;
   spec->activation = "silu";
   spec->bias = {};
-  if (type == ModelType::kGemma || type == ModelType::kGemma2 || type == ModelType::kGemma3Text) {
+  if (is_gemma(*spec)) {
     // modeling_gemma2.py, modeling_gemma3.py: gelu_pytorch_tanh, a scaled embedding, sandwich
     // norms; Gemma3's q/k norms; Gemma2Config's caps 50 (attention) and 30 (logits).
     spec->activation = "gelu_pytorch_tanh";

@@ -465,43 +465,32 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
         parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in ("q_proj", "k_proj", "v_proj",
                                                                           "out_proj")), collections.Counter())
         parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
-    elif family == "gpt_neox":
-        a, m = layer.attention, layer.mlp
+    elif family in ("gpt_neox", "phi3"):
+        # One fused projection into the attention (query_key_value, qkv_proj), its output Linear
+        # (dense, o_proj), and a two-Linear MLP (dense_h_to_4h or the fused gate_up_proj, then the
+        # down projection).
+        if family == "gpt_neox":
+            a, m, rope = layer.attention, layer.mlp, model.gpt_neox.rotary_emb
+            qkv, out, (up_op, up), down = a.query_key_value, a.dense, ("mlp.up", m.dense_h_to_4h), m.dense_4h_to_h
+        else:
+            a, m, rope = layer.self_attn, layer.mlp, model.model.rotary_emb
+            qkv, out, (up_op, up), down = a.qkv_proj, a.o_proj, ("mlp.gate_up", m.gate_up_proj), m.down_proj
         parts["attn_norm"] = part_backward(layer.input_layernorm, x, list(layer.input_layernorm.parameters()))
         parts["mlp_norm"] = part_backward(layer.post_attention_layernorm, x,
                                           list(layer.post_attention_layernorm.parameters()))
-        parts["attn.qkv"] = part_backward(a.query_key_value, x, list(a.query_key_value.parameters()))
-        parts["attn.out_proj"] = part_backward(a.dense, x, list(a.dense.parameters()))
-        parts["mlp.up"] = part_backward(m.dense_h_to_4h, x, list(m.dense_h_to_4h.parameters()))
-        xi = torch.randn(shapes["b"], shapes["s"], m.dense_4h_to_h.in_features, dtype=torch.bfloat16,
-                         requires_grad=True)
-        parts["mlp.down"] = part_backward(m.dense_4h_to_h, xi, list(m.dense_4h_to_h.parameters()))
+        parts["attn.qkv"] = part_backward(qkv, x, list(qkv.parameters()))
+        xo = torch.randn(shapes["b"], shapes["s"], out.in_features, dtype=torch.bfloat16, requires_grad=True)
+        parts["attn.out_proj"] = part_backward(out, xo, list(out.parameters()))
+        parts[up_op] = part_backward(up, x, list(up.parameters()))
+        xi = torch.randn(shapes["b"], shapes["s"], down.in_features, dtype=torch.bfloat16, requires_grad=True)
+        parts["mlp.down"] = part_backward(down, xi, list(down.parameters()))
         pos = torch.arange(shapes["s"]).unsqueeze(0).expand(shapes["b"], -1)
-        cos, sin = model.gpt_neox.rotary_emb(x.detach(), pos)
+        cos, sin = rope(x.detach(), pos)
         attn_all = part_backward(lambda t: a(t, attention_mask=None, position_embeddings=(cos, sin))[0], x,
                                  list(a.parameters()))
         mlp_all = part_backward(m, x, list(m.parameters()))
         parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
-        parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
-    elif family == "phi3":
-        a, m = layer.self_attn, layer.mlp
-        parts["attn_norm"] = part_backward(layer.input_layernorm, x, list(layer.input_layernorm.parameters()))
-        parts["mlp_norm"] = part_backward(layer.post_attention_layernorm, x,
-                                          list(layer.post_attention_layernorm.parameters()))
-        parts["attn.qkv"] = part_backward(a.qkv_proj, x, list(a.qkv_proj.parameters()))
-        xo = torch.randn(shapes["b"], shapes["s"], a.o_proj.in_features, dtype=torch.bfloat16, requires_grad=True)
-        parts["attn.out_proj"] = part_backward(a.o_proj, xo, list(a.o_proj.parameters()))
-        parts["mlp.gate_up"] = part_backward(m.gate_up_proj, x, list(m.gate_up_proj.parameters()))
-        xi = torch.randn(shapes["b"], shapes["s"], m.down_proj.in_features, dtype=torch.bfloat16,
-                         requires_grad=True)
-        parts["mlp.down"] = part_backward(m.down_proj, xi, list(m.down_proj.parameters()))
-        pos = torch.arange(shapes["s"]).unsqueeze(0).expand(shapes["b"], -1)
-        cos, sin = model.model.rotary_emb(x.detach(), pos)
-        attn_all = part_backward(lambda t: a(t, attention_mask=None, position_embeddings=(cos, sin))[0], x,
-                                 list(a.parameters()))
-        mlp_all = part_backward(m, x, list(m.parameters()))
-        parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
-        parts["mlp.act"] = mlp_all - parts["mlp.gate_up"] - parts["mlp.down"]
+        parts["mlp.act"] = mlp_all - parts[up_op] - parts["mlp.down"]
     else:
         a = layer.self_attn
         parts["attn_norm"] = part_backward(layer.input_layernorm, x, list(layer.input_layernorm.parameters()))

@@ -1,0 +1,337 @@
+// The config.json readers of the families with their own keys: the MoE families, Phi-3, the
+// Gemma families, OPT and GPT-NeoX (models/hf_config.h).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+
+#include "models/hf_config.h"
+#include "models/parameters.h"
+#include "models/zoo.h"
+#include "tests/models/hf_config_test_util.h"
+
+namespace zs::models {
+namespace {
+
+using hf_test::load_error;
+using hf_test::write_temp;
+
+// MixtralConfig: 8 experts, 2 per token, 8 KV heads, rms_norm_eps 1e-5, rope theta 1e6 and no
+// sliding window by default; more experts per token than experts is an error; the router's
+// jitter and auxiliary loss, which zerosim does not price, are warnings.
+TEST(HfConfig, ReadsMixtralsExpertsWithItsDefaults) {
+  const Result<ModelSpec> m = load_hf_config(write_temp(
+      "mixtral_min.json",
+      R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+          "num_attention_heads": 8, "intermediate_size": 96})"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kMixtral);
+  EXPECT_EQ(m->moe.num_experts, 8);
+  EXPECT_EQ(m->moe.experts_per_token, 2);
+  EXPECT_EQ(m->num_kv_heads, 8);
+  EXPECT_EQ(m->norm_eps, 1e-5);
+  EXPECT_EQ(m->rope_theta, 1e6);
+  EXPECT_EQ(m->sliding_window, 0);
+  EXPECT_FALSE(m->bias.qkv || m->bias.attn_out || m->bias.mlp);
+
+  const std::string msg = load_error(
+      "mixtral_k.json",
+      R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 2,
+          "num_attention_heads": 8, "intermediate_size": 96, "num_local_experts": 4,
+          "num_experts_per_tok": 5})");
+  EXPECT_NE(msg.find(": num_experts_per_tok: "), std::string::npos) << msg;
+  EXPECT_NE(msg.find("5 is not allowed; expected at most num_local_experts = 4"), std::string::npos)
+      << msg;
+
+  Diagnostics warnings;
+  const Result<ModelSpec> aux =
+      load_hf_config(write_temp("mixtral_aux.json",
+                                R"({"model_type": "mixtral", "vocab_size": 100, "hidden_size": 64,
+                     "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 96,
+                     "output_router_logits": true, "router_jitter_noise": 0.01})"),
+                     &warnings);
+  ASSERT_TRUE(aux.ok()) << aux.status().message();
+  ASSERT_EQ(warnings.items().size(), 2u);
+  EXPECT_EQ(warnings.items()[0].path, "router_jitter_noise");
+  EXPECT_EQ(warnings.items()[1].path, "output_router_logits");
+}
+
+// Qwen3MoeConfig: 128 experts of moe_intermediate_size (768) each, 8 per token, no top-k
+// renormalisation unless norm_topk_prob, 4 KV heads, q/k norms; intermediate_size is the dense
+// MLP's and unused while every layer is sparse, so a mix of dense and sparse layers is refused.
+TEST(HfConfig, ReadsQwen3MoesExpertsWithItsDefaults) {
+  const Result<ModelSpec> m =
+      load_hf_config(write_temp("qwen3_moe_min.json",
+                                R"({"model_type": "qwen3_moe", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 999})"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kQwen3Moe);
+  EXPECT_EQ(m->moe.num_experts, 128);
+  EXPECT_EQ(m->moe.experts_per_token, 8);
+  EXPECT_FALSE(m->moe.normalize_top_k);
+  EXPECT_EQ(m->intermediate_size, 768);
+  EXPECT_EQ(m->num_kv_heads, 4);
+  EXPECT_TRUE(m->qk_norm);
+  EXPECT_EQ(m->norm_eps, 1e-6);
+  EXPECT_EQ(m->sliding_window, 0);
+
+  const Result<ModelSpec> small =
+      load_hf_config(write_temp("qwen3_moe_small.json",
+                                R"({"model_type": "qwen3_moe", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+          "moe_intermediate_size": 48, "num_experts": 4, "num_experts_per_tok": 2,
+          "norm_topk_prob": true, "mlp_only_layers": []})"));
+  ASSERT_TRUE(small.ok()) << small.status().message();
+  EXPECT_EQ(small->intermediate_size, 48);
+  EXPECT_EQ(small->moe.num_experts, 4);
+  EXPECT_TRUE(small->moe.normalize_top_k);
+
+  const std::string base =
+      R"({"model_type": "qwen3_moe", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 8, )";
+  std::string msg = load_error("qwen3_moe_dense.json", base + R"("mlp_only_layers": [0]})");
+  EXPECT_NE(msg.find(": mlp_only_layers: [0] is not supported"), std::string::npos) << msg;
+  msg = load_error("qwen3_moe_step.json", base + R"("decoder_sparse_step": 2})");
+  EXPECT_NE(msg.find(": decoder_sparse_step: 2 is not supported"), std::string::npos) << msg;
+  // Every byte count of the experts' model states stays a 64-bit integer.
+  msg = load_error("qwen3_moe_huge.json",
+                   R"({"model_type": "qwen3_moe", "vocab_size": 100, "hidden_size": 131072,
+          "num_attention_heads": 1024, "num_hidden_layers": 10000,
+          "moe_intermediate_size": 524288, "num_experts": 4096, "num_experts_per_tok": 2})");
+  EXPECT_NE(msg.find(": num_experts: 4096 experts of 3 x 131072 x 524288 over 10000 layers make "
+                     "8.44e+18 parameters; expected at most 4503599627370496 (2^52)"),
+            std::string::npos)
+      << msg;
+  msg = load_error("qwen3_moe_k.json", base + R"("num_experts": 4, "num_experts_per_tok": 6})");
+  EXPECT_NE(msg.find("6 is not allowed; expected at most num_experts = 4"), std::string::npos)
+      << msg;
+}
+
+// Qwen2MoeConfig: 60 experts of moe_intermediate_size (1408), 4 per token, no renormalisation,
+// 16 KV heads, q/k/v biases unless qkv_bias is false, and a shared expert of
+// shared_expert_intermediate_size (5632).
+TEST(HfConfig, ReadsQwen2MoesSharedExpertWithItsDefaults) {
+  const std::string base =
+      R"({"model_type": "qwen2_moe", "vocab_size": 100, "hidden_size": 64,
+          "num_hidden_layers": 2, "num_attention_heads": 16)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("qwen2_moe_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kQwen2Moe);
+  EXPECT_EQ(m->moe.num_experts, 60);
+  EXPECT_EQ(m->moe.experts_per_token, 4);
+  EXPECT_FALSE(m->moe.normalize_top_k);
+  EXPECT_EQ(m->moe.shared_expert_size, 5632);
+  EXPECT_EQ(m->intermediate_size, 1408);
+  EXPECT_EQ(m->num_kv_heads, 16);
+  EXPECT_TRUE(m->bias.qkv);
+  EXPECT_FALSE(m->bias.attn_out || m->bias.mlp || m->qk_norm);
+
+  const Result<ModelSpec> nobias = load_hf_config(
+      write_temp("qwen2_moe_nobias.json",
+                 base + R"(, "qkv_bias": false, "shared_expert_intermediate_size": 96})"));
+  ASSERT_TRUE(nobias.ok()) << nobias.status().message();
+  EXPECT_FALSE(nobias->bias.qkv);
+  EXPECT_EQ(nobias->moe.shared_expert_size, 96);
+
+  const std::string msg =
+      load_error("qwen2_moe_shared.json", base + R"(, "shared_expert_intermediate_size": 0})");
+  EXPECT_NE(msg.find(": shared_expert_intermediate_size: 0 is not allowed"), std::string::npos)
+      << msg;
+}
+
+// A hub id zerosim's zoo does not know is read from the Hugging Face cache when its config.json
+// is there; otherwise the message says zerosim needs the config.json and where it looked.
+// torch_dtype (transformers 4) or dtype (5) names the checkpoint's dtype, which the host memory
+// of loading it depends on (plan/model_load.h); anything else is "" (not stated).
+// Phi3Config: KV heads None (the heads), 4096 positions, rms_norm_eps 1e-5, no window, no
+// biases whatever attention_bias says; resid_pdrop drops both sublayers' outputs; embd_pdrop is
+// read by nothing (a warning when set); the RoPE parameters come from rope_parameters (or
+// rope_scaling) before the top level, as transformers 5 resolves them.
+TEST(HfConfig, ReadsPhi3WithItsDefaults) {
+  const std::string base = R"({"model_type": "phi3", "vocab_size": 100, "hidden_size": 256,
+      "num_hidden_layers": 2, "num_attention_heads": 8, "intermediate_size": 512)";
+  Diagnostics warnings;
+  const Result<ModelSpec> m = load_hf_config(write_temp("phi3_min.json", base + "}"), &warnings);
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_TRUE(warnings.items().empty());
+  EXPECT_EQ(m->model_type, ModelType::kPhi3);
+  EXPECT_EQ(m->num_kv_heads, 8);
+  EXPECT_EQ(m->head_dim, 32);
+  EXPECT_EQ(m->max_position_embeddings, 4096);
+  EXPECT_EQ(m->norm_eps, 1e-5);
+  EXPECT_EQ(m->rope_theta, 10000.0);
+  EXPECT_EQ(m->partial_rotary_factor, 1.0);
+  EXPECT_EQ(m->rotary_dim(), 32);
+  EXPECT_EQ(m->sliding_window, 0);
+  EXPECT_TRUE(fused_qkv(*m) && fused_gate_up(*m));
+  EXPECT_EQ(m->dropout, DropoutProbs{});
+  EXPECT_EQ(m->bias, LinearBiases{});
+
+  Diagnostics w2;
+  const Result<ModelSpec> d = load_hf_config(
+      write_temp("phi3_dropout.json", base + R"(, "resid_pdrop": 0.1, "embd_pdrop": 0.1,
+          "attention_bias": true, "sliding_window": 2047, "rope_theta": 5.0,
+          "rope_parameters": {"rope_type": "default", "rope_theta": 250000.0,
+                              "partial_rotary_factor": 0.75}})"),
+      &w2);
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->dropout.resid, 0.1);
+  EXPECT_EQ(d->dropout.embd, 0.0);
+  ASSERT_EQ(w2.items().size(), 1u);
+  EXPECT_EQ(w2.items()[0].path, "embd_pdrop");
+  EXPECT_FALSE(d->bias.qkv || d->bias.attn_out);
+  EXPECT_EQ(d->sliding_window, 2047);
+  EXPECT_EQ(d->rope_theta, 250000.0);
+  EXPECT_EQ(d->partial_rotary_factor, 0.75);
+  EXPECT_EQ(d->rotary_dim(), 24);
+
+  // A longrope rope_scaling (Phi-3-mini-128k) names no theta: the top level's.
+  const Result<ModelSpec> lr = load_hf_config(
+      write_temp("phi3_longrope.json", base + R"(, "rope_theta": 5.0, "partial_rotary_factor": 0.5,
+          "rope_scaling": {"type": "longrope", "short_factor": [1.0], "long_factor": [1.0]}})"));
+  ASSERT_TRUE(lr.ok()) << lr.status().message();
+  EXPECT_EQ(lr->rope_theta, 5.0);
+  EXPECT_EQ(lr->partial_rotary_factor, 0.5);
+
+  // 0.3 of 32 dimensions is 9: RoPE rotates pairs.
+  const std::string odd = load_error("phi3_odd.json", base + R"(, "partial_rotary_factor": 0.3})");
+  EXPECT_NE(odd.find("partial_rotary_factor"), std::string::npos) << odd;
+  EXPECT_NE(odd.find("got 9"), std::string::npos) << odd;
+  const std::string big =
+      load_error("phi3_big.json", base + R"(, "rope_parameters": {"partial_rotary_factor": 1.5}})");
+  EXPECT_NE(big.find("rope_parameters.partial_rotary_factor"), std::string::npos) << big;
+}
+
+// The Gemma families' config classes: head_dim 256, tied embeddings, gelu_pytorch_tanh (Gemma's
+// hidden_act, Gemma 2's and 3's hidden_activation); Gemma2Config soft-caps the attention (50)
+// and the logits (30) and slides a 4096 window; Gemma3TextConfig has q/k norms, no caps by
+// default, and ignores attn_logit_softcapping (a warning); a null cap is none; Gemma 3's
+// vision-language config is refused with what to pass instead.
+TEST(HfConfig, ReadsTheGemmaFamiliesWithTheirDefaults) {
+  auto gemma = [](std::string_view type, std::string_view extra, Diagnostics* w = nullptr) {
+    const std::string text = R"({"model_type": ")" + std::string(type) +
+                             R"(", "vocab_size": 100, "hidden_size": 96, "num_hidden_layers": 2,
+        "num_attention_heads": 16, "intermediate_size": 256)" +
+                             std::string(extra) + "}";
+    return load_hf_config(write_temp(std::string(type) + "_gemma.json", text), w);
+  };
+  const Result<ModelSpec> g1 = gemma("gemma", R"(, "use_bidirectional_attention": null)");
+  ASSERT_TRUE(g1.ok()) << g1.status().message();
+  EXPECT_EQ(g1->head_dim, 256);
+  EXPECT_EQ(g1->num_kv_heads, 16);
+  EXPECT_TRUE(g1->tie_word_embeddings && g1->scaled_embedding);
+  EXPECT_FALSE(g1->sandwich_norms || g1->qk_norm);
+  EXPECT_EQ(g1->activation, "gelu_pytorch_tanh");
+  EXPECT_EQ(g1->logit_softcap, 0.0);
+
+  const Result<ModelSpec> g2 = gemma("gemma2", "");
+  ASSERT_TRUE(g2.ok()) << g2.status().message();
+  EXPECT_EQ(g2->num_kv_heads, 4);
+  EXPECT_TRUE(g2->sandwich_norms && g2->scaled_embedding && !g2->qk_norm);
+  EXPECT_EQ(g2->attn_softcap, 50.0);
+  EXPECT_EQ(g2->logit_softcap, 30.0);
+  EXPECT_EQ(g2->sliding_window, 4096);
+  EXPECT_EQ(g2->max_position_embeddings, 8192);
+  const Result<ModelSpec> nocap = gemma("gemma2", R"(,
+      "attn_logit_softcapping": null, "final_logit_softcapping": null, "attention_bias": true,
+      "hidden_activation": "gelu")");
+  ASSERT_TRUE(nocap.ok()) << nocap.status().message();
+  EXPECT_EQ(nocap->attn_softcap, 0.0);
+  EXPECT_EQ(nocap->logit_softcap, 0.0);
+  EXPECT_TRUE(nocap->bias.qkv && nocap->bias.attn_out);
+  EXPECT_EQ(nocap->activation, "gelu");
+
+  Diagnostics warnings;
+  const Result<ModelSpec> g3 = gemma("gemma3_text", R"(,
+      "attn_logit_softcapping": 50.0, "final_logit_softcapping": 30.0)",
+                                     &warnings);
+  ASSERT_TRUE(g3.ok()) << g3.status().message();
+  EXPECT_TRUE(g3->qk_norm && g3->sandwich_norms);
+  EXPECT_EQ(g3->attn_softcap, 0.0);
+  EXPECT_EQ(g3->logit_softcap, 30.0);
+  EXPECT_EQ(g3->rope_theta, 1e6);
+  ASSERT_EQ(warnings.items().size(), 1u);
+  EXPECT_EQ(warnings.items()[0].path, "attn_logit_softcapping");
+
+  const std::string vlm =
+      load_error("gemma3.json", R"({"model_type": "gemma3", "text_config": {}})");
+  EXPECT_NE(vlm.find("gemma3_text"), std::string::npos) << vlm;
+  const std::string bidi =
+      load_error("bidi.json", R"({"model_type": "gemma3_text", "vocab_size": 100, "hidden_size": 96,
+          "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+          "intermediate_size": 256, "use_bidirectional_attention": true})");
+  EXPECT_NE(bidi.find("use_bidirectional_attention"), std::string::npos) << bidi;
+}
+
+// OPTConfig: ReLU, biases (enable_bias), dropout 0.1 after the sublayers (none on the
+// embeddings), 2048 positions, tied head; what OPT-350m and a few others differ by is an error
+// naming the key.
+TEST(HfConfig, ReadsOptAndRefusesWhatItDoesNotModel) {
+  const std::string base = R"({"model_type": "opt", "vocab_size": 100, "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "ffn_dim": 256)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("opt_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kOpt);
+  EXPECT_EQ(m->position, PositionKind::kLearned);
+  EXPECT_EQ(m->norm, NormKind::kLayerNorm);
+  EXPECT_EQ(m->activation, "relu");
+  EXPECT_EQ(m->max_position_embeddings, 2048);
+  EXPECT_TRUE(m->tie_word_embeddings);
+  EXPECT_TRUE(m->bias.qkv && m->bias.attn_out && m->bias.mlp);
+  EXPECT_EQ(m->dropout, (DropoutProbs{.embd = 0, .attn = 0, .resid = 0.1}));
+  const Result<ModelSpec> nobias =
+      load_hf_config(write_temp("opt_nobias.json", base + R"(, "enable_bias": false,
+          "dropout": 0.0, "word_embed_proj_dim": 64})"));
+  ASSERT_TRUE(nobias.ok()) << nobias.status().message();
+  EXPECT_EQ(nobias->bias, LinearBiases{});
+  EXPECT_EQ(nobias->dropout.resid, 0.0);
+
+  const std::pair<std::string, std::string> refused[] = {
+      {R"(, "do_layer_norm_before": false})", ": do_layer_norm_before: false is not supported"},
+      {R"(, "word_embed_proj_dim": 32})", ": word_embed_proj_dim: 32 is not supported"},
+      {R"(, "layerdrop": 0.1})", ": layerdrop: "},
+      {R"(, "layer_norm_elementwise_affine": false})", ": layer_norm_elementwise_affine: "}};
+  for (const auto& [extra, expected] : refused) {
+    const std::string msg = load_error("opt_refused.json", base + extra);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+  }
+}
+
+// GPTNeoXConfig: a quarter of each head rotated (rotary_pct) about base rotary_emb_base, both
+// overridden by rope_parameters; the attention and MLP in parallel; hidden_dropout on the
+// embeddings and both branches; biases (attention_bias for the attention's); an untied head.
+TEST(HfConfig, ReadsGptNeoxWithItsDefaults) {
+  const std::string base = R"({"model_type": "gpt_neox", "vocab_size": 100, "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 256)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("neox_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kGptNeox);
+  EXPECT_EQ(m->partial_rotary_factor, 0.25);
+  EXPECT_EQ(m->rotary_dim(), 4);
+  EXPECT_EQ(m->rope_theta, 10000.0);
+  EXPECT_TRUE(m->parallel_residual);
+  EXPECT_EQ(m->norm, NormKind::kLayerNorm);
+  EXPECT_EQ(m->activation, "gelu");
+  EXPECT_FALSE(m->tie_word_embeddings);
+  EXPECT_TRUE(m->bias.qkv && m->bias.attn_out && m->bias.mlp);
+  EXPECT_TRUE(fused_qkv(*m));
+  const Result<ModelSpec> v = load_hf_config(write_temp("neox_vars.json", base + R"(,
+      "rotary_pct": 0.5, "rotary_emb_base": 500.0, "rope_theta": 7.0, "hidden_dropout": 0.1,
+      "use_parallel_residual": false, "attention_bias": false})"));
+  ASSERT_TRUE(v.ok()) << v.status().message();
+  EXPECT_EQ(v->partial_rotary_factor, 0.5);
+  EXPECT_EQ(v->rope_theta, 500.0);  // GPTNeoXConfig reads rotary_emb_base, not rope_theta
+  EXPECT_EQ(v->dropout, (DropoutProbs{.embd = 0.1, .attn = 0, .resid = 0.1}));
+  EXPECT_FALSE(v->parallel_residual);
+  EXPECT_FALSE(v->bias.qkv || v->bias.attn_out);
+  EXPECT_TRUE(v->bias.mlp);
+  const Result<ModelSpec> d = load_hf_config(write_temp("neox_dict.json", base + R"(,
+      "rotary_pct": 0.5, "rope_parameters": {"rope_type": "default", "rope_theta": 9.0,
+      "partial_rotary_factor": 1.0}})"));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->partial_rotary_factor, 1.0);
+  EXPECT_EQ(d->rope_theta, 9.0);
+}
+
+}  // namespace
+}  // namespace zs::models
