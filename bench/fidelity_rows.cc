@@ -39,12 +39,15 @@ std::string family(const Row& r) {
   if (id == "LC") return "llm.c A100 (peer)";
   if (id == "MF") return "FSDP A100/H100 (peer)";
   if (id == "BL") return "DeepSpeed TITAN RTX";
+  if (id == "BS") return "PyTorch BERT V100";
   return "other";
 }
 
 Software software(const Row& r) {
   const std::string id = r["id"].substr(0, 2);
-  if (id == "AT" || id == "DT" || id == "BL") return {sim::KernelStyle::kEager, false};
+  // BingBertSquad's PyTorch baseline (BS, 2020) ran HF-style eager modules, as did the others.
+  if (id == "AT" || id == "DT" || id == "BL" || id == "BS")
+    return {sim::KernelStyle::kEager, false};
   if (id == "LC" || id == "MF") return {sim::KernelStyle::kFused, true};
   return {sim::KernelStyle::kEager, true};
 }
@@ -52,12 +55,19 @@ Software software(const Row& r) {
 std::string unsupported(const Row& r) {
   if (!is_int(r["layers"])) return "encoder-decoder (" + r["layers"] + " layers)";
   const std::string m = r["model"];
-  if (m.find("bert") != std::string::npos) return "encoder-only";
+  if (m.find("deberta") != std::string::npos) return "DeBERTa-v2 (disentangled attention)";
+  // FP01: NVIDIA's pre-LayerNorm BERT (DeepSpeed's bing_bert), not HF's post-LN BertModel.
+  if (m.find("preln") != std::string::npos) return "pre-LN BERT (not HF's)";
   // Turing (TITAN RTX) has no bf16: a run there with unstated precision is taken as fp16.
   if (r["precision"] == "NA" && r["gpu"].find("titan") == std::string::npos) {
     return "precision not stated";
   }
-  if (!is_int(r["micro_batch"]) || !is_int(r["gpus_per_node"])) return "batch or GPUs not stated";
+  // Without ZeRO nothing is partitioned: a memory row's verdict is the same on any number of
+  // GPUs, and is simulated on one (BS01, BS02: "OOM is per GPU").
+  const bool per_gpu = r["stage"] == "0" && (r["metric"] == "oom" || r["metric"] == "peak_gib");
+  if (!is_int(r["micro_batch"]) || (!is_int(r["gpus_per_node"]) && !per_gpu)) {
+    return "batch or GPUs not stated";
+  }
   // An A100 of unstated memory is taken as 80 GB for a time row (memory does not enter it).
   const bool unknown_memory = r["gpu"].find("unknown") != std::string::npos &&
                               (r["metric"] == "oom" || r["metric"] == "peak_gib");
@@ -89,6 +99,15 @@ std::string vocab_as_run(const Row& r) {
 std::string model_json(const Row& r) {
   const std::string seq = r["seq_len"];
   const long positions = std::max(1024L, std::stol(seq));
+  // BingBertSquad fine-tunes BERT-large on SQuAD (BS rows): google-bert/bert-large-uncased's
+  // config.json with the question-answering head (qa_outputs, 2 outputs a token).
+  if (r["model"] == "bert-large-uncased") {
+    return R"({"model_type":"bert","architectures":["BertForQuestionAnswering"],)"
+           R"("num_hidden_layers":)" +
+           r["layers"] + R"(,"hidden_size":)" + r["hidden"] +
+           R"(,"intermediate_size":4096,"num_attention_heads":)" + r["heads"] +
+           R"(,"vocab_size":)" + r["vocab"] + R"(,"max_position_embeddings":512})";
+  }
   if (r["model"].find("granite") != std::string::npos) {
     return R"({"model_type":"llama","num_hidden_layers":)" + r["layers"] + R"(,"hidden_size":)" +
            r["hidden"] + R"(,"intermediate_size":11008,"num_attention_heads":)" + r["heads"] +
@@ -157,10 +176,11 @@ Outcome simulate_row(const Row& r, const Overrides& ov, std::string* gen) {
   auto model = models::load_hf_config(temp_file(id + "_model.json", model_json(r)));
   if (!model.ok()) return o.error = model.status().message(), o;
   // TITAN RTX has no preset: bench/data/titan_rtx_workstation.json describes it.
-  auto cluster = r["gpu"].find("titan") != std::string::npos
-                     ? configs::load_cluster_file("bench/data/titan_rtx_workstation.json")
-                     : configs::make_cluster(gpu_preset(r), std::stoi(r["nodes"]),
-                                             std::stoi(r["gpus_per_node"]));
+  auto cluster =
+      r["gpu"].find("titan") != std::string::npos
+          ? configs::load_cluster_file("bench/data/titan_rtx_workstation.json")
+          : configs::make_cluster(gpu_preset(r), std::stoi(r["nodes"]),
+                                  is_int(r["gpus_per_node"]) ? std::stoi(r["gpus_per_node"]) : 1);
   if (!cluster.ok()) return o.error = cluster.status().message(), o;
   sim::SimulationRequest q;
   q.config_path = temp_file(id + "_ds.json", config_json(r));

@@ -24,9 +24,9 @@ void add_common_flags(CLI::App* cmd, CommonFlags* f, bool json_flag) {
   cmd->add_option("--world", f->world, "data-parallel world size (number of GPUs)");
   cmd->add_option("--model", f->model,
                   "zoo model name (e.g. llama2-7b) or a Hugging Face config.json");
-  cmd->add_option(
-      "--gpu", f->cluster.gpu,
-      "GPU preset (v100-32gb, v100-32gb-dgx2, a100-40gb, a100-80gb, h100-80gb-sxm, h200)");
+  cmd->add_option("--gpu", f->cluster.gpu,
+                  "GPU preset (v100-16gb, v100-32gb, v100-32gb-dgx2, a100-40gb, a100-80gb, "
+                  "h100-80gb-sxm, h200)");
   cmd->add_option("--nodes", f->cluster.nodes, "number of nodes (default 1)");
   cmd->add_option("--gpus-per-node", f->cluster.gpus_per_node,
                   "GPUs per node (default: the node's size)");

@@ -72,7 +72,10 @@ ActivationSummary activation_summary(const ModelSpec& spec, const Workload& w) {
   for (const Op& op : ops) {
     if (op.layer < 0 || op.layer == spec.num_layers) s.non_layer_bytes += op.saved_bytes();
   }
-  s.logits_bytes = w.act_bytes * w.tokens() * spec.vocab_size;
+  // The logits the loss reads: t x V from the LM head, or an encoder head's few.
+  const auto& logits =
+      std::get<GemmShape>(ops[static_cast<std::size_t>(ops.back().inputs[0])].shape);
+  s.logits_bytes = w.act_bytes * logits.m * logits.n;
   s.total_bytes = spec.num_layers * s.per_layer_bytes + s.non_layer_bytes + s.logits_bytes;
   s.checkpoint_per_layer_bytes = w.act_bytes * w.tokens() * spec.hidden_size;
   s.total_checkpointed_bytes =

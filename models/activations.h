@@ -48,7 +48,7 @@ namespace zs::models {
 struct ActivationSummary {
   Bytes per_layer_bytes = 0;  // saved by one transformer layer, no checkpointing
   Bytes non_layer_bytes = 0;  // embedding, final norm, LM head and loss saved tensors
-  Bytes logits_bytes = 0;     // e·t·V, held by the training loop (see above)
+  Bytes logits_bytes = 0;     // e·t·V (an encoder head: its few), held by the loop (above)
   // Live at the end of forward: L·per_layer + non_layer + logits.
   Bytes total_bytes = 0;
   // With full checkpointing: each layer keeps e·t·h, L·that + non_layer + logits.

@@ -404,6 +404,42 @@ constexpr Entry kTable[] = {
     {"gpt_neox_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
     {"gpt_neox_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"gpt_neox_eager", "loss", {5, 5, 0}, {3, 2, 0}, 1},
+    {"bert", "embed", {7, 3, 0}, {3, 10, 0}, 7},
+    {"bert", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bert", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bert", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert", "attn.core", {1, 9, 0}, {1, 9, 0}, 2},
+    {"bert", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bert", "mlp.up", {1, 3, 0}, {3, 7, 0}, 1},
+    {"bert", "mlp.act", {1, 0, 0}, {1, 0, 0}, 2},
+    {"bert", "mlp.down", {1, 3, 0}, {3, 7, 0}, 1},
+    {"bert", "residual", {4, 0, 0}, {0, 16, 0}, 5},
+    {"bert", "head.dense", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert", "head.act", {1, 0, 0}, {0, 0, 0}, 2},
+    {"bert", "head.norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bert", "lm_head", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert", "loss", {2, 3, 0}, {3, 2, 0}, 4},
+    {"bert_eager", "embed", {7, 3, 0}, {3, 10, 0}, 7},
+    {"bert_eager", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bert_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bert_eager", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert_eager", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert_eager", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert_eager", "attn.core", {9, 20, 0}, {9, 20, 0}, 2},
+    {"bert_eager", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bert_eager", "mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert_eager", "mlp.act", {1, 0, 0}, {1, 0, 0}, 2},
+    {"bert_eager", "mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert_eager", "residual", {4, 0, 0}, {0, 16, 0}, 5},
+    {"bert_eager", "head.dense", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert_eager", "head.act", {1, 0, 0}, {0, 0, 0}, 2},
+    {"bert_eager", "head.norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bert_eager", "lm_head", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bert_eager", "loss", {2, 3, 0}, {3, 2, 0}, 4},
 };
 // clang-format on
 
@@ -469,14 +505,26 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "opt" : "opt_eager";
     case ModelType::kGptNeox:
       return sdpa ? "gpt_neox" : "gpt_neox_eager";
+    case ModelType::kBert:  // BertForMaskedLM, dropout 0.1 (BertConfig's and every checkpoint's)
+      return sdpa ? "bert" : "bert_eager";
   }
   return "gpt2";
 }
 
 }  // namespace
 
+// BERT's question-answering and classification heads were not measured: their Linears (head:
+// qa_outputs or classifier; pooler) take the masked-LM head's dense layer's entry, the pooler's
+// tanh its GELU's.
+std::string_view bert_key(std::string_view key) {
+  if (key == "head" || key == "pooler") return "head.dense";
+  if (key == "pooler.act") return "head.act";
+  return key;
+}
+
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
-  const std::string_view key = op_key(op);
+  std::string_view key = op_key(op);
+  if (spec.model_type == ModelType::kBert) key = bert_key(key);
   EagerDispatch d;
   // Inside the attention module's entry; Mixtral's router linear inside mlp.route's (the
   // router module's calls).

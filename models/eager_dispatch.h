@@ -42,7 +42,11 @@ struct EagerDispatch {
 // eager attention takes Llama's eager core. Mixtral's router module (its linear, softmax, top-k,
 // renormalization) is mlp.route's entry; the MoE block's own calls, its experts' and their
 // act_fn's are mlp.experts' (transformers 5's grouped_mm experts: the calls do not depend on the
-// routing). Every op of every supported model has an entry.
+// routing). BERT's were measured on BertForMaskedLM: the embeddings' own calls (the sums, the
+// token-type gather) and the embedding dropout are embed's, BertSelfOutput's and BertOutput's
+// (dropout and add) the residual ops'; its question-answering and classification heads take
+// the masked-LM head's dense layer's entry (bert_key). Every op of every supported model has an
+// entry.
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w);
 
 }  // namespace zs::models

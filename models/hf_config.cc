@@ -8,10 +8,23 @@
 #include "common/json_fields.h"
 #include "common/text.h"
 #include "common/units.h"
+#include "models/hf_config_fields.h"
 
 namespace zs::models {
 namespace {
 
+using hf::activation;
+using hf::check_divides;
+using hf::kGpt2SizeKeys;
+using hf::kSizeKeys;
+using hf::optional_bool;
+using hf::optional_number;
+using hf::optional_size;
+using hf::probability;
+using hf::require_bool;
+using hf::required_size;
+using hf::required_sizes;
+using hf::set_learned_layernorm_model;
 using json::Json;
 using json::ObjectReader;
 
@@ -42,100 +55,11 @@ constexpr Unmodelled kUnmodelled[] = {
      "a config.json of its own (model_type gemma3_text), is the language model alone"},
     {"falcon", "Falcon's parallel attention and multi-query layout"},
     {"bloom", "BLOOM's ALiBi attention"},
-    {"bert", "an encoder"},
     {"roberta", "an encoder"},
     {"deberta-v2", "an encoder with disentangled attention"},
     {"t5", "an encoder-decoder"},
     {"bart", "an encoder-decoder"},
 };
-
-// A required size from 1 to `max` (model_spec.h kMax*).
-std::optional<std::int64_t> required_size(ObjectReader& r, std::string_view key, std::int64_t max) {
-  if (!r.has(key)) {
-    r.report(key, Severity::kError, "missing-key",
-             "required key is missing; expected a positive integer");
-    return std::nullopt;
-  }
-  return r.get_int(key, {.min = 1, .max = max});
-}
-
-// The keys of the four sizes every family requires: GPT2Config's names, and every other
-// family's.
-struct SizeKeys {
-  const char *vocab, *hidden, *layers, *heads;
-};
-constexpr SizeKeys kGpt2SizeKeys{"vocab_size", "n_embd", "n_layer", "n_head"};
-constexpr SizeKeys kSizeKeys{"vocab_size", "hidden_size", "num_hidden_layers",
-                             "num_attention_heads"};
-
-// The vocabulary, hidden size, layers and heads, each required, read in that order (a file
-// missing several reports them in it).
-std::array<std::optional<std::int64_t>, 4> required_sizes(ObjectReader& r, const SizeKeys& k) {
-  return {required_size(r, k.vocab, kMaxVocabSize), required_size(r, k.hidden, kMaxHiddenSize),
-          required_size(r, k.layers, kMaxLayers), required_size(r, k.heads, kMaxHiddenSize)};
-}
-
-// An optional size from 1 to `max`: `fallback` when absent or null.
-std::optional<std::int64_t> optional_size(ObjectReader& r, std::string_view key,
-                                          std::int64_t fallback, std::int64_t max) {
-  const Json* v = r.has(key) ? r.raw(key) : nullptr;
-  if (v == nullptr || v->is_null()) return fallback;
-  return r.get_int(key, {.min = 1, .max = max});
-}
-
-double optional_number(ObjectReader& r, std::string_view key, double fallback,
-                       json::NumberRange range) {
-  if (!r.has(key)) return fallback;
-  return r.get_number(key, range).value_or(fallback);
-}
-
-// A dropout probability in [0, 1).
-double probability(ObjectReader& r, std::string_view key, double fallback) {
-  const double p = optional_number(r, key, fallback, {.min = 0, .max = 1});
-  if (p >= 1) {
-    r.report(key, Severity::kError, "out-of-range",
-             format_double(p) + " is not allowed; expected a probability in [0, 1)");
-  }
-  return p;
-}
-
-bool optional_bool(ObjectReader& r, std::string_view key, bool fallback) {
-  return r.has(key) ? r.get_bool(key).value_or(fallback) : fallback;
-}
-
-std::string activation(ObjectReader& r, std::string_view key, std::string_view fallback) {
-  if (!r.has(key)) return std::string(fallback);
-  return r.get_enum(key, known_activations()).value_or(std::string(fallback));
-}
-
-// Reports that `divisor_key` (value d) does not divide `key` (value n).
-// `why` says where d came from when the file does not have `divisor_key`.
-bool check_divides(ObjectReader& r, std::string_view divisor_key, std::int64_t d,
-                   std::string_view key, std::int64_t n, std::string why = "") {
-  if (n % d == 0) return true;
-  r.report(divisor_key, Severity::kError, "not-a-divisor",
-           std::to_string(d) + why + " is not allowed: it does not divide " + std::string(key) +
-               " = " + std::to_string(n) + "; expected a divisor of " + std::to_string(n));
-  return false;
-}
-
-// GPT-2's and OPT's layout: learned positions, LayerNorm, a two-matrix MLP, heads splitting h
-// (GPT-NeoX's too, but for its rotary positions).
-void set_learned_layernorm_model(std::int64_t vocab, std::int64_t h, std::int64_t layers,
-                                 std::int64_t heads, std::int64_t inner, std::int64_t positions,
-                                 ModelSpec* spec) {
-  spec->vocab_size = vocab;
-  spec->hidden_size = h;
-  spec->num_layers = layers;
-  spec->num_heads = heads;
-  spec->num_kv_heads = heads;
-  spec->head_dim = h / heads;
-  spec->intermediate_size = inner;
-  spec->max_position_embeddings = positions;
-  spec->position = PositionKind::kLearned;
-  spec->norm = NormKind::kLayerNorm;
-  spec->mlp = MlpKind::kGelu;
-}
 
 void read_gpt2(ObjectReader& r, ModelSpec* spec) {
   const auto [vocab, h, layers, heads] = required_sizes(r, kGpt2SizeKeys);
@@ -157,17 +81,6 @@ void read_gpt2(ObjectReader& r, ModelSpec* spec) {
   set_learned_layernorm_model(*vocab, *h, *layers, *heads, *inner > 0 ? *inner : 4 * *h, *positions,
                               spec);
   spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
-}
-
-// Reports `key` unless it is absent or `allowed` (a bool), naming what zerosim does not model.
-void require_bool(ObjectReader& r, std::string_view key, bool allowed, std::string_view what) {
-  if (!r.has(key)) return;
-  const auto v = r.get_bool(key);
-  if (v && *v != allowed) {
-    r.report(key, Severity::kError, "not-modelled",
-             std::string(*v ? "true" : "false") + " is not supported; expected " +
-                 (allowed ? "true" : "false") + " (" + std::string(what) + ")");
-  }
 }
 
 // modeling_opt.py OPTForCausalLM: learned positions (max_position_embeddings + 2 rows),
@@ -566,6 +479,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     read_opt(r, spec);
   } else if (spec->model_type == ModelType::kGptNeox) {
     read_gpt_neox(r, spec);
+  } else if (spec->model_type == ModelType::kBert) {
+    hf::read_bert(r, spec);
   } else {
     read_llama_family(r, spec->model_type, spec);
   }

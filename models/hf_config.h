@@ -14,6 +14,13 @@
 //     rotary_emb_base (10000) unless rope_parameters says, use_parallel_residual (true),
 //     attention_bias (true), hidden_dropout and attention_dropout (0), layer_norm_eps (1e-5),
 //     tie_word_embeddings (false).
+//   bert: vocab_size, hidden_size, num_hidden_layers, num_attention_heads, intermediate_size
+//     (required); max_position_embeddings (512), type_vocab_size (2), hidden_act ("gelu"),
+//     hidden_dropout_prob and attention_probs_dropout_prob (0.1), layer_norm_eps (1e-12),
+//     tie_word_embeddings (true), architectures (the head: ["BertForMaskedLM"] when absent,
+//     ["BertForQuestionAnswering"], ["BertForSequenceClassification"]), num_labels (2; the
+//     length of id2label when it has one); refused: is_decoder and add_cross_attention true, a
+//     position_embedding_type other than "absolute", another architecture.
 //   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2,
 //     gemma3_text: vocab_size, hidden_size,
 //     num_hidden_layers, num_attention_heads, intermediate_size (required; the MoE families'

@@ -18,10 +18,19 @@ constexpr std::string_view kActivations[] = {
 
 // model_type_name's strings in ModelType order.
 constexpr std::string_view kModelTypeNames[] = {
-    "gpt2",      "llama", "mistral", "qwen2",  "qwen3",       "mixtral", "qwen3_moe",
-    "qwen2_moe", "phi3",  "gemma",   "gemma2", "gemma3_text", "opt",     "gpt_neox"};
+    "gpt2", "llama", "mistral", "qwen2",       "qwen3", "mixtral",  "qwen3_moe", "qwen2_moe",
+    "phi3", "gemma", "gemma2",  "gemma3_text", "opt",   "gpt_neox", "bert"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kGptNeox) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kBert) + 1);
+
+constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
+                                               "sequence_classification"};
+static_assert(std::size(kHeadKindNames) ==
+              static_cast<std::size_t>(HeadKind::kSequenceClassification) + 1);
+// BERT's token types (BertConfig type_vocab_size: 2; RoBERTa's 1) and head outputs: far past any
+// checkpoint's, small enough that no count built from them overflows.
+constexpr std::int64_t kMaxTokenTypes = 16;
+constexpr std::int64_t kMaxLabels = 1024;
 
 Status field_error(const ModelSpec& spec, std::string_view field, const std::string& value,
                    std::string_view allowed) {
@@ -68,9 +77,60 @@ Status validate_gemma(const ModelSpec& spec) {
   return Status::ok();
 }
 
+// BERT's pieces (the table in model_spec.h): learned positions, LayerNorm after each residual
+// add, a two-matrix MLP, every head splitting hidden_size, token types and an encoder's head;
+// no other family has post_norm, token types or another head than the causal LM's.
+Status validate_encoder(const ModelSpec& spec) {
+  if (!is_encoder(spec)) {
+    if (spec.post_norm) {
+      return structure_error(spec, "normalizes before each sublayer (post_norm is bert's)");
+    }
+    if (spec.type_vocab_size != 0) {
+      return field_error(spec, "type_vocab_size", std::to_string(spec.type_vocab_size),
+                         "0 (token types are bert's)");
+    }
+    if (spec.head != HeadKind::kCausalLm) {
+      return field_error(spec, "head", std::string(head_kind_name(spec.head)),
+                         "causal_lm (a decoder is trained as a causal LM)");
+    }
+    return Status::ok();
+  }
+  if (spec.position != PositionKind::kLearned || spec.norm != NormKind::kLayerNorm ||
+      spec.mlp != MlpKind::kGelu || !spec.post_norm) {
+    return structure_error(spec,
+                           "has learned positions, LayerNorm after each residual add (post_norm) "
+                           "and a two-matrix MLP");
+  }
+  if (spec.num_kv_heads != spec.num_heads || spec.q_dim() != spec.hidden_size) {
+    return structure_error(spec, "has num_heads heads of hidden_size / num_heads for q, k and v");
+  }
+  if (spec.qk_norm || spec.moe.enabled() || spec.parallel_residual ||
+      spec.partial_rotary_factor != 1.0) {
+    return structure_error(spec,
+                           "has no q/k norms, no experts, no parallel residual and no rotary "
+                           "embedding");
+  }
+  if (spec.type_vocab_size < 1 || spec.type_vocab_size > kMaxTokenTypes) {
+    return field_error(spec, "type_vocab_size", std::to_string(spec.type_vocab_size),
+                       "an integer from 1 to " + std::to_string(kMaxTokenTypes));
+  }
+  if (spec.head == HeadKind::kCausalLm) {
+    return field_error(spec, "head", "causal_lm",
+                       "masked_lm, question_answering or sequence_classification (an encoder's "
+                       "heads)");
+  }
+  if (spec.num_labels < 1 || spec.num_labels > kMaxLabels) {
+    return field_error(spec, "num_labels", std::to_string(spec.num_labels),
+                       "an integer from 1 to " + std::to_string(kMaxLabels));
+  }
+  return Status::ok();
+}
+
 // The module structure each model_type's HF implementation has (the table in model_spec.h).
 Status validate_structure(const ModelSpec& spec) {
   ZS_RETURN_IF_ERROR(validate_gemma(spec));
+  ZS_RETURN_IF_ERROR(validate_encoder(spec));
+  if (is_encoder(spec)) return Status::ok();
   const bool neox = spec.model_type == ModelType::kGptNeox;
   if (spec.partial_rotary_factor != 1.0 && !neox && spec.model_type != ModelType::kPhi3) {
     return field_error(spec, "partial_rotary_factor", format_double(spec.partial_rotary_factor),
@@ -199,6 +259,14 @@ bool fused_gate_up(const ModelSpec& spec) { return spec.model_type == ModelType:
 bool is_gemma(const ModelSpec& spec) {
   return spec.model_type == ModelType::kGemma || spec.model_type == ModelType::kGemma2 ||
          spec.model_type == ModelType::kGemma3Text;
+}
+
+bool is_encoder(const ModelSpec& spec) { return spec.model_type == ModelType::kBert; }
+
+std::string_view head_kind_name(HeadKind k) {
+  const auto i = static_cast<std::size_t>(k);
+  ZS_CHECK(i < std::size(kHeadKindNames));
+  return kHeadKindNames[i];
 }
 
 std::string_view norm_kind_name(NormKind k) {

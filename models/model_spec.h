@@ -1,9 +1,9 @@
-// ModelSpec: the architecture of a decoder-only transformer, as far as memory and time depend on
-// it.
+// ModelSpec: the architecture of a decoder-only or encoder-only transformer, as far as memory and
+// time depend on it.
 //
-// One struct covers the fourteen Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the fifteen Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox); the
+// gpt_neox, bert); the
 // differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
@@ -23,6 +23,7 @@
 //   gemma3_text rotary  RMSNorm (1 + w) x 4, and on q, k  GeGLU         none*           none*
 //   opt      learned+2  LayerNorm (w + b)     ReLU, 2 matrices (fc1/fc2) all*           0.1 resid*
 //   gpt_neox rotary**   LayerNorm (w + b)     GELU, 2 matrices          all*            none*
+//   bert     learned+type LayerNorm after add GELU, 2 matrices          all             0.1 x 3
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -48,6 +49,14 @@
 // residual add (sandwich_norms: four norms a layer), and Gemma 2 soft-caps the attention scores
 // and the logits with tanh (attn_softcap, logit_softcap). Their MLP is the SwiGLU's gated layout
 // with gelu_pytorch_tanh for silu (MlpKind::kSwiGlu covers both: the activation names it).
+//
+// BERT (model_type bert) is an encoder: every token attends to every other (no causal mask), its
+// embedding adds a token-type table (type_vocab_size rows) to the word and position tables and
+// normalizes the sum (LayerNorm, then dropout), and its layers normalize after each residual add
+// (post_norm: x = LN(x + dropout(sublayer(x))), no final norm). What it is trained for is its
+// head (HeadKind): the masked-LM head (a dense layer, GELU, a LayerNorm and the decoder tied to
+// the word table, with a bias of its own) over every token, or a question-answering or
+// sequence-classification head of a few outputs.
 //
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
@@ -76,7 +85,8 @@ enum class ModelType {
   kGemma2,
   kGemma3Text,
   kOpt,
-  kGptNeox
+  kGptNeox,
+  kBert
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -85,6 +95,14 @@ enum class NormKind {
 enum class MlpKind {
   kGelu,    // down(act(up(x))): 2 matrices, h -> I -> h (GPT-2: c_fc, c_proj)
   kSwiGlu,  // down(silu(gate(x)) * up(x)): 3 matrices (LlamaMLP: gate_proj, up_proj, down_proj)
+};
+// What the model is trained for: the modules after the last layer and the loss (HF's
+// architectures[0]).
+enum class HeadKind {
+  kCausalLm,  // *ForCausalLM: the LM head over V, next-token cross-entropy over every token
+  kMaskedLm,  // BertForMaskedLM: transform (dense, act, LayerNorm), decoder over V, every token
+  kQuestionAnswering,       // BertForQuestionAnswering: qa_outputs [num_labels, h], span loss
+  kSequenceClassification,  // BertForSequenceClassification: pooler, classifier [num_labels, h]
 };
 enum class PositionKind {
   kLearned,  // a [max_positions, h] embedding added to the token embedding (GPT-2 wpe)
@@ -168,6 +186,14 @@ struct ModelSpec {
   // The MLP reads the layer's input (through its own norm) rather than the attention's output,
   // and the two branches are added to the input together (GPT-NeoX's use_parallel_residual).
   bool parallel_residual = false;
+  // BERT's: the layer normalizes after each residual add (see above); no final norm.
+  bool post_norm = false;
+  // Rows of BERT's token-type table (type_vocab_size); 0: none.
+  std::int64_t type_vocab_size = 0;
+  HeadKind head = HeadKind::kCausalLm;
+  // The outputs of a question-answering or classification head (HF num_labels; 2 for QA's start
+  // and end logits).
+  std::int64_t num_labels = 2;
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
   // The dtype the checkpoint is stored in, as config.json's torch_dtype (dtype from transformers
   // 5) states it: "fp32", "bf16" or "fp16"; "" when it states none or another. Only the host
@@ -198,7 +224,7 @@ struct ModelSpec {
 };
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
-// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox": the HF model_type string.
+// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -210,6 +236,10 @@ bool fused_qkv(const ModelSpec& spec);
 bool fused_gate_up(const ModelSpec& spec);
 // gemma, gemma2 or gemma3_text.
 bool is_gemma(const ModelSpec& spec);
+// Every token attends to every other (bert): no causal mask.
+bool is_encoder(const ModelSpec& spec);
+// "causal_lm", "masked_lm", "question_answering", "sequence_classification".
+std::string_view head_kind_name(HeadKind k);
 std::string_view norm_kind_name(NormKind k);
 std::string_view mlp_kind_name(MlpKind k);
 
@@ -254,7 +284,10 @@ double expert_parameters(const ModelSpec& spec);
 // MoE families and only they have
 // experts (qwen2_moe and only it a shared expert, at most kMaxIntermediateSize wide), 1 <=
 // experts_per_token <= num_experts <= kMaxExperts, at most kMaxExpertParameters in all, and no
-// MLP bias. Biases and dropout are free.
+// MLP bias; bert has learned positions, LayerNorm after each residual add (post_norm), a GELU
+// MLP, no GQA, 1 to 16 token types (type_vocab_size; no other family has them) and a masked-LM,
+// question-answering or classification head (num_labels from 1 to 1024); every other family a
+// causal-LM head and neither post_norm nor token types. Biases and dropout are free.
 // For the llama family head_dim * num_heads need not equal hidden_size (HF allows an explicit
 // head_dim).
 Status validate(const ModelSpec& spec);

@@ -117,11 +117,21 @@ OpCosts norm_costs(const NormShape& n, Bytes e) {
   const ElementFlops f = n.kind == NormKind::kLayerNorm ? kLayerNormFlops : kRmsNormFlops;
   const std::int64_t numel = n.rows * n.cols;
   const std::int64_t weights = n.kind == NormKind::kLayerNorm ? 2 * n.cols : n.cols;
-  return OpCosts{.fwd_flops = f.fwd * numel,
-                 .bwd_flops = f.bwd * numel,
-                 .fwd_hbm_bytes = e * (2 * numel + weights),      // x, weights -> y
-                 .bwd_hbm_bytes = e * (3 * numel + 2 * weights),  // x, dy, weights -> dx, dw
-                 .bwd_grad_bytes = 2 * e * numel};
+  OpCosts c{.fwd_flops = f.fwd * numel,
+            .bwd_flops = f.bwd * numel,
+            .fwd_hbm_bytes = e * (2 * numel + weights),      // x, weights -> y
+            .bwd_hbm_bytes = e * (3 * numel + 2 * weights),  // x, dy, weights -> dx, dw
+            .bwd_grad_bytes = 2 * e * numel};
+  if (n.dropout > 0) {
+    // A dropout kernel of its own on the output: y -> y', writing its mask; backward dy', mask
+    // -> dy.
+    const Bytes mask = kMaskBytes * numel;
+    c.fwd_flops += kDropoutFlops.fwd * numel;
+    c.bwd_flops += kDropoutFlops.bwd * numel;
+    c.fwd_hbm_bytes += 2 * e * numel + mask;
+    c.bwd_hbm_bytes += 2 * e * numel + mask;
+  }
+  return c;
 }
 
 OpCosts elementwise_costs(OpKind kind, const ElementwiseShape& s, Bytes e) {
@@ -150,12 +160,10 @@ OpCosts elementwise_costs(OpKind kind, const ElementwiseShape& s, Bytes e) {
 
 OpCosts embedding_costs(const EmbeddingShape& s, Bytes e) {
   const std::int64_t n = s.tokens * s.hidden;
-  const int tables = s.learned_positions ? 2 : 1;
-  std::int64_t fwd = kEmbeddingFlops.fwd * n, bwd = kEmbeddingFlops.bwd * n;
-  if (s.learned_positions) {
-    fwd += kPositionAddFlops.fwd * n;
-    bwd += kPositionAddFlops.bwd * n;
-  }
+  const int added = (s.learned_positions ? 1 : 0) + (s.token_types ? 1 : 0);
+  const int tables = 1 + added;
+  std::int64_t fwd = (kEmbeddingFlops.fwd + added * kPositionAddFlops.fwd) * n;
+  std::int64_t bwd = (kEmbeddingFlops.bwd + added * kPositionAddFlops.bwd) * n;
   Bytes mask = 0;
   if (s.dropout > 0) {
     fwd += kDropoutFlops.fwd * n;

@@ -30,6 +30,7 @@ class OpListBuilder {
   }
 
   std::vector<Op> build() && {
+    if (is_encoder(spec_)) return std::move(*this).build_encoder();
     resid_ = add_embedding();
     for (int i = 0; i < spec_.num_layers; ++i) add_layer(i);
     const int top = static_cast<int>(spec_.num_layers);
@@ -53,6 +54,115 @@ class OpListBuilder {
     return {std::move(what), e_ * numel};
   }
   static SavedTensor mask(std::int64_t numel) { return {"dropout_mask", kMaskBytes * numel}; }
+
+  // modeling_bert.py: BertEmbeddings (the word, token-type and position tables summed, LayerNorm,
+  // dropout), post-norm layers, the head.
+  std::vector<Op> build_encoder() && {
+    const std::int64_t h = spec_.hidden_size;
+    const std::string e = "bert.embeddings.";
+    const int embed =
+        add("embed", OpKind::kEmbedding, kEmbeddingLayer,
+            {e + "word_embeddings", e + "token_type_embeddings", e + "position_embeddings"},
+            {kTokenIdsInput},
+            EmbeddingShape{.tokens = t_,
+                           .hidden = h,
+                           .vocab = spec_.vocab_size,
+                           .learned_positions = true,
+                           .token_types = true},
+            {{"input_ids (int64)", kInt64Bytes * t_}});
+    std::vector<SavedTensor> norm_saved = {act("input", t_ * h)};
+    if (spec_.dropout.embd > 0) norm_saved.push_back(mask(t_ * h));
+    resid_ = add("embed_norm", OpKind::kNorm, kEmbeddingLayer, {e + "LayerNorm"}, {embed},
+                 NormShape{t_, h, spec_.norm, spec_.dropout.embd}, std::move(norm_saved));
+    for (int i = 0; i < spec_.num_layers; ++i) add_encoder_layer(i);
+    add_encoder_head();
+    return std::move(ops_);
+  }
+
+  // BertLayer: attention (query, key, value, the core, output.dense), dropout + add, LayerNorm;
+  // intermediate (dense, GELU), output.dense, dropout + add, LayerNorm. The norm after each add
+  // keeps the sum; its output is the residual stream and the next linears' saved input.
+  void add_encoder_layer(int i) {
+    const std::string m = "bert.encoder.layer." + std::to_string(i) + ".";
+    const std::string p = "layers." + std::to_string(i) + ".";
+    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    const int q = add(p + "attn.q_proj", OpKind::kLinear, i, {m + "attention.self.query"}, {resid_},
+                      GemmShape{t_, h, h, true}, {act("input", t_ * h)});
+    const int k = add(p + "attn.k_proj", OpKind::kLinear, i, {m + "attention.self.key"}, {resid_},
+                      GemmShape{t_, h, h, true}, {});
+    const int v = add(p + "attn.v_proj", OpKind::kLinear, i, {m + "attention.self.value"}, {resid_},
+                      GemmShape{t_, h, h, true}, {});
+    const int core = add_attention_core(p, i, {q, k, v});
+    const int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m + "attention.output.dense"},
+                        {core}, GemmShape{t_, h, h, true}, {act("input", t_ * h)});
+    resid_ = add_residual(p + "attn.residual", i, out);
+    resid_ = add(p + "attn_norm", OpKind::kNorm, i, {m + "attention.output.LayerNorm"}, {resid_},
+                 NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    const int up = add(p + "mlp.up", OpKind::kLinear, i, {m + "intermediate.dense"}, {resid_},
+                       GemmShape{t_, I, h, true}, {act("input", t_ * h)});
+    const int gelu = add(p + "mlp.act", OpKind::kActivation, i, {}, {up}, ElementwiseShape{t_ * I},
+                         {act("input", t_ * I)});
+    const int down = add(p + "mlp.down", OpKind::kLinear, i, {m + "output.dense"}, {gelu},
+                         GemmShape{t_, h, I, true}, {act("input", t_ * I)});
+    resid_ = add_residual(p + "mlp.residual", i, down);
+    resid_ = add(p + "mlp_norm", OpKind::kNorm, i, {m + "output.LayerNorm"}, {resid_},
+                 NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+  }
+
+  // The head's ops and the loss, reading the last layer's output.
+  //   masked_lm: head.dense, head.act, head.norm (BertPredictionHeadTransform), lm_head (the
+  //     decoder over V, its bias cls.predictions.bias), loss over every token.
+  //   question_answering: head (qa_outputs, num_labels = 2 outputs a token), loss: the start and
+  //     end logits of each sequence, num_labels rows of s classes per sequence (fp32).
+  //   sequence_classification: pooler (bert.pooler.dense on each sequence's first token), its
+  //     tanh (pooler.act), head (classifier), loss over b rows of num_labels. The classifier's
+  //     dropout on b x h (a mask of b x h bytes) is not counted.
+  void add_encoder_head() {
+    const int top = static_cast<int>(spec_.num_layers);
+    const std::int64_t h = spec_.hidden_size, V = spec_.vocab_size, L = spec_.num_labels;
+    const std::int64_t b = w_.micro_batch, s = w_.seq_len;
+    auto loss = [&](int logits, std::int64_t rows, std::int64_t classes) {
+      add("loss", OpKind::kCrossEntropy, top, {}, {logits, kTargetsInput},
+          CrossEntropyShape{rows, classes},
+          {{"log_probs (fp32)", kFp32Bytes * rows * classes},
+           {"labels (int64)", kInt64Bytes * rows}});
+    };
+    switch (spec_.head) {
+      case HeadKind::kMaskedLm: {
+        const std::string c = "cls.predictions.";
+        const int dense = add("head.dense", OpKind::kLinear, top, {c + "transform.dense"}, {resid_},
+                              GemmShape{t_, h, h, true}, {act("input", t_ * h)});
+        const int gelu = add("head.act", OpKind::kActivation, top, {}, {dense},
+                             ElementwiseShape{t_ * h}, {act("input", t_ * h)});
+        const int norm = add("head.norm", OpKind::kNorm, top, {c + "transform.LayerNorm"}, {gelu},
+                             NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+        const int logits = add("lm_head", OpKind::kLinear, top, {c + "decoder"}, {norm},
+                               GemmShape{t_, V, h, true}, {act("input", t_ * h)});
+        loss(logits, t_, V);
+        return;
+      }
+      case HeadKind::kQuestionAnswering: {
+        const int logits = add("head", OpKind::kLinear, top, {"qa_outputs"}, {resid_},
+                               GemmShape{t_, L, h, true}, {act("input", t_ * h)});
+        loss(logits, b * L, s);
+        return;
+      }
+      case HeadKind::kSequenceClassification: {
+        // The pooler's input is a view of the last layer's output: autograd keeps all of it.
+        const int pooler = add("pooler", OpKind::kLinear, top, {"bert.pooler.dense"}, {resid_},
+                               GemmShape{b, h, h, true}, {act("input (a view of t x h)", t_ * h)});
+        const int tanh = add("pooler.act", OpKind::kActivation, top, {}, {pooler},
+                             ElementwiseShape{b * h}, {act("output", b * h)});
+        const int logits = add("head", OpKind::kLinear, top, {"classifier"}, {tanh},
+                               GemmShape{b, L, h, true}, {act("input", b * h)});
+        loss(logits, b, L);
+        return;
+      }
+      case HeadKind::kCausalLm:
+        break;
+    }
+    ZS_UNREACHABLE();
+  }
 
   // The HF module of the norm after the last layer.
   std::string final_norm_module() const {
@@ -255,7 +365,7 @@ class OpListBuilder {
                                .kv_heads = spec_.num_kv_heads,
                                .head_dim = spec_.head_dim,
                                .dropout = spec_.dropout.attn,
-                               .causal = true,
+                               .causal = !is_encoder(spec_),
                                .softcap = spec_.attn_softcap};
     if (w_.flash_attention) {
       const std::int64_t rows = w_.micro_batch * spec_.num_heads * w_.seq_len;
@@ -270,9 +380,9 @@ class OpListBuilder {
     // Gemma 2's soft-capping: tanh keeps its output (eager_attention_forward's softcap).
     if (spec_.attn_softcap > 0) saved.push_back(act("softcap tanh_out", scores));
     const bool dropout = spec_.dropout.attn > 0;
-    if (spec_.model_type == ModelType::kGpt2) {
-      // GPT-2's eager_attention_forward: softmax in the activations' dtype keeps its output,
-      // which P.V reads too when there is no dropout.
+    if (spec_.model_type == ModelType::kGpt2 || spec_.model_type == ModelType::kBert) {
+      // GPT-2's and BERT's eager_attention_forward: softmax in the activations' dtype keeps its
+      // output, which P.V reads too when there is no dropout.
       saved.push_back(act("softmax_out", scores));
     } else {
       // Every other family's (modeling_llama.py eager_attention_forward and its copies):

@@ -19,6 +19,14 @@
 //                                          linear), softmax + top-k, the experts
 //     mlp.residual                         resid dropout + residual add
 //   final_norm, lm_head, loss              ln_f / norm; logits GEMM; fp32 cross-entropy
+// An encoder (bert) instead: embed (word + token-type + position), embed_norm (LayerNorm, then
+// the embedding dropout); per layer attn.q_proj, attn.k_proj, attn.v_proj {resid}, attn.core
+// (no causal mask), attn.out_proj, attn.residual, attn_norm {attn.residual}, mlp.up, mlp.act,
+// mlp.down, mlp.residual, mlp_norm {mlp.residual} (the norms after the adds; each norm's output
+// is the residual stream); no final norm; then the head: head.dense, head.act, head.norm,
+// lm_head (the decoder over V), loss (masked LM); head (qa_outputs), loss over the start and
+// end logits (question answering); pooler, pooler.act (tanh), head (classifier), loss
+// (sequence classification).
 //
 // What each op saves for backward (16-bit activations unless noted; e bytes per element):
 //   norms: their input (t·h). Per-row statistics (mean, rstd: 4-8 bytes per row) are O(t) and not

@@ -44,8 +44,8 @@ Status validate_workload(const ModelSpec& spec, const Workload& w);
 Status check_workload_size(const ModelSpec& spec, const Workload& w);
 
 enum class OpKind {
-  kEmbedding,       // token lookup (+ learned positions) (+ embedding dropout)
-  kNorm,            // LayerNorm or RMSNorm over h
+  kEmbedding,       // token lookup (+ learned positions, + token types) (+ embedding dropout)
+  kNorm,            // LayerNorm or RMSNorm over h (+ dropout on its output: BERT's embedding)
   kLinear,          // a GEMM against a weight (+ bias): projections, MLP matrices, LM head
   kRotary,          // RoPE on q and k
   kAttention,       // unfused core: Q·K^T, scale, causal mask, softmax, dropout, P·V
@@ -79,6 +79,7 @@ struct AttentionShape {
 struct NormShape {
   std::int64_t rows = 0, cols = 0;  // t, h
   NormKind kind = NormKind::kLayerNorm;
+  double dropout = 0;  // on the output (BERT's embedding LayerNorm, then its dropout); 0 = none
 };
 // Elementwise ops; numel is the element count of the output (for kRotary: the rotated elements
 // of q and k together, rotary_dim of each head).
@@ -90,7 +91,8 @@ struct EmbeddingShape {
   std::int64_t tokens = 0, hidden = 0, vocab = 0;
   bool learned_positions = false;
   double dropout = 0;
-  bool scaled = false;  // times sqrt(hidden) (Gemma)
+  bool scaled = false;       // times sqrt(hidden) (Gemma)
+  bool token_types = false;  // a third table's rows added (BERT's token_type_embeddings)
 };
 struct CrossEntropyShape {
   std::int64_t tokens = 0, vocab = 0;

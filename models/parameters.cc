@@ -19,15 +19,15 @@ class ParamListBuilder {
 
   // Adds `module`.`leaf` (a parameter not named weight: MixtralExperts' gate_up_proj).
   void add_named(const std::string& module, const char* leaf, int layer,
-                 std::vector<std::int64_t> shape) {
-    push(module, leaf, layer, std::move(shape), false);
+                 std::vector<std::int64_t> shape, bool is_bias = false) {
+    push(module, leaf, layer, std::move(shape), is_bias);
   }
 
-  // Adds `module`.weight as an alias of tensor `target_id`.
-  void add_tied(const std::string& module, int layer, int target_id) {
+  // Adds `module`.`leaf` (weight by default) as an alias of tensor `target_id`.
+  void add_tied(const std::string& module, int layer, int target_id, const char* leaf = "weight") {
     ParamTensor alias = (*out_)[static_cast<std::size_t>(target_id)];
     alias.id = static_cast<int>(out_->size());
-    alias.name = module + ".weight";
+    alias.name = module + "." + leaf;
     alias.module = module;
     alias.layer = layer;
     alias.tied = true;
@@ -206,6 +206,59 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
   }
 }
 
+// transformers/models/bert/modeling_bert.py: Bert*(bert(embeddings(word_embeddings,
+// position_embeddings, token_type_embeddings, LayerNorm), encoder.layer[i](attention(self(query,
+// key, value), output(dense, LayerNorm)), intermediate.dense, output(dense, LayerNorm)),
+// pooler.dense only for sequence classification), head). The masked-LM head registers
+// cls.predictions.bias [V] before its transform (dense, LayerNorm) and its decoder, whose weight
+// is the word table (unless tie_word_embeddings is false) and whose bias is that vector
+// (BertForMaskedLM._tied_weights_keys).
+void build_bert(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size, V = m.vocab_size;
+  const std::string e = "bert.embeddings.";
+  b->add(e + "word_embeddings", kEmbeddingLayer, {V, h});
+  const int word = b->last_id();
+  b->add(e + "position_embeddings", kEmbeddingLayer, {m.max_position_embeddings, h});
+  b->add(e + "token_type_embeddings", kEmbeddingLayer, {m.type_vocab_size, h});
+  b->add(e + "LayerNorm", kEmbeddingLayer, {h}, h);
+  for (int i = 0; i < m.num_layers; ++i) {
+    const std::string p = "bert.encoder.layer." + std::to_string(i) + ".";
+    for (const char* proj : {"query", "key", "value"}) {
+      b->add(p + "attention.self." + proj, i, {h, h}, h);
+    }
+    b->add(p + "attention.output.dense", i, {h, h}, h);
+    b->add(p + "attention.output.LayerNorm", i, {h}, h);
+    b->add(p + "intermediate.dense", i, {I, h}, I);
+    b->add(p + "output.dense", i, {h, I}, h);
+    b->add(p + "output.LayerNorm", i, {h}, h);
+  }
+  const int top = static_cast<int>(m.num_layers);
+  switch (m.head) {
+    case HeadKind::kMaskedLm: {
+      b->add_named("cls.predictions", "bias", top, {V}, /*is_bias=*/true);
+      const int bias = b->last_id();
+      b->add("cls.predictions.transform.dense", top, {h, h}, h);
+      b->add("cls.predictions.transform.LayerNorm", top, {h}, h);
+      if (m.tie_word_embeddings) {
+        b->add_tied("cls.predictions.decoder", top, word);
+      } else {
+        b->add("cls.predictions.decoder", top, {V, h});
+      }
+      b->add_tied("cls.predictions.decoder", top, bias, "bias");
+      break;
+    }
+    case HeadKind::kQuestionAnswering:
+      b->add("qa_outputs", top, {m.num_labels, h}, m.num_labels);
+      break;
+    case HeadKind::kSequenceClassification:
+      b->add("bert.pooler.dense", top, {h, h}, h);
+      b->add("classifier", top, {m.num_labels, h}, m.num_labels);
+      break;
+    case HeadKind::kCausalLm:
+      ZS_UNREACHABLE();
+  }
+}
+
 }  // namespace
 
 std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
@@ -218,6 +271,8 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_opt(spec, &b);
   } else if (spec.model_type == ModelType::kGptNeox) {
     build_gpt_neox(spec, &b);
+  } else if (spec.model_type == ModelType::kBert) {
+    build_bert(spec, &b);
   } else {
     build_llama(spec, &b);
   }

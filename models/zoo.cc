@@ -71,6 +71,10 @@ constexpr ZooRow kZoo[] = {
   {"pythia-6.9b", "EleutherAI/pythia-6.9b",          ModelType::kGptNeox, 50432,  4096,  32,    32,   32, 16384, 2048,     false, 1e-5, 0},
   {"pythia-12b",  "EleutherAI/pythia-12b",           ModelType::kGptNeox, 50688,  5120,  36,    40,   40, 20480, 2048,     false, 1e-5, 0},
   {"gpt-neox-20b", "EleutherAI/gpt-neox-20b",        ModelType::kGptNeox, 50432,  6144,  44,    64,   64, 24576, 2048,     false, 1e-5, 0},
+  // BERT (BertForMaskedLM, the hub checkpoints' architectures): post-LayerNorm encoder layers,
+  // two token types, the masked-LM head tied to the word table.
+  {"bert-base-uncased",  "google-bert/bert-base-uncased",  ModelType::kBert, 30522, 768,  12, 12, 12, 3072, 512, true, 1e-12, 0},
+  {"bert-large-uncased", "google-bert/bert-large-uncased", ModelType::kBert, 30522, 1024, 24, 16, 16, 4096, 512, true, 1e-12, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -132,6 +136,8 @@ constexpr Alias kAliases[] = {
     {"google/gemma-2-9b", "gemma-2-9b"},
     {"google/gemma-3-1b-pt", "gemma-3-1b"},
     {"google/gemma-3-12b-pt", "gemma-3-12b"},
+    {"google-bert/bert-base-uncased", "bert-base-uncased"},
+    {"google-bert/bert-large-uncased", "bert-large-uncased"},
     {"tiny", "tiny-gpt"},
     {"tiny-gpt2", "tiny-gpt"},
     {"gpt2-tiny", "tiny-gpt"},
@@ -158,6 +164,18 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->activation = "relu";
     spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
     spec->dropout = {.resid = 0.1};
+    return;
+  }
+  if (type == ModelType::kBert) {  // BertConfig: gelu, biases, dropout 0.1, 2 token types
+    spec->position = PositionKind::kLearned;
+    spec->norm = NormKind::kLayerNorm;
+    spec->mlp = MlpKind::kGelu;
+    spec->activation = "gelu";
+    spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+    spec->dropout = {.embd = 0.1, .attn = 0.1, .resid = 0.1};
+    spec->post_norm = true;
+    spec->type_vocab_size = 2;
+    spec->head = HeadKind::kMaskedLm;
     return;
   }
   if (type == ModelType::kGpt2) {
@@ -243,8 +261,8 @@ ModelSpec spec_from_row(const ZooRow& row) {
     spec.checkpoint_dtype = "fp32";  // Gemma 2's config.json: torch_dtype float32
   } else if (row.type == ModelType::kOpt || row.type == ModelType::kGptNeox) {
     spec.checkpoint_dtype = "fp16";  // OPT's and Pythia's: float16
-  } else if (row.type != ModelType::kGpt2) {
-    spec.checkpoint_dtype = "bf16";
+  } else if (row.type != ModelType::kGpt2 && row.type != ModelType::kBert) {
+    spec.checkpoint_dtype = "bf16";  // BERT's, like GPT-2's, states none (fp32 weights)
   }
   apply_family_defaults(row.type, &spec);
   if (row.name == std::string_view("gpt-neox-20b"))

@@ -149,8 +149,11 @@ MicroStepCompute::MicroStepCompute(PlanBuilder& b, std::string label)
       checkpoint_bytes_(l_.micro_batch * l_.seq_len * l_.hidden * l_.param_bytes),
       act_(l_.blocks().size(), -1),
       ckpt_(l_.blocks().size(), -1) {
+  // The block of the GEMM whose logits the loss reads: the LM head, or an encoder's head.
+  const models::Op& loss = l_.ops().back();
+  ZS_CHECK(loss.kind == models::OpKind::kCrossEntropy && !loss.inputs.empty());
   for (int i = 0; i < static_cast<int>(l_.blocks().size()); ++i) {
-    if (l_.blocks()[i].name == "lm_head") lm_head_ = i;
+    if (l_.blocks()[i].first_op == loss.inputs[0]) lm_head_ = i;
   }
   b_.compute_stream();  // the first stream, before any the stage's work creates
 }

@@ -40,9 +40,9 @@ MicroStepTrace make_micro_step_trace(const std::vector<Block>& blocks, const Mod
     for (int m : by_block[e.block]) {
       const FetchedModule& fm = order.modules[m];
       int release = pos;
-      if (fm.leaf && fm.block != fm.last_block) {
-        // The other end of the leaf in this pass: forward and recomputation run blocks upward,
-        // backward downward, each without interruption.
+      if (fm.block != fm.last_block) {
+        // The other end of the leaf (or of the module's subtree) in this pass: forward and
+        // recomputation run blocks upward, backward downward, each without interruption.
         const bool backward = e.pass == Pass::kBackward;
         const int end = backward ? fm.block : fm.last_block;
         // A leaf wider than a checkpointed layer ends with the layer's recomputation.

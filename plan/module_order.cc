@@ -126,6 +126,84 @@ Node opt_tree(const models::ModelSpec& spec) {
   return Node{"", o + "OPTForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
+// transformers 5.16 BertForMaskedLM / BertForQuestionAnswering / BertForSequenceClassification:
+// BertEmbeddings.forward runs word_embeddings, token_type_embeddings, position_embeddings,
+// LayerNorm and dropout; each BertLayer its attention (self: query, key, value, the attention
+// function taking the dropout's probability, not calling the module; output: dense, dropout,
+// LayerNorm), intermediate (dense, intermediate_act_fn) and output (dense, dropout, LayerNorm);
+// then the pooler (dense, activation) for classification, and the head: cls.predictions
+// (transform: dense, transform_act_fn, LayerNorm; decoder), qa_outputs, or dropout and
+// classifier.
+Node bert_tree(const models::ModelSpec& spec) {
+  const std::string c = "transformers.models.bert.modeling_bert.Bert";
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
+  const std::string act = activation_class(spec.activation);
+  const std::string e = "bert.embeddings";
+  Node encoder{"bert.encoder", c + "Encoder", {}};
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string p = "bert.encoder.layer." + std::to_string(i);
+    Node self{p + ".attention.self",
+              c + "SelfAttention",
+              {leaf(p + ".attention.self.query", kLinear), leaf(p + ".attention.self.key", kLinear),
+               leaf(p + ".attention.self.value", kLinear)}};
+    Node self_out{p + ".attention.output",
+                  c + "SelfOutput",
+                  {leaf(p + ".attention.output.dense", kLinear),
+                   leaf(p + ".attention.output.dropout", kDropout),
+                   leaf(p + ".attention.output.LayerNorm", ln)}};
+    encoder.children.push_back(
+        Node{p,
+             c + "Layer",
+             {Node{p + ".attention", c + "Attention", {std::move(self), std::move(self_out)}},
+              Node{p + ".intermediate",
+                   c + "Intermediate",
+                   {leaf(p + ".intermediate.dense", kLinear),
+                    leaf(p + ".intermediate.intermediate_act_fn", act)}},
+              Node{p + ".output",
+                   c + "Output",
+                   {leaf(p + ".output.dense", kLinear), leaf(p + ".output.dropout", kDropout),
+                    leaf(p + ".output.LayerNorm", ln)}}}});
+  }
+  Node bert{"bert",
+            c + "Model",
+            {Node{e,
+                  c + "Embeddings",
+                  {leaf(e + ".word_embeddings", kEmbedding),
+                   leaf(e + ".token_type_embeddings", kEmbedding),
+                   leaf(e + ".position_embeddings", kEmbedding), leaf(e + ".LayerNorm", ln),
+                   leaf(e + ".dropout", kDropout)}},
+             std::move(encoder)}};
+  switch (spec.head) {
+    case models::HeadKind::kMaskedLm: {
+      const std::string t = "cls.predictions.transform";
+      Node transform{t,
+                     c + "PredictionHeadTransform",
+                     {leaf(t + ".dense", kLinear), leaf(t + ".transform_act_fn", act),
+                      leaf(t + ".LayerNorm", ln)}};
+      Node cls{"cls",
+               c + "OnlyMLMHead",
+               {Node{"cls.predictions",
+                     c + "LMPredictionHead",
+                     {std::move(transform), leaf("cls.predictions.decoder", kLinear)}}}};
+      return Node{"", c + "ForMaskedLM", {std::move(bert), std::move(cls)}};
+    }
+    case models::HeadKind::kQuestionAnswering:
+      return Node{"", c + "ForQuestionAnswering", {std::move(bert), leaf("qa_outputs", kLinear)}};
+    case models::HeadKind::kSequenceClassification:
+      bert.children.push_back(
+          Node{"bert.pooler",
+               c + "Pooler",
+               {leaf("bert.pooler.dense", kLinear),
+                leaf("bert.pooler.activation", "torch.nn.modules.activation.Tanh")}});
+      return Node{"",
+                  c + "ForSequenceClassification",
+                  {std::move(bert), leaf("dropout", kDropout), leaf("classifier", kLinear)}};
+    case models::HeadKind::kCausalLm:
+      break;
+  }
+  ZS_UNREACHABLE();
+}
+
 // LlamaForCausalLM (Mistral, Qwen2, Qwen3, Mixtral and Phi-3 alike, each with its own class names):
 // LlamaModel.forward runs embed_tokens, the rotary embedding (cos/sin need no gradient), the
 // decoder layers and the norm. Qwen3Attention calls q_norm right after q_proj and k_norm after
@@ -275,6 +353,14 @@ void pre_order(const Node& n, std::vector<const Node*>* out) {
   for (const Node& c : n.children) pre_order(c, out);
 }
 
+// The number of nodes in each node's subtree, itself included, in pre-order.
+int subtree_sizes(const Node& n, std::vector<int>* out) {
+  const std::size_t at = out->size();
+  out->push_back(1);
+  for (const Node& c : n.children) (*out)[at] += subtree_sizes(c, out);
+  return (*out)[at];
+}
+
 void post_order(const Node& n, std::vector<const Node*>* out) {
   for (const Node& c : n.children) post_order(c, out);
   out->push_back(&n);
@@ -290,12 +376,15 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                   ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
               : spec.model_type == models::ModelType::kOpt     ? opt_tree(spec)
               : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
+              : spec.model_type == models::ModelType::kBert    ? bert_tree(spec)
                                                                : llama_tree(spec);
   Collapsed collapsed;
   collapse(&root, leaves, &collapsed);
   std::vector<const Node*> forward, exits;
   pre_order(root, &forward);
   post_order(root, &exits);
+  std::vector<int> subtree;
+  subtree_sizes(root, &subtree);
 
   ModuleOrder o;
   std::map<std::string, int> index;
@@ -331,9 +420,11 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
       last_read[p] = blk;
     }
   }
+  for (FetchedModule& m : o.modules) std::sort(m.params.begin(), m.params.end());
   int b = 0;
-  for (FetchedModule& m : o.modules) {
-    std::sort(m.params.begin(), m.params.end());
+  std::vector<int> spanning;
+  for (int id = 0; id < static_cast<int>(o.modules.size()); ++id) {
+    FetchedModule& m = o.modules[id];
     if (m.params.empty()) continue;
     if (m.leaf) {
       m.block = static_cast<int>(blocks.size());
@@ -342,7 +433,13 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
         m.block = std::min(m.block, first_read[p]);
         m.last_block = std::max(m.last_block, last_read[p]);
       }
-      o.leaves.push_back(static_cast<int>(&m - o.modules.data()));
+      o.leaves.push_back(id);
+      continue;
+    }
+    const auto descendants = o.modules.begin() + id + 1;
+    if (std::any_of(descendants, descendants + (subtree[id] - 1),
+                    [](const FetchedModule& d) { return !d.params.empty(); })) {
+      spanning.push_back(id);  // placed once its submodules are
       continue;
     }
     auto reads_all = [&](int blk) {
@@ -358,6 +455,22 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
     ZS_CHECK(b < static_cast<int>(blocks.size()));
     m.block = b;
     m.last_block = b;
+  }
+  // A module with parameters of its own and submodules (BERT's cls.predictions and its bias):
+  // its hooks fetch them when its forward begins and release them when it ends
+  // (parameter_offload.py pre_sub_module_forward / post_sub_module_forward fetch a module's
+  // params(recurse=False)), so they live from its first submodule's block to its last's. Its
+  // submodules' blocks, not the first reads of their parameters: a tied decoder's table is read
+  // by the embedding first.
+  for (auto it = spanning.rbegin(); it != spanning.rend(); ++it) {
+    FetchedModule& m = o.modules[*it];
+    m.block = static_cast<int>(blocks.size());
+    for (int k = *it + 1; k < *it + subtree[*it]; ++k) {
+      if (o.modules[k].block < 0) continue;
+      m.block = std::min(m.block, o.modules[k].block);
+      m.last_block = std::max(m.last_block, o.modules[k].last_block);
+    }
+    ZS_CHECK(m.last_block >= 0);
   }
   auto per_block = [&](const std::vector<int>& pass, bool backward) {
     std::vector<std::vector<int>> out(blocks.size());

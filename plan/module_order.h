@@ -30,9 +30,10 @@ struct FetchedModule {
   std::vector<int> params;  // real parameter ids it fetches, ascending (ds_id order): its own,
                             // and a leaf module's every descendant's
   std::int64_t numel = 0;   // their elements (ds_numel)
-  // The blocks that read its parameters, first to last; -1 when it has none. Only a leaf
-  // module spans several: it is fetched before its first block in forward and its last in
-  // backward, and released after the other end.
+  // The blocks that read its parameters, first to last; -1 when it has none. A leaf module
+  // spans several, and so does a module with parameters of its own and submodules (BERT's
+  // cls.predictions), from the first to the last block of its subtree: it is fetched before its
+  // first block in forward and its last in backward, and released after the other end.
   int block = -1;
   int last_block = -1;
   bool leaf = false;  // a ZeRO-3 leaf module

@@ -128,6 +128,12 @@ FAMILY_CONFIGS = {
     "gpt_neox": {"model_type": "gpt_neox", "num_hidden_layers": 2, "hidden_size": 128,
                  "intermediate_size": 344, "num_attention_heads": 4, "vocab_size": 1024,
                  "max_position_embeddings": 128, "rotary_pct": 0.25, "tie_word_embeddings": False},
+    # BERT (BertForMaskedLM): word + token-type + position tables, LayerNorm and dropout, post-LN
+    # layers with biases everywhere, GELU, dropout 0.1 (hidden and attention probabilities), the
+    # masked-LM head (dense, GELU, LayerNorm, the decoder tied to the word table), no pad row
+    "bert": {"model_type": "bert", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
+             "num_attention_heads": 4, "vocab_size": 1024, "max_position_embeddings": 128,
+             "pad_token_id": None},
 }
 MOE = ("mixtral", "qwen3_moe", "qwen2_moe")
 GEMMA = ("gemma", "gemma2", "gemma3_text")
@@ -161,6 +167,8 @@ VARIANTS = (
     ("opt_eager", "opt", "eager", 0.1),
     ("gpt_neox", "gpt_neox", "sdpa", 0.0),
     ("gpt_neox_eager", "gpt_neox", "eager", 0.0),
+    ("bert", "bert", "sdpa", 0.1),
+    ("bert_eager", "bert", "eager", 0.1),
 )
 # Config keys a variant sets over its family's: Phi-4-mini's partial rotary embedding (rotating
 # 3/4 of each head costs two backward kernels more per layer than rotating all of it).
@@ -181,6 +189,10 @@ def build(family, layers, shapes, attn, dropout, extra=None):
         cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"], word_embed_proj_dim=shapes["h"],
                    num_attention_heads=shapes["heads"], ffn_dim=shapes["ffn"],
                    max_position_embeddings=max(128, shapes["s"]), dropout=dropout)
+    elif family == "bert":
+        cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"], num_attention_heads=shapes["heads"],
+                   intermediate_size=shapes["ffn"], max_position_embeddings=max(128, shapes["s"]),
+                   hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
     else:
         cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"],
                    num_attention_heads=shapes["heads"],
@@ -200,13 +212,16 @@ def build(family, layers, shapes, attn, dropout, extra=None):
     config = transformers.AutoConfig.for_model(**cfg)
     config._attn_implementation = attn
     torch.manual_seed(0)
-    model = transformers.AutoModelForCausalLM.from_config(config).to(torch.bfloat16).train()
+    cls = transformers.BertForMaskedLM if family == "bert" else transformers.AutoModelForCausalLM
+    model = (cls._from_config(config) if family == "bert" else cls.from_config(config)).to(torch.bfloat16).train()
     return model
 
 
 def role(module, family):
     """The model op a module's own calls go to, or None to look further out."""
     name = type(module).__name__
+    if family == "bert":
+        return bert_role(name)
     if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm",
                 "MixtralRMSNorm", "Qwen3MoeRMSNorm", "Qwen2MoeRMSNorm", "Phi3RMSNorm",
                 "GemmaRMSNorm", "Gemma2RMSNorm", "Gemma3RMSNorm"):
@@ -244,6 +259,30 @@ def role(module, family):
     return None
 
 
+def bert_role(name):
+    """BERT's modules: BertSelfOutput and BertOutput drop out their dense layer's output and add
+    the residual (the layer's residual ops); BertIntermediate's own calls none but its GELU's;
+    the embeddings' own calls (the sums, the token-type gather) and the base model's (the mask)
+    to embed; the masked-LM head's containers have none of their own."""
+    if name == "LayerNorm":
+        return "norm"
+    if name == "Linear":
+        return "linear"
+    if name in ("BertSelfAttention", "BertAttention"):
+        return "core"
+    if name in ("BertIntermediate", "GELUActivation"):
+        return "act"
+    if name in ("BertSelfOutput", "BertOutput", "BertLayer"):
+        return "residual"
+    if name in ("BertEmbeddings", "Embedding", "BertModel", "BertEncoder"):
+        return "embed"
+    if name in ("BertForMaskedLM", "BertOnlyMLMHead", "BertLMPredictionHead"):
+        return "loss"
+    if name == "BertPredictionHeadTransform":
+        return "head"
+    return None
+
+
 def forward_counts(model, family, ids):
     """Forward: calls per model op (aggregated by role and layer), and module calls."""
     stack = []  # (module, role, qualified name)
@@ -278,7 +317,10 @@ def forward_counts(model, family, ids):
     counter = Counter(owner)
     try:
         with counter:
-            out = model(input_ids=ids, labels=ids, use_cache=False)
+            if family == "bert":
+                out = model(input_ids=ids, labels=ids)
+            else:
+                out = model(input_ids=ids, labels=ids, use_cache=False)
     finally:
         h1.remove()
         h2.remove()
@@ -304,16 +346,39 @@ def part_backward(fn, x, params):
 
 
 def layer_of(name):
-    for key in (".h.", ".layers."):
+    for key in (".h.", ".layers.", ".layer."):
         if key in name:
             rest = name.split(key, 1)[1]
             return int(rest.split(".", 1)[0])
     return None
 
 
+def bert_op_name(role_, name, layer):
+    """BERT's own model ops (models/op_graph.h: the projections, embed_norm, the layers' norms after
+    the adds, head.*); None for the ops every family names alike."""
+    if role_ == "linear":
+        if name.startswith("cls."):
+            return "lm_head" if name.endswith("decoder") else "head.dense"
+        leaf = {"attention.self.query": "attn.q_proj", "attention.self.key": "attn.k_proj",
+                "attention.self.value": "attn.v_proj", "attention.output.dense": "attn.out_proj",
+                "intermediate.dense": "mlp.up", "output.dense": "mlp.down"}
+        return f"layers.{layer}." + leaf[name.split(f".layer.{layer}.", 1)[1]]
+    if role_ == "norm":
+        if name.startswith("cls."):
+            return "head.norm"
+        if layer is None:
+            return "embed_norm"
+        return f"layers.{layer}." + ("attn_norm" if ".attention." in name else "mlp_norm")
+    if role_ in ("act", "head") and name.startswith("cls."):
+        return "head.act"
+    return None  # the layers' core, act and residual: as every family's
+
+
 def op_name(role_, name, family):
     """zerosim's model op name (models/op_graph.h) for a role and a module name."""
     layer = layer_of(name)
+    if family == "bert" and (op := bert_op_name(role_, name, layer)) is not None:
+        return op
     if role_ == "linear":
         leaf = name.rsplit(".", 1)[-1]
         mapping = {"c_attn": "attn.qkv", "q_proj": "attn.q_proj", "k_proj": "attn.k_proj",
@@ -363,7 +428,8 @@ def op_name(role_, name, family):
 
 def kind_of(op):
     """The per-kind key the C++ table uses."""
-    if op in ("embed", "loss", "final_norm", "lm_head"):
+    if op in ("embed", "loss", "final_norm", "lm_head", "embed_norm", "head.dense", "head.act",
+              "head.norm"):
         return op
     return op.split(".", 2)[2]  # layers.N.x -> attn_norm, attn.qkv, attn.core, mlp.act, residual ...
 
@@ -428,6 +494,7 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     outside_bwd = {k: bwd1[k] - per_layer_bwd[k] for k in CLASSES}
     # Each part's own backward, alone, to share the counts out.
     layer = (model.transformer.h[0] if family == "gpt2" else
+             model.bert.encoder.layer[0] if family == "bert" else
              model.model.decoder.layers[0] if family == "opt" else
              model.gpt_neox.layers[0] if family == "gpt_neox" else model.model.layers[0])
     x = torch.randn(shapes["b"], shapes["s"], shapes["h"], dtype=torch.bfloat16, requires_grad=True)
@@ -446,6 +513,23 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
         mlp_all = part_backward(layer.mlp, x, list(layer.mlp.parameters()))
         parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
         parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
+    elif family == "bert":
+        # BertLayer: attention.self (query, key, value, the core), attention.output (dense,
+        # dropout, the add, LayerNorm), intermediate (dense, GELU), output (dense, dropout, the
+        # add, LayerNorm); the dropouts and adds are the residual ops' (what the parts leave).
+        a, so = layer.attention.self, layer.attention.output
+        parts["attn_norm"] = part_backward(so.LayerNorm, x, list(so.LayerNorm.parameters()))
+        parts["mlp_norm"] = part_backward(layer.output.LayerNorm, x, list(layer.output.LayerNorm.parameters()))
+        for n, op in (("query", "q_proj"), ("key", "k_proj"), ("value", "v_proj")):
+            parts["attn." + op] = part_backward(getattr(a, n), x, list(getattr(a, n).parameters()))
+        parts["attn.out_proj"] = part_backward(so.dense, x, list(so.dense.parameters()))
+        up, down = layer.intermediate.dense, layer.output.dense
+        parts["mlp.up"] = part_backward(up, x, list(up.parameters()))
+        xi = torch.randn(shapes["b"], shapes["s"], down.in_features, dtype=torch.bfloat16, requires_grad=True)
+        parts["mlp.down"] = part_backward(down, xi, list(down.parameters()))
+        attn_all = part_backward(lambda t: a(t, attention_mask=None)[0], x, list(a.parameters()))
+        parts["attn.core"] = attn_all - parts["attn.q_proj"] - parts["attn.k_proj"] - parts["attn.v_proj"]
+        parts["mlp.act"] = part_backward(layer.intermediate, x, list(up.parameters())) - parts["mlp.up"]
     elif family == "opt":
         # OPTDecoderLayer holds its MLP's Linears and activation itself, and drops out the
         # attention's and fc2's outputs (its own calls, the residual's).
@@ -558,28 +642,18 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
             parts["mlp.act"] = mlp_all - parts["mlp.gate"] - parts["mlp.up"] - parts["mlp.down"]
     settle(parts, per_layer_bwd, "residual")
     # Outside the layers: final norm and LM head alone, the rest to the loss and embedding.
-    if family == "gpt2":
-        fn, head = model.transformer.ln_f, model.lm_head
-    elif family == "opt":
-        fn, head = model.model.decoder.final_layer_norm, model.lm_head
-    elif family == "gpt_neox":
-        fn, head = model.gpt_neox.final_layer_norm, model.lm_head
+    if family == "bert":
+        outside = bert_outside(model, x, ids, shapes)
     else:
-        fn, head = model.model.norm, model.lm_head
-    outside = {"final_norm": part_backward(fn, x, list(fn.parameters()))}
-    # The LM head's weight may be the tied embedding: its gradient counts there either way.
-    outside["lm_head"] = part_backward(head, x, [head.weight])
-
-    # The loss's backward (log-softmax and NLL grads, the upcast) against the embedding's.
-    logits = torch.randn(shapes["b"], shapes["s"], 1024, dtype=torch.bfloat16, requires_grad=True)
-    from transformers.loss.loss_utils import ForCausalLMLoss
-    # Gemma 2 soft-caps the logits in its causal LM's forward, whose calls are the loss's.
-    cap = getattr(model.config, "final_logit_softcapping", None)
-    if cap:
-        outside["loss"] = part_backward(lambda t: ForCausalLMLoss(torch.tanh(t / cap) * cap, ids, 1024),
-                                        logits, [])
-    else:
-        outside["loss"] = part_backward(lambda t: ForCausalLMLoss(t, ids, 1024), logits, [])
+        if family == "gpt2":
+            fn, head = model.transformer.ln_f, model.lm_head
+        elif family == "opt":
+            fn, head = model.model.decoder.final_layer_norm, model.lm_head
+        elif family == "gpt_neox":
+            fn, head = model.gpt_neox.final_layer_norm, model.lm_head
+        else:
+            fn, head = model.model.norm, model.lm_head
+        outside = causal_lm_outside(fn, head, x, ids, getattr(model.config, "final_logit_softcapping", None))
     settle(outside, outside_bwd, "embed")
     # Totals per class share the counts out in proportion (classes kept exact per layer).
     bwd_parts = dict(parts)
@@ -593,6 +667,42 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     result["_layer_bwd_classes"] = per_layer_bwd
     result["_outside_bwd_classes"] = outside_bwd
     return result
+
+
+def bert_outside(model, x, ids, shapes):
+    """BERT's ops outside the layers, each part's backward alone: the embedding's LayerNorm (its
+    dropout the embedding's), the head's dense layer, GELU and LayerNorm, the decoder, the loss
+    (CrossEntropyLoss on the 16-bit logits over every token)."""
+    e, t = model.bert.embeddings, model.cls.predictions.transform
+    outside = {"embed_norm": part_backward(e.LayerNorm, x, list(e.LayerNorm.parameters())),
+               "head.dense": part_backward(t.dense, x, list(t.dense.parameters())),
+               "head.norm": part_backward(t.LayerNorm, x, list(t.LayerNorm.parameters()))}
+    outside["head.act"] = part_backward(t, x, list(t.parameters())) - outside["head.dense"] - outside["head.norm"]
+    dec = model.cls.predictions.decoder
+    outside["lm_head"] = part_backward(dec, x, [dec.weight, dec.bias])
+    logits = torch.randn(shapes["b"], shapes["s"], 1024, dtype=torch.bfloat16, requires_grad=True)
+    outside["loss"] = part_backward(
+        lambda z: torch.nn.functional.cross_entropy(z.view(-1, 1024), ids.view(-1)), logits, [])
+    return outside
+
+
+def causal_lm_outside(fn, head, x, ids, cap):
+    """A causal LM's ops outside the layers: the final norm, the LM head, the loss (Gemma 2's
+    soft-capping of the logits, `cap`, in its causal LM's forward, is the loss's)."""
+    shapes_b, shapes_s = x.shape[0], x.shape[1]
+    outside = {"final_norm": part_backward(fn, x, list(fn.parameters()))}
+    # The LM head's weight may be the tied embedding: its gradient counts there either way.
+    outside["lm_head"] = part_backward(head, x, [head.weight])
+
+    # The loss's backward (log-softmax and NLL grads, the upcast) against the embedding's.
+    logits = torch.randn(shapes_b, shapes_s, 1024, dtype=torch.bfloat16, requires_grad=True)
+    from transformers.loss.loss_utils import ForCausalLMLoss
+    if cap:
+        outside["loss"] = part_backward(lambda t: ForCausalLMLoss(torch.tanh(t / cap) * cap, ids, 1024),
+                                        logits, [])
+    else:
+        outside["loss"] = part_backward(lambda t: ForCausalLMLoss(t, ids, 1024), logits, [])
+    return outside
 
 
 def differ(x, y):
@@ -623,13 +733,13 @@ def main():
     print(json.dumps(out, indent=1, sort_keys=True))
 
 
-KINDS = ("embed", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_norm", "attn.k_proj", "attn.k_norm",
+KINDS = ("embed", "embed_norm", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_norm", "attn.k_proj", "attn.k_norm",
          "attn.v_proj", "attn.core",
          "attn.out_proj", "attn.post_norm", "mlp_norm", "mlp.gate_up", "mlp.up", "mlp.gate", "mlp.act",
          "mlp.down", "mlp.post_norm",
          "mlp.shared.gate", "mlp.shared.up", "mlp.shared.act", "mlp.shared.down", "mlp.route",
          "mlp.experts", "mlp.shared_gate", "mlp.combine", "residual",
-         "final_norm", "lm_head", "loss")
+         "final_norm", "head.dense", "head.act", "head.norm", "lm_head", "loss")
 
 
 def cxx(out):

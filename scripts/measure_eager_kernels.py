@@ -347,6 +347,33 @@ def gpt_neox_parts(shapes, attn="eager"):
     return decoder_layer_parts(layer, GPTNeoXRotaryEmbedding(cfg), cfg, shapes)
 
 
+def bert_parts(shapes, attn="eager", dropout=0.1):
+    """BERT's layer: the attention (query, key, value, the core without a causal mask or padding,
+    as BertModel runs a batch without padding), output.dense and its dropout; LayerNorm (after
+    the add); the MLP (intermediate.dense, GELU, output.dense, dropout). The dropouts are charged
+    to the attention and the MLP as GPT-2's resid_dropout is. Under SDPA the probabilities'
+    dropout is measured at 0: on the CPU SDPA falls back to its unfused math path when dropout >
+    0, where CUDA's fused kernels apply it inside (the kernel count is the same)."""
+    from transformers import BertConfig
+    from transformers.models.bert.modeling_bert import BertLayer
+    cfg = BertConfig(hidden_size=shapes.h, num_attention_heads=shapes.a, intermediate_size=shapes.ffn,
+                     num_hidden_layers=1, vocab_size=shapes.v, pad_token_id=None,
+                     max_position_embeddings=max(64, shapes.s), hidden_dropout_prob=dropout,
+                     attention_probs_dropout_prob=dropout if attn == "eager" else 0.0)
+    cfg._attn_implementation = attn
+    layer = BertLayer(cfg, layer_idx=0).to(torch.bfloat16).train()
+    b, s, h = shapes.b, shapes.s, shapes.h
+    a, so, out = layer.attention.self, layer.attention.output, layer.output
+    parts = {}
+    parts["norm"] = run(lambda x: so.LayerNorm(x), [leaf(b, s, h)], shapes, list(so.LayerNorm.parameters()))
+    parts["attention"] = run(lambda x: so.dropout(so.dense(a(x, attention_mask=None)[0])), [leaf(b, s, h)],
+                             shapes, list(a.parameters()) + list(so.dense.parameters()))
+    mlp_params = list(layer.intermediate.parameters()) + list(out.dense.parameters())
+    parts["mlp"] = run(lambda x: out.dropout(out.dense(layer.intermediate(x))), [leaf(b, s, h)], shapes,
+                       mlp_params)
+    return parts
+
+
 def softcap_part(shapes):
     """Gemma 2's logit soft-capping, cap * tanh(x / cap), over the logits."""
     return run(lambda t: torch.tanh(t / 30.0) * 30.0, [leaf(shapes.b, shapes.s, shapes.v)], shapes)
@@ -370,6 +397,7 @@ def measure(shapes):
             "gemma2": gemma_parts(shapes, 2), "gemma2_sdpa": gemma_parts(shapes, 2, "sdpa"),
             "opt": opt_parts(shapes), "opt_sdpa": opt_parts(shapes, "sdpa"),
             "gpt_neox": gpt_neox_parts(shapes), "gpt_neox_sdpa": gpt_neox_parts(shapes, "sdpa"),
+            "bert": bert_parts(shapes), "bert_sdpa": bert_parts(shapes, "sdpa"),
             "softcap": softcap_part(shapes),
             "residual": residual(shapes), "loss": loss_part(shapes)}
 
@@ -389,7 +417,7 @@ def summary(m):
 
 FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa",
             "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa", "opt", "opt_sdpa",
-            "gpt_neox", "gpt_neox_sdpa")
+            "gpt_neox", "gpt_neox_sdpa", "bert", "bert_sdpa")
 
 
 def with_cuda_dropout(m):

@@ -19,8 +19,13 @@ from transformers import AutoConfig, AutoModelForCausalLM
 
 def params_of(path):
     config = AutoConfig.from_pretrained(path)
+    # An encoder's config names the head it is trained with (BertForMaskedLM); a decoder's is
+    # built as the causal LM zerosim models whatever its architectures say.
+    cls = AutoModelForCausalLM
+    if config.model_type == "bert":
+        cls = getattr(transformers, (config.architectures or ["BertForMaskedLM"])[0])
     with torch.device("meta"):
-        model = AutoModelForCausalLM.from_config(config)
+        model = cls._from_config(config) if cls is not AutoModelForCausalLM else cls.from_config(config)
     tensors = [[name, list(p.shape)] for name, p in model.named_parameters()]
     total = sum(p.numel() for p in model.parameters())
     return {"model_type": config.model_type, "params": total, "tensors": tensors}

@@ -79,6 +79,12 @@ constexpr Entry kTable[] = {
     {"gpt_neox_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"gpt_neox_sdpa", "attention", {{13, {{50, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {22, {{72.0167, 0}, {0, 0}, {10.0167, 0}, {0, 0}, {0, 0}}}}},
     {"gpt_neox_sdpa", "mlp", {{1, {{0, 0}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {3, {{2.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bert", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bert", "attention", {{8, {{20, 1}, {0, 0}, {0, 0}, {12, 1}, {0, 0}}}, {14, {{42.0667, 0}, {0, 0}, {0, 0}, {16, 0}, {0, 0}}}}},
+    {"bert", "mlp", {{2, {{4, 1}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{8.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bert_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bert_sdpa", "attention", {{1, {{4, 1}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {7, {{26.0667, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bert_sdpa", "mlp", {{2, {{4, 1}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{8.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"any", "residual", {{1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"any", "loss", {{5, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 16.0081}}}, {3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 24.0081}}}}},
     {"any", "softcap", {{3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {12, 0}}}, {3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {14, 0}}}}},
@@ -118,6 +124,8 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
       return sdpa ? "opt_sdpa" : "opt";
     case models::ModelType::kGptNeox:  // recorded rotating all of each head
       return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
+    case models::ModelType::kBert:  // recorded with BERT's default dropout, 0.1
+      return sdpa ? "bert_sdpa" : "bert";
     default:
       break;
   }
@@ -168,6 +176,9 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
       break;
     case models::OpKind::kActivation:
     case models::OpKind::kSwiGlu:
+      // An encoder head's activation (BERT's head.act, pooler.act) is not the MLP's module: not
+      // measured, op_costs' pricing.
+      if (op.layer == spec.num_layers) return std::nullopt;
       module = "mlp";
       break;
     case models::OpKind::kResidualAdd:
@@ -196,13 +207,18 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
   if (const auto* n = std::get_if<models::NormShape>(&op.shape)) {
     hidden = static_cast<double>(n->rows) * static_cast<double>(n->cols);
   }
-  const double numel[kClassCount] = {
+  double numel[kClassCount] = {
       hidden,
       t * static_cast<double>(spec.intermediate_size),
       t * static_cast<double>(spec.q_dim() + 2 * spec.kv_dim()),
       static_cast<double>(w.micro_batch) * static_cast<double>(spec.num_heads) * s * s,
       t * static_cast<double>(spec.vocab_size),
   };
+  // The loss's logits: t x V, or an encoder head's few (BERT's question answering: the start and
+  // end logits, 2 x b rows of s).
+  if (const auto* c = std::get_if<models::CrossEntropyShape>(&op.shape)) {
+    numel[4] = static_cast<double>(c->tokens) * static_cast<double>(c->vocab);
+  }
   const auto act = static_cast<double>(w.act_bytes);
   EagerWork work{e.passes.fwd.kernels, e.passes.bwd.kernels, pass_bytes(e.passes.fwd, numel, act),
                  pass_bytes(e.passes.bwd, numel, act)};

@@ -11,7 +11,7 @@
 // The figures were recorded from the real modules (transformers 5.16.1, torch 2.13) by
 // scripts/measure_eager_kernels.py, which intercepts every ATen call forward and backward;
 // reports/measurements/2026-12-05-eager-kernels.json keeps its output and the kernel lists
-// (Phi-3, Gemma, Gemma 2, OPT and GPT-NeoX added to 2026-11-25-eager-kernels.json; every
+// (Phi-3, Gemma, Gemma 2, OPT, GPT-NeoX and BERT added to 2026-11-25-eager-kernels.json; every
 // earlier row the same).
 // Each module's kernels are charged to one model op of the graph (models/op_graph.h):
 //   norm       -> attn_norm, mlp_norm, final_norm (LayerNorm or RMSNorm by the model's norm;
@@ -27,7 +27,11 @@
 //   residual   -> attn.residual, mlp.residual: the add, and backward the add with which autograd
 //                 sums the skip's and the branch's gradients
 //   loss       -> loss: HF's ForCausalLMLoss (fp32 upcast of the logits, log-softmax, NLL), and
-//                 Gemma 2's soft-capping of the logits before it (softcap)
+//                 Gemma 2's soft-capping of the logits before it (softcap); an encoder head's
+//                 loss over its own logits (BERT's masked LM: t x V; question answering: 2 x b x s)
+// BERT's norm (its embedding's, the layers' after the adds and the masked-LM head's) is its
+// LayerNorm's entry; its attention and MLP entries hold the sublayer's dropout. Its heads'
+// activations (head.act, pooler.act) keep op_costs.h pricing.
 // The embedding and the linears keep their op_costs.h pricing; a linear launches its GEMMs only
 // (1 forward, 2 backward: its bias gradient is the module's sum kernel above).
 #pragma once

@@ -53,6 +53,18 @@ GpuSpec v100_sxm2_32gb() {
   return g;
 }
 
+// The 16 GB V100 SXM2 (the first DGX-1V's, and the BERT runs of 2019-2020): the 32 GB board but
+// for its memory (datasheet "GPU Memory 32/16 GB HBM2", one bandwidth and compute for both).
+// cudaGetDeviceProperties on a Tesla V100-SXM2-16GB: 16945512448 (deviceQuery "16160 MBytes
+// (16945512448 bytes)", in several public logs; NVML's total memory the same).
+GpuSpec v100_sxm2_16gb() {
+  GpuSpec g = v100_sxm2_32gb();
+  g.name = "NVIDIA Tesla V100 SXM2 16GB";
+  g.hbm_bytes = 16 * kGiB;
+  g.reported_hbm_bytes = 16945512448;
+  return g;
+}
+
 // The SXM3 board of the 32GB V100 that the DGX-2 carries: the DGX-2 datasheet gives "2
 // petaFLOPS" of tensor throughput for 16 GPUs (= 125 TFLOPS each, the SXM2 figure) and "512GB
 // total" HBM2 (32 GB each); each GPU has 6 NVLinks into the NVSwitch fabric, as on SXM2. No

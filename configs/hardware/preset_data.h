@@ -6,6 +6,7 @@
 
 namespace zs::configs::preset_data {
 
+GpuSpec v100_sxm2_16gb();
 GpuSpec v100_sxm2_32gb();
 GpuSpec v100_sxm3_32gb();
 GpuSpec a100_sxm4_40gb();

@@ -13,6 +13,10 @@ namespace data = preset_data;
 
 std::vector<HardwarePreset> make_hardware_presets() {
   std::vector<HardwarePreset> p;
+  p.push_back({"v100-16gb",
+               {"v100-sxm2-16gb", "v100-16gb-sxm2", "tesla-v100-sxm2-16gb"},
+               data::v100_sxm2_16gb(),
+               data::dgx_1v()});
   p.push_back({"v100-32gb",
                {"v100", "v100-sxm2", "v100-32gb-sxm2", "v100-sxm2-32gb", "tesla-v100-sxm2-32gb"},
                data::v100_sxm2_32gb(),

@@ -12,9 +12,10 @@ namespace {
 
 HardwarePreset preset(std::string_view name) { return find_hardware_preset(name).value(); }
 
-TEST(HardwarePresets, ListsTheSixPresetsInOrder) {
-  const std::vector<std::string> expected = {"v100-32gb", "v100-32gb-dgx2", "a100-40gb",
-                                             "a100-80gb", "h100-80gb-sxm",  "h200"};
+TEST(HardwarePresets, ListsTheSevenPresetsInOrder) {
+  const std::vector<std::string> expected = {"v100-16gb", "v100-32gb", "v100-32gb-dgx2",
+                                             "a100-40gb", "a100-80gb", "h100-80gb-sxm",
+                                             "h200"};
   EXPECT_EQ(hardware_preset_names(), expected);
 }
 
@@ -149,11 +150,21 @@ TEST(HardwarePresets, HopperFiguresMatchTheDatasheets) {
   EXPECT_FALSE(h200.node.effective.nvlink_ring_busbw_bytes_per_s.has_value());
 }
 
+TEST(HardwarePresets, V100With16GbDiffersOnlyInMemory) {
+  const GpuSpec small = preset("v100-16gb").gpu;
+  const GpuSpec big = preset("v100-32gb").gpu;
+  EXPECT_EQ(small.hbm_bytes, 16 * kGiB);
+  EXPECT_EQ(small.reported_hbm_bytes, 16945512448);  // deviceQuery on a V100-SXM2-16GB
+  EXPECT_DOUBLE_EQ(small.fp16_flops_per_s.value(), big.fp16_flops_per_s.value());
+  EXPECT_DOUBLE_EQ(small.hbm_bw_bytes_per_s, big.hbm_bw_bytes_per_s);
+  EXPECT_EQ(preset("tesla-v100-sxm2-16gb").name, "v100-16gb");
+}
+
 TEST(HardwarePresets, HbmCapacityIsAWholeNumberOfGiB) {
   // NVIDIA's "GB" of HBM is read as GiB in every preset (hardware_spec.h, hbm_bytes).
   const std::pair<const char*, Bytes> cases[] = {
-      {"v100-32gb", 32}, {"v100-32gb-dgx2", 32}, {"a100-40gb", 40},
-      {"a100-80gb", 80}, {"h100-80gb-sxm", 80},  {"h200", 141},
+      {"v100-16gb", 16}, {"v100-32gb", 32},     {"v100-32gb-dgx2", 32}, {"a100-40gb", 40},
+      {"a100-80gb", 80}, {"h100-80gb-sxm", 80}, {"h200", 141},
   };
   for (const auto& [name, gib] : cases) {
     SCOPED_TRACE(name);

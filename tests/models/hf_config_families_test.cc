@@ -1,5 +1,5 @@
 // The config.json readers of the families with their own keys: the MoE families, Phi-3, the
-// Gemma families, OPT and GPT-NeoX (models/hf_config.h).
+// Gemma families, OPT, GPT-NeoX and BERT (models/hf_config.h).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -331,6 +331,49 @@ TEST(HfConfig, ReadsGptNeoxWithItsDefaults) {
   ASSERT_TRUE(d.ok()) << d.status().message();
   EXPECT_EQ(d->partial_rotary_factor, 1.0);
   EXPECT_EQ(d->rope_theta, 9.0);
+}
+
+// BertConfig: post-LN layers, two token types, gelu, dropout 0.1, eps 1e-12, the masked-LM head
+// tied unless architectures names another; num_labels from id2label; BERT as a decoder refused.
+TEST(HfConfig, ReadsBertWithItsHead) {
+  const std::string base = R"({"model_type": "bert", "vocab_size": 100, "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 256)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("bert_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kBert);
+  EXPECT_TRUE(is_encoder(*m));
+  EXPECT_TRUE(m->post_norm);
+  EXPECT_EQ(m->type_vocab_size, 2);
+  EXPECT_EQ(m->max_position_embeddings, 512);
+  EXPECT_EQ(m->head, HeadKind::kMaskedLm);
+  EXPECT_EQ(m->activation, "gelu");
+  EXPECT_EQ(m->norm_eps, 1e-12);
+  EXPECT_EQ(m->dropout, (DropoutProbs{.embd = 0.1, .attn = 0.1, .resid = 0.1}));
+  EXPECT_TRUE(m->tie_word_embeddings);
+  const Result<ModelSpec> qa = load_hf_config(write_temp("bert_qa.json", base + R"(,
+      "architectures": ["BertForQuestionAnswering"], "type_vocab_size": 1})"));
+  ASSERT_TRUE(qa.ok()) << qa.status().message();
+  EXPECT_EQ(qa->head, HeadKind::kQuestionAnswering);
+  EXPECT_EQ(qa->num_labels, 2);
+  EXPECT_EQ(qa->type_vocab_size, 1);
+  const Result<ModelSpec> cls = load_hf_config(write_temp("bert_cls.json", base + R"(,
+      "architectures": ["BertForSequenceClassification"],
+      "id2label": {"0": "a", "1": "b", "2": "c"}})"));
+  ASSERT_TRUE(cls.ok()) << cls.status().message();
+  EXPECT_EQ(cls->head, HeadKind::kSequenceClassification);
+  EXPECT_EQ(cls->num_labels, 3);
+  const std::pair<std::string, std::string> refused[] = {
+      {R"(, "architectures": ["BertForPreTraining"]})",
+       "[\"BertForPreTraining\"] is not supported"},
+      {R"(, "is_decoder": true})", "BERT as a causal decoder is not modelled"},
+      {R"(, "position_embedding_type": "relative_key"})", "\"absolute\""},
+      {R"(, "type_vocab_size": 0})", "type_vocab_size"},
+  };
+  for (const auto& [extra, expected] : refused) {
+    const std::string msg = load_error("bert_refused.json", base + extra);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+    EXPECT_NE(msg.find("bert_refused.json"), std::string::npos) << msg;
+  }
 }
 
 }  // namespace

@@ -183,10 +183,10 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       {"no_type.json", llama_with("model_type", ""), {": model_type: ", "missing", "\"qwen2\""}},
       // A family zerosim does not model yet is named as such, with no near-miss suggestion
       // ("deepseek_v2" is not a misspelt anything).
-      {"bert.json",
-       llama_with("model_type", "\"bert\""),
-       {": model_type: ", "\"bert\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
-        "\"gemma3_text\", \"opt\" and \"gpt_neox\""}},
+      {"roberta.json",
+       llama_with("model_type", "\"roberta\""),
+       {": model_type: ", "\"roberta\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
+        "\"opt\", \"gpt_neox\" and \"bert\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

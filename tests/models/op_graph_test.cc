@@ -6,6 +6,7 @@
 #include <string_view>
 #include <tuple>
 
+#include "models/activations.h"
 #include "models/flops.h"
 #include "models/parameters.h"
 #include "models/zoo.h"
@@ -488,6 +489,80 @@ TEST(OpGraph, GptNeoxRunsItsAttentionAndMlpInParallel) {
   const std::vector<ParamTensor> params = parameter_tensors(spec);
   EXPECT_EQ(params[find_op(ops, "layers.0.attn.qkv").param_ids.at(0)].name,
             "gpt_neox.layers.0.attention.query_key_value.weight");
+}
+
+// BERT (modeling_bert.py): the embedding's three tables, then its LayerNorm and dropout; every
+// layer's norms after its adds, their outputs the residual stream; the attention unmasked; the
+// masked-LM head's decoder tied to the word table with cls.predictions.bias as its bias.
+TEST(OpGraph, BertIsAnUnmaskedEncoderWithItsNormsAfterTheAdds) {
+  ModelSpec spec = tiny("bert-base-uncased");
+  spec.num_kv_heads = spec.num_heads;
+  const Workload w{.micro_batch = 2, .seq_len = 8};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  std::vector<std::string> expected = {"embed", "embed_norm"};
+  for (int i = 0; i < 2; ++i) {
+    const std::string p = "layers." + std::to_string(i) + ".";
+    for (const char* n : {"attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.core", "attn.out_proj",
+                          "attn.residual", "attn_norm", "mlp.up", "mlp.act", "mlp.down",
+                          "mlp.residual", "mlp_norm"}) {
+      expected.push_back(p + n);
+    }
+  }
+  for (const char* n : {"head.dense", "head.act", "head.norm", "lm_head", "loss"}) {
+    expected.push_back(n);
+  }
+  EXPECT_EQ(names(ops), expected);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  const Op& embed = find_op(ops, "embed");
+  ASSERT_EQ(embed.param_ids.size(), 3u);
+  EXPECT_EQ(params[embed.param_ids[1]].name, "bert.embeddings.token_type_embeddings.weight");
+  EXPECT_TRUE(std::get<EmbeddingShape>(embed.shape).token_types);
+  EXPECT_EQ(std::get<NormShape>(find_op(ops, "embed_norm").shape).dropout, 0.1);
+  EXPECT_FALSE(std::get<AttentionShape>(find_op(ops, "layers.0.attn.core").shape).causal);
+  const int norm0 = index_of(ops, "layers.0.attn_norm");
+  EXPECT_EQ(find_op(ops, "layers.0.attn_norm").inputs,
+            std::vector<int>{index_of(ops, "layers.0.attn.residual")});
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.up").inputs, std::vector<int>{norm0});
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.residual").inputs,
+            (std::vector<int>{norm0, index_of(ops, "layers.0.mlp.down")}));
+  EXPECT_EQ(find_op(ops, "layers.1.attn.q_proj").inputs,
+            std::vector<int>{index_of(ops, "layers.0.mlp_norm")});
+  const Op& head = find_op(ops, "lm_head");
+  ASSERT_EQ(head.param_ids.size(), 2u);
+  EXPECT_EQ(params[head.param_ids[0]].tied_to, embed.param_ids[0]);
+  EXPECT_EQ(params[params[head.param_ids[1]].tied_to].name, "cls.predictions.bias");
+  EXPECT_EQ(std::get<CrossEntropyShape>(find_op(ops, "loss").shape).vocab, spec.vocab_size);
+  // Eager attention keeps BERT's softmax in the activations' dtype, as GPT-2's.
+  const Op& core = find_op(ops, "layers.0.attn.core");
+  for (const SavedTensor& t : core.saved) EXPECT_NE(t.what, "softmax_out (fp32)");
+}
+
+// BERT's question-answering head: qa_outputs over every token, the loss over each sequence's
+// start and end logits; the classification head: the pooler on each sequence's first token.
+TEST(OpGraph, BertHeadsEndInTheirOwnLosses) {
+  ModelSpec spec = tiny("bert-base-uncased");
+  spec.num_kv_heads = spec.num_heads;
+  const Workload w{.micro_batch = 3, .seq_len = 8};
+  spec.head = HeadKind::kQuestionAnswering;
+  std::vector<Op> ops = forward_ops(spec, w);
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "head").shape).n, 2);
+  const auto qa = std::get<CrossEntropyShape>(find_op(ops, "loss").shape);
+  EXPECT_EQ(qa.tokens, 3 * 2);
+  EXPECT_EQ(qa.vocab, 8);
+  // The training loop holds the head's logits, 2 a token, not a vocabulary's.
+  EXPECT_EQ(activation_summary(spec, w).logits_bytes, w.act_bytes * w.tokens() * 2);
+  EXPECT_EQ(parameter_count(spec) - parameter_tensors(spec).back().numel -
+                parameter_tensors(spec).rbegin()[1].numel,
+            layer_parameter_count(parameter_tensors(spec), kEmbeddingLayer) +
+                2 * layer_parameter_count(parameter_tensors(spec), 0));
+  spec.head = HeadKind::kSequenceClassification;
+  spec.num_labels = 3;
+  ops = forward_ops(spec, w);
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "pooler").shape).m, 3);
+  const auto cls = std::get<CrossEntropyShape>(find_op(ops, "loss").shape);
+  EXPECT_EQ(cls.tokens, 3);
+  EXPECT_EQ(cls.vocab, 3);
+  EXPECT_EQ(parameter_tensors(spec).rbegin()[2].name, "bert.pooler.dense.bias");
 }
 
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {

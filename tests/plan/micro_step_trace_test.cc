@@ -133,6 +133,46 @@ TEST(MicroStepTrace, ALeafModuleIsFetchedWholeAndReleasedAfterItsLastBlock) {
 
 // A class rule matches the simple or the qualified class name, a name rule the module's path,
 // a suffix rule its end; a rule inside a leaf changes nothing.
+// BERT's cls.predictions owns a parameter (its bias, the decoder's too) and has submodules: its
+// hooks fetch the bias when its forward begins, before the transform's dense layer, and release
+// it when its forward ends, after the decoder; backward the other way round.
+TEST(MicroStepTrace, AModuleWithParametersAndSubmodulesSpansTheirBlocks) {
+  const models::ModelSpec spec = models::zoo_model("bert-base-uncased").value();
+  const auto g = make_model_graph(spec, models::Workload{2, 128, 2, false}).value();
+  const ModuleOrder& o = g->modules;
+  auto module = [&](std::string_view name) {
+    for (const FetchedModule& m : o.modules) {
+      if (m.name == name) return m;
+    }
+    ADD_FAILURE() << name;
+    return FetchedModule{};
+  };
+  const FetchedModule predictions = module("cls.predictions");
+  const FetchedModule dense = module("cls.predictions.transform.dense");
+  const FetchedModule decoder = module("cls.predictions.decoder");
+  EXPECT_FALSE(predictions.leaf);
+  EXPECT_EQ(predictions.params.size(), 1u);
+  EXPECT_EQ(predictions.block, dense.block);
+  EXPECT_EQ(predictions.last_block, decoder.block);
+  EXPECT_LT(predictions.block, predictions.last_block);
+  const MicroStepTrace& t = g->trace(false);
+  int visits = 0;
+  for (const ModuleVisit& v : t.visits) {
+    if (o.modules[v.module].name != "cls.predictions") continue;
+    ++visits;
+    const TraceEntry& at = t.entries[v.trace_pos];
+    const TraceEntry& until = t.entries[v.release_pos];
+    if (at.pass == Pass::kForward) {
+      EXPECT_EQ(at.block, dense.block);
+      EXPECT_EQ(until.block, decoder.block);
+    } else {
+      EXPECT_EQ(at.block, decoder.block);
+      EXPECT_EQ(until.block, dense.block);
+    }
+  }
+  EXPECT_EQ(visits, 2);
+}
+
 TEST(MicroStepTrace, LeafRulesMatchClassesNamesAndSuffixes) {
   models::ModelSpec spec = models::zoo_model("llama2-7b").value();
   spec.num_layers = 3;

@@ -1,0 +1,96 @@
+// modeling_bert.py's configuration (transformers 5.16 configuration_bert.py BertConfig) read into
+// a ModelSpec.
+#include <string>
+
+#include "models/hf_config_fields.h"
+
+namespace zs::models::hf {
+namespace {
+
+using json::Json;
+using json::ObjectReader;
+
+// The heads zerosim models, by the class name config.json's architectures[0] gives.
+struct Head {
+  std::string_view cls;
+  HeadKind kind;
+};
+constexpr Head kHeads[] = {
+    {"BertForMaskedLM", HeadKind::kMaskedLm},
+    {"BertForQuestionAnswering", HeadKind::kQuestionAnswering},
+    {"BertForSequenceClassification", HeadKind::kSequenceClassification},
+};
+
+std::string known_heads() {
+  std::string out;
+  for (const Head& h : kHeads) out += (out.empty() ? "\"" : ", \"") + std::string(h.cls) + "\"";
+  return out;
+}
+
+// architectures[0]; BertForMaskedLM (BERT's pre-training objective, the hub checkpoints' own
+// architectures) when absent.
+HeadKind head_of(ObjectReader& r) {
+  if (!r.has("architectures")) return HeadKind::kMaskedLm;
+  const Json* v = r.raw("architectures");
+  const bool list_of_one = v->is_array() && v->size() == 1 && (*v)[0].is_string();
+  const std::string cls = list_of_one ? (*v)[0].get<std::string>() : "";
+  for (const Head& h : kHeads) {
+    if (cls == h.cls) return h.kind;
+  }
+  r.report("architectures", Severity::kError, "not-modelled",
+           (list_of_one ? "[\"" + cls + "\"]" : std::string("this value")) +
+               " is not supported; expected a list of one of " + known_heads() +
+               " (BertForPreTraining's next-sentence head and the causal BertLMHeadModel are "
+               "not modelled)");
+  return HeadKind::kMaskedLm;
+}
+
+// PretrainedConfig: num_labels is len(id2label) when the file has id2label, else num_labels,
+// else 2.
+std::optional<std::int64_t> num_labels(ObjectReader& r) {
+  if (r.has("id2label")) {
+    const Json* v = r.raw("id2label");
+    if (v->is_object() && !v->empty()) return static_cast<std::int64_t>(v->size());
+  }
+  return optional_size(r, "num_labels", 2, 1024);
+}
+
+}  // namespace
+
+// BertConfig's keys and defaults. Refused: is_decoder and add_cross_attention (BERT as a
+// decoder), a position_embedding_type other than absolute (the relative kinds transformers 4
+// had).
+void read_bert(ObjectReader& r, ModelSpec* spec) {
+  const auto [vocab, h, layers, heads] = required_sizes(r, kSizeKeys);
+  const auto inner = required_size(r, "intermediate_size", kMaxIntermediateSize);
+  const auto positions = optional_size(r, "max_position_embeddings", 512, kMaxPositions);
+  const auto types = optional_size(r, "type_vocab_size", 2, 16);
+  const auto labels = num_labels(r);
+  spec->activation = activation(r, "hidden_act", "gelu");
+  const double hidden_dropout = probability(r, "hidden_dropout_prob", 0.1);
+  spec->dropout = {.embd = hidden_dropout,
+                   .attn = probability(r, "attention_probs_dropout_prob", 0.1),
+                   .resid = hidden_dropout};
+  spec->norm_eps = optional_number(r, "layer_norm_eps", 1e-12, {.min = 0, .min_exclusive = true});
+  spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", true);
+  spec->head = head_of(r);
+  require_bool(r, "is_decoder", false, "BERT as a causal decoder is not modelled");
+  require_bool(r, "add_cross_attention", false, "BERT with cross-attention is not modelled");
+  if (r.has("position_embedding_type")) {
+    const Json* v = r.raw("position_embedding_type");
+    if (!v->is_string() || v->get<std::string>() != "absolute") {
+      r.report("position_embedding_type", Severity::kError, "not-modelled",
+               "this value is not supported; expected \"absolute\" (relative position embeddings "
+               "are not modelled)");
+    }
+  }
+  if (!vocab || !h || !layers || !heads || !inner || !positions || !types || !labels) return;
+  if (!check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) return;
+  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *inner, *positions, spec);
+  spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+  spec->post_norm = true;
+  spec->type_vocab_size = *types;
+  spec->num_labels = *labels;
+}
+
+}  // namespace zs::models::hf
