@@ -40,21 +40,26 @@ std::string family(const Row& r) {
   if (id == "MF") return "FSDP A100/H100 (peer)";
   if (id == "BL") return "DeepSpeed TITAN RTX";
   if (id == "BS") return "PyTorch BERT V100";
+  if (id == "HF") return "DeepSpeed T5 TITAN RTX";
   return "other";
 }
 
 Software software(const Row& r) {
   const std::string id = r["id"].substr(0, 2);
-  // BingBertSquad's PyTorch baseline (BS, 2020) ran HF-style eager modules, as did the others.
-  if (id == "AT" || id == "DT" || id == "BL" || id == "BS")
+  // BingBertSquad's PyTorch baseline (BS, 2020) and the T5 runs (HF, transformers 4.2, 2021) ran
+  // HF-style eager modules and attention, as did the others.
+  if (id == "AT" || id == "DT" || id == "BL" || id == "BS" || id == "HF") {
     return {sim::KernelStyle::kEager, false};
+  }
   if (id == "LC" || id == "MF") return {sim::KernelStyle::kFused, true};
   return {sim::KernelStyle::kEager, true};
 }
 
 std::string unsupported(const Row& r) {
-  if (!is_int(r["layers"])) return "encoder-decoder (" + r["layers"] + " layers)";
   const std::string m = r["model"];
+  if (!is_int(r["layers"]) && m != "t5-large") {
+    return "encoder-decoder (" + r["layers"] + " layers)";
+  }
   if (m.find("deberta") != std::string::npos) return "DeBERTa-v2 (disentangled attention)";
   // FP01: NVIDIA's pre-LayerNorm BERT (DeepSpeed's bing_bert), not HF's post-LN BertModel.
   if (m.find("preln") != std::string::npos) return "pre-LN BERT (not HF's)";
@@ -99,6 +104,11 @@ std::string vocab_as_run(const Row& r) {
 std::string model_json(const Row& r) {
   const std::string seq = r["seq_len"];
   const long positions = std::max(1024L, std::stol(seq));
+  // The T5 rows (HF03-HF06) fine-tune google-t5/t5-large: its config.json.
+  if (r["model"] == "t5-large") {
+    return R"({"model_type":"t5","num_layers":24,"d_model":)" + r["hidden"] + R"(,"num_heads":)" +
+           r["heads"] + R"(,"d_ff":4096,"d_kv":64,"vocab_size":)" + r["vocab"] + "}";
+  }
   // BingBertSquad fine-tunes BERT-large on SQuAD (BS rows): google-bert/bert-large-uncased's
   // config.json with the question-answering head (qa_outputs, 2 outputs a token).
   if (r["model"] == "bert-large-uncased") {
@@ -200,7 +210,12 @@ Outcome simulate_row(const Row& r, const Overrides& ov, std::string* gen) {
   if (ov.sync_s > 0) q.profile->sync_s = ov.sync_s;
   q.model = *model;
   q.cluster = *cluster;
-  q.seq_len = std::stol(r["seq_len"]);
+  // "source/target": an encoder-decoder's two lengths.
+  const std::string seq = r["seq_len"];
+  q.seq_len = std::stol(seq);
+  if (const std::size_t slash = seq.find('/'); slash != std::string::npos) {
+    q.target_len = std::stol(seq.substr(slash + 1));
+  }
   q.activation_checkpointing = r["checkpointing"] == "1";
   auto result = sim::simulate(q);
   if (!result.ok()) return o.error = result.status().message(), o;

@@ -17,6 +17,7 @@ constexpr TypeName kTypes[] = {
     {"--micro-batch", "INT"},
     {"--grad-accum", "INT"},
     {"--seq-len", "INT"},
+    {"--target-len", "INT"},
     {"--steps", "INT"},
     {"--warmup", "INT"},
     {"--jobs", "INT"},

@@ -22,6 +22,7 @@ namespace {
 struct SimulateFlags {
   CommonFlags common;
   std::string seq_len;
+  std::string target_len;
   bool checkpointing = false;
   std::string attention = "flash";
   std::string kernels;
@@ -76,6 +77,16 @@ int run_simulate(const SimulateFlags& f) {
     auto s = parse_int_flag("--seq-len", f.seq_len, 1, 10'000'000);
     if (!s.ok()) return failed(s.status());
     request.seq_len = *s;
+  }
+  if (!f.target_len.empty()) {
+    auto t = parse_int_flag("--target-len", f.target_len, 1, 10'000'000);
+    if (!t.ok()) return failed(t.status());
+    if (!models::is_encoder_decoder(*in->model)) {
+      return failed(Status::invalid_argument(
+          "--target-len " + f.target_len + " is not allowed for model \"" + in->model->name +
+          "\": only an encoder-decoder (t5) has a decoder sequence of its own"));
+    }
+    request.target_len = *t;
   }
   const std::vector<std::string> assumed = assume_scenario(f.common, &*in, &request.seq_len);
   request.config_path = f.common.config;
@@ -149,6 +160,9 @@ std::function<int()> add_simulate_command(CLI::App& app) {
   cmd->add_option("--seq-len", flags->seq_len,
                   "tokens per sequence (default 2048, or the model's context when shorter; "
                   "stated at the top of the output)");
+  cmd->add_option("--target-len", flags->target_len,
+                  "an encoder-decoder's (t5's) decoder tokens per sequence, its labels' length "
+                  "(default: --seq-len)");
   cmd->add_flag("--checkpointing", flags->checkpointing,
                 "full activation checkpointing, one checkpoint per layer (HF "
                 "gradient_checkpointing)");

@@ -64,6 +64,8 @@ Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
     missing = "Phi-3's fused qkv_proj and gate_up_proj";
   } else if (models::is_encoder(spec)) {
     missing = "BERT's token types, unmasked attention, post-norm layers and heads";
+  } else if (models::is_encoder_decoder(spec)) {
+    missing = "T5's encoder-decoder stacks, cross-attention and relative-position bias";
   }
   if (!missing.empty()) {
     return unsupported(spec, "model_type",

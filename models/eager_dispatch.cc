@@ -507,6 +507,12 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "gpt_neox" : "gpt_neox_eager";
     case ModelType::kBert:  // BertForMaskedLM, dropout 0.1 (BertConfig's and every checkpoint's)
       return sdpa ? "bert" : "bert_eager";
+    case ModelType::kT5:
+      // Not measured yet (t5_key): Llama's RMSNorm (T5LayerNorm's fp32 variance is its code)
+      // and bias-free Linears, BERT's core, activation, residual, embedding and loss (no rotary,
+      // dropout 0.1, CrossEntropyLoss on 16-bit logits).
+      if (key == "attn_norm" || key == "attn.q_proj" || key == "lm_head") return "llama";
+      return sdpa ? "bert" : "bert_eager";
   }
   return "gpt2";
 }
@@ -522,9 +528,24 @@ std::string_view bert_key(std::string_view key) {
   return key;
 }
 
+// T5's ops under the names of the entries standing in for them (variant_of): its norms as a
+// layer's norm, its projections as a q projection, the cross-attention's ops as the
+// self-attention's, each residual op as one half of BERT's layer residual.
+std::string_view t5_key(std::string_view key) {
+  if (key.ends_with("norm")) return "attn_norm";
+  if (key.ends_with("_proj") || key == "mlp.up" || key == "mlp.gate" || key == "mlp.down") {
+    return "attn.q_proj";
+  }
+  if (key == "cross.core") return "attn.core";
+  if (key.ends_with("residual")) return "residual";
+  if (key == "decoder.embed") return "embed";
+  return key;
+}
+
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
   if (spec.model_type == ModelType::kBert) key = bert_key(key);
+  if (spec.model_type == ModelType::kT5) key = t5_key(key);
   EagerDispatch d;
   // Inside the attention module's entry; Mixtral's router linear inside mlp.route's (the
   // router module's calls).

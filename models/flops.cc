@@ -21,8 +21,8 @@ std::int64_t matmul_fwd_flops(const Op& op) {
     const AttentionShape* a = std::get_if<AttentionShape>(&op.shape);
     ZS_CHECK(a != nullptr);
     const std::int64_t pairs = op.kind == OpKind::kFlashAttention
-                                   ? attention_pairs(a->seq, a->causal)
-                                   : a->seq * a->seq;  // cuBLAS computes the masked half too
+                                   ? attention_pairs(*a)
+                                   : a->seq * a->keys();  // cuBLAS computes the masked half too
     return 4 * a->batch * a->heads * pairs * a->head_dim;
   }
   return 0;

@@ -57,8 +57,8 @@ constexpr Unmodelled kUnmodelled[] = {
     {"bloom", "BLOOM's ALiBi attention"},
     {"roberta", "an encoder"},
     {"deberta-v2", "an encoder with disentangled attention"},
-    {"t5", "an encoder-decoder"},
-    {"bart", "an encoder-decoder"},
+    {"bart", "an encoder-decoder (BART's, not T5's layout)"},
+    {"blenderbot", "an encoder-decoder (BART's layout, not T5's)"},
 };
 
 void read_gpt2(ObjectReader& r, ModelSpec* spec) {
@@ -481,6 +481,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     read_gpt_neox(r, spec);
   } else if (spec->model_type == ModelType::kBert) {
     hf::read_bert(r, spec);
+  } else if (spec->model_type == ModelType::kT5) {
+    hf::read_t5(r, spec);
   } else {
     read_llama_family(r, spec->model_type, spec);
   }

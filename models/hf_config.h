@@ -21,6 +21,11 @@
 //     ["BertForQuestionAnswering"], ["BertForSequenceClassification"]), num_labels (2; the
 //     length of id2label when it has one); refused: is_decoder and add_cross_attention true, a
 //     position_embedding_type other than "absolute", another architecture.
+//   t5: vocab_size, d_model, num_layers, num_heads, d_ff (required); d_kv (64),
+//     num_decoder_layers (null = num_layers), relative_attention_num_buckets (32), dropout_rate
+//     (0.1), layer_norm_epsilon (1e-6), feed_forward_proj ("relu"; "gated-ACT" for the gated
+//     MLP, "gated-gelu" running gelu_new); is_encoder_decoder must be true; the head is tied to
+//     `shared` whatever tie_word_embeddings says (transformers 5 forces it).
 //   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2,
 //     gemma3_text: vocab_size, hidden_size,
 //     num_hidden_layers, num_attention_heads, intermediate_size (required; the MoE families'

@@ -1,5 +1,5 @@
 // Internal to models/: the readers of config.json fields that every family's reader shares
-// (models/hf_config.cc, models/hf_config_bert.cc). Each reports a bad value through the
+// (models/hf_config.cc, hf_config_bert.cc, hf_config_t5.cc). Each reports a bad value through the
 // ObjectReader (file, line:column, JSON path, the value and what is allowed) and returns what
 // the caller goes on with: std::nullopt for a size it cannot use, the fallback otherwise.
 #pragma once
@@ -64,5 +64,7 @@ void require_bool(json::ObjectReader& r, std::string_view key, bool allowed, std
 
 // modeling_bert.py (model_type bert): see models/hf_config.h for the keys read.
 void read_bert(json::ObjectReader& r, ModelSpec* spec);
+// modeling_t5.py (model_type t5): see models/hf_config.h for the keys read.
+void read_t5(json::ObjectReader& r, ModelSpec* spec);
 
 }  // namespace zs::models::hf

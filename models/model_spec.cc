@@ -19,9 +19,9 @@ constexpr std::string_view kActivations[] = {
 // model_type_name's strings in ModelType order.
 constexpr std::string_view kModelTypeNames[] = {
     "gpt2", "llama", "mistral", "qwen2",       "qwen3", "mixtral",  "qwen3_moe", "qwen2_moe",
-    "phi3", "gemma", "gemma2",  "gemma3_text", "opt",   "gpt_neox", "bert"};
+    "phi3", "gemma", "gemma2",  "gemma3_text", "opt",   "gpt_neox", "bert",      "t5"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kBert) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kT5) + 1);
 
 constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
                                                "sequence_classification"};
@@ -31,6 +31,7 @@ static_assert(std::size(kHeadKindNames) ==
 // checkpoint's, small enough that no count built from them overflows.
 constexpr std::int64_t kMaxTokenTypes = 16;
 constexpr std::int64_t kMaxLabels = 1024;
+constexpr std::int64_t kMaxRelativeBuckets = 1024;  // T5's 32
 
 Status field_error(const ModelSpec& spec, std::string_view field, const std::string& value,
                    std::string_view allowed) {
@@ -126,11 +127,50 @@ Status validate_encoder(const ModelSpec& spec) {
   return Status::ok();
 }
 
+// T5's pieces (the table in model_spec.h); no other family has decoder layers or relative
+// positions.
+Status validate_encoder_decoder(const ModelSpec& spec) {
+  if (!is_encoder_decoder(spec)) {
+    if (spec.num_decoder_layers != 0) {
+      return field_error(spec, "num_decoder_layers", std::to_string(spec.num_decoder_layers),
+                         "0 (decoder layers are an encoder-decoder's, t5's)");
+    }
+    if (spec.position == PositionKind::kRelativeBias) {
+      return structure_error(spec, "has no relative-position bias (t5's)");
+    }
+    return Status::ok();
+  }
+  if (spec.position != PositionKind::kRelativeBias || spec.norm != NormKind::kRmsNorm) {
+    return structure_error(spec, "has relative-position bias and RMSNorm (T5LayerNorm)");
+  }
+  if (spec.num_decoder_layers < 1 || spec.num_decoder_layers > kMaxLayers) {
+    return field_error(spec, "num_decoder_layers", std::to_string(spec.num_decoder_layers),
+                       "an integer from 1 to " + std::to_string(kMaxLayers));
+  }
+  if (spec.relative_buckets < 1 || spec.relative_buckets > kMaxRelativeBuckets) {
+    return field_error(spec, "relative_buckets", std::to_string(spec.relative_buckets),
+                       "an integer from 1 to " + std::to_string(kMaxRelativeBuckets));
+  }
+  if (spec.num_kv_heads != spec.num_heads || spec.bias.qkv || spec.bias.attn_out || spec.bias.mlp ||
+      !spec.tie_word_embeddings) {
+    return structure_error(spec, "has no GQA, no linear biases and its LM head tied to `shared`");
+  }
+  if (spec.qk_norm || spec.moe.enabled() || spec.parallel_residual || spec.post_norm ||
+      spec.partial_rotary_factor != 1.0 || spec.type_vocab_size != 0 ||
+      spec.head != HeadKind::kCausalLm) {
+    return structure_error(spec,
+                           "has no q/k norms, experts, parallel residual, post-norm, rotary "
+                           "embedding or token types, and a causal-LM head over its decoder");
+  }
+  return Status::ok();
+}
+
 // The module structure each model_type's HF implementation has (the table in model_spec.h).
 Status validate_structure(const ModelSpec& spec) {
   ZS_RETURN_IF_ERROR(validate_gemma(spec));
   ZS_RETURN_IF_ERROR(validate_encoder(spec));
-  if (is_encoder(spec)) return Status::ok();
+  ZS_RETURN_IF_ERROR(validate_encoder_decoder(spec));
+  if (is_encoder(spec) || is_encoder_decoder(spec)) return Status::ok();
   const bool neox = spec.model_type == ModelType::kGptNeox;
   if (spec.partial_rotary_factor != 1.0 && !neox && spec.model_type != ModelType::kPhi3) {
     return field_error(spec, "partial_rotary_factor", format_double(spec.partial_rotary_factor),
@@ -262,6 +302,12 @@ bool is_gemma(const ModelSpec& spec) {
 }
 
 bool is_encoder(const ModelSpec& spec) { return spec.model_type == ModelType::kBert; }
+
+bool is_encoder_decoder(const ModelSpec& spec) { return spec.model_type == ModelType::kT5; }
+
+std::int64_t total_layers(const ModelSpec& spec) {
+  return spec.num_layers + spec.num_decoder_layers;
+}
 
 std::string_view head_kind_name(HeadKind k) {
   const auto i = static_cast<std::size_t>(k);

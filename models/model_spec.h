@@ -1,9 +1,9 @@
-// ModelSpec: the architecture of a decoder-only or encoder-only transformer, as far as memory and
-// time depend on it.
+// ModelSpec: the architecture of a decoder-only, encoder-only or encoder-decoder transformer, as
+// far as memory and time depend on it.
 //
-// One struct covers the fifteen Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the sixteen Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox, bert); the
+// gpt_neox, bert, t5); the
 // differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
@@ -24,6 +24,7 @@
 //   opt      learned+2  LayerNorm (w + b)     ReLU, 2 matrices (fc1/fc2) all*           0.1 resid*
 //   gpt_neox rotary**   LayerNorm (w + b)     GELU, 2 matrices          all*            none*
 //   bert     learned+type LayerNorm after add GELU, 2 matrices          all             0.1 x 3
+//   t5       relative bias RMSNorm (w only)   ReLU, 2 (or gated-gelu, 3) none           0.1 x 4
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -58,6 +59,15 @@
 // the word table, with a bias of its own) over every token, or a question-answering or
 // sequence-classification head of a few outputs.
 //
+// T5 (model_type t5) is an encoder-decoder: num_layers encoder layers (self-attention without a
+// mask, then the MLP) and num_decoder_layers decoder layers (causal self-attention,
+// cross-attention over the encoder's output, the MLP), each sublayer pre-normed with T5LayerNorm
+// (an RMSNorm) and its output dropped out before the residual add; each stack's first layer
+// holds the relative-position bias every layer of the stack adds to its scores; the attention
+// scores are not scaled; the MLP drops out between its two matrices; one `shared` embedding
+// feeds both stacks and is the LM head (transformers 5 ties them always). The decoder runs
+// over the workload's target tokens (models/ops.h Workload::target_len).
+//
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
 #pragma once
@@ -86,7 +96,8 @@ enum class ModelType {
   kGemma3Text,
   kOpt,
   kGptNeox,
-  kBert
+  kBert,
+  kT5
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -107,6 +118,9 @@ enum class HeadKind {
 enum class PositionKind {
   kLearned,  // a [max_positions, h] embedding added to the token embedding (GPT-2 wpe)
   kRotary,   // RoPE applied to q and k inside attention; no parameters
+  // T5's: a learned bias per head and relative-distance bucket added to the attention scores,
+  // [buckets, heads] in the first layer of each stack, shared by its other layers
+  kRelativeBias,
 };
 
 // Which linear layers carry a bias vector.
@@ -194,6 +208,13 @@ struct ModelSpec {
   // The outputs of a question-answering or classification head (HF num_labels; 2 for QA's start
   // and end logits).
   std::int64_t num_labels = 2;
+  // An encoder-decoder's (t5): num_layers encoder layers, then this many decoder layers, each
+  // with a cross-attention over the encoder's output between its self-attention and its MLP;
+  // 0 for every other family.
+  std::int64_t num_decoder_layers = 0;
+  // T5's relative-position buckets (relative_attention_num_buckets): the rows of each stack's
+  // bias table.
+  std::int64_t relative_buckets = 0;
   std::int64_t sliding_window = 0;  // tokens; 0 = none. Informational: costs assume full attention
   // The dtype the checkpoint is stored in, as config.json's torch_dtype (dtype from transformers
   // 5) states it: "fp32", "bf16" or "fp16"; "" when it states none or another. Only the host
@@ -224,7 +245,8 @@ struct ModelSpec {
 };
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
-// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert": the HF model_type string.
+// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5": the HF model_type
+// string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -238,6 +260,11 @@ bool fused_gate_up(const ModelSpec& spec);
 bool is_gemma(const ModelSpec& spec);
 // Every token attends to every other (bert): no causal mask.
 bool is_encoder(const ModelSpec& spec);
+// An encoder and a decoder joined by cross-attention (t5).
+bool is_encoder_decoder(const ModelSpec& spec);
+// The transformer layers of every stack: num_layers + num_decoder_layers. The final norm, the
+// head and the loss take this layer index (models/parameters.h).
+std::int64_t total_layers(const ModelSpec& spec);
 // "causal_lm", "masked_lm", "question_answering", "sequence_classification".
 std::string_view head_kind_name(HeadKind k);
 std::string_view norm_kind_name(NormKind k);
@@ -287,7 +314,10 @@ double expert_parameters(const ModelSpec& spec);
 // MLP bias; bert has learned positions, LayerNorm after each residual add (post_norm), a GELU
 // MLP, no GQA, 1 to 16 token types (type_vocab_size; no other family has them) and a masked-LM,
 // question-answering or classification head (num_labels from 1 to 1024); every other family a
-// causal-LM head and neither post_norm nor token types. Biases and dropout are free.
+// causal-LM head and neither post_norm nor token types; t5 has relative-bias positions (1 to
+// 1024 buckets), RMSNorm, no linear biases, 1 to kMaxLayers decoder layers, no GQA and a tied
+// causal-LM head over the decoder, and no other family has decoder layers or relative
+// positions. Biases and dropout are free.
 // For the llama family head_dim * num_heads need not equal hidden_size (HF allows an explicit
 // head_dim).
 Status validate(const ModelSpec& spec);

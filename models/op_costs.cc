@@ -50,10 +50,12 @@ OpCosts gemm_costs(const GemmShape& g, Bytes e) {
 
 OpCosts attention_costs(const AttentionShape& a, Bytes e) {
   ZS_CHECK(a.batch > 0 && a.seq > 0 && a.heads > 0 && a.kv_heads > 0 && a.head_dim > 0);
-  const std::int64_t t = a.batch * a.seq;
+  // Query and key tokens: the same for self-attention; a cross-attention's keys and values are
+  // the encoder's.
+  const std::int64_t t = a.batch * a.seq, tk = a.batch * a.keys();
   const std::int64_t q = a.heads * a.head_dim;  // K and V are expanded to this width
-  const std::int64_t scores = a.batch * a.heads * a.seq * a.seq;  // S = b·a·s²
-  const std::int64_t gemm = 2 * scores * a.head_dim;              // one of the four s×s×d GEMMs
+  const std::int64_t scores = a.batch * a.heads * a.seq * a.keys();  // S = b·a·s·s_k
+  const std::int64_t gemm = 2 * scores * a.head_dim;  // one of the four s×s×d GEMMs
   const bool dropout = a.dropout > 0;
   std::int64_t fwd_per_score = kScaleFlops.fwd + kSoftmaxFlops.fwd;
   std::int64_t bwd_per_score = kScaleFlops.bwd + kSoftmaxFlops.bwd;
@@ -71,28 +73,28 @@ OpCosts attention_costs(const AttentionShape& a, Bytes e) {
   // and writes O.
   const Bytes dropout_fwd = dropout ? 2 * e * scores + kMaskBytes * scores : 0;
   const Bytes softcap_fwd = softcap ? 6 * e * scores : 0;
-  const Bytes fwd = e * 2 * t * q + e * scores + softcap_fwd + 2 * e * scores + dropout_fwd +
-                    e * scores + 2 * e * t * q;
+  const Bytes fwd = e * (t + tk) * q + e * scores + softcap_fwd + 2 * e * scores + dropout_fwd +
+                    e * scores + e * (tk + t) * q;
   // Backward: dP = dO·V^T and dV = P^T·dO (dO twice, V, P, writes dP, dV); dropout backward;
   // softmax backward (reads P, dP, writes dS); dQ = dS·K and dK = dS^T·Q (dS twice, K, Q,
   // writes dQ, dK).
   const Bytes dropout_bwd = dropout ? 2 * e * scores + kMaskBytes * scores : 0;
   // Soft-capping backward: the scale, tanh's (reads y and dy, writes dx), the division.
   const Bytes softcap_bwd = softcap ? 7 * e * scores : 0;
-  const Bytes bwd = 8 * e * t * q + 7 * e * scores + dropout_bwd + softcap_bwd;
+  const Bytes bwd = 4 * e * (t + tk) * q + 7 * e * scores + dropout_bwd + softcap_bwd;
   return OpCosts{.fwd_flops = 2 * gemm + fwd_per_score * scores,
                  .bwd_flops = 4 * gemm + bwd_per_score * scores,
                  .fwd_hbm_bytes = fwd,
                  .bwd_hbm_bytes = bwd,
-                 .bwd_grad_bytes = e * (4 * t * q + 2 * scores)};
+                 .bwd_grad_bytes = e * (2 * (t + tk) * q + 2 * scores)};
 }
 
 OpCosts flash_attention_costs(const AttentionShape& a, Bytes e) {
   ZS_CHECK(a.batch > 0 && a.seq > 0 && a.heads > 0 && a.kv_heads > 0 && a.head_dim > 0);
-  const std::int64_t t = a.batch * a.seq;
+  const std::int64_t t = a.batch * a.seq, tk = a.batch * a.keys();
   const std::int64_t q = a.heads * a.head_dim;
   const std::int64_t kv = a.kv_heads * a.head_dim;  // the kernel reads grouped K/V natively
-  const std::int64_t pairs = a.batch * a.heads * attention_pairs(a.seq, a.causal);
+  const std::int64_t pairs = a.batch * a.heads * attention_pairs(a);
   const std::int64_t rows = a.batch * a.heads * a.seq;  // fp32 softmax statistics
   std::int64_t fwd_per_pair = kSoftmaxFlops.fwd;
   std::int64_t bwd_per_pair = kSoftmaxFlops.fwd + kSoftmaxFlops.bwd;  // recompute + backward
@@ -107,10 +109,20 @@ OpCosts flash_attention_costs(const AttentionShape& a, Bytes e) {
   return OpCosts{.fwd_flops = 4 * pairs * a.head_dim + fwd_per_pair * pairs,
                  .bwd_flops = 10 * pairs * a.head_dim + bwd_per_pair * pairs,
                  // Read Q, K, V; write O and the log-sum-exp.
-                 .fwd_hbm_bytes = e * (2 * t * q + 2 * t * kv) + kFp32Bytes * rows,
+                 .fwd_hbm_bytes = e * (2 * t * q + 2 * tk * kv) + kFp32Bytes * rows,
                  // Read Q, K, V, O, dO, LSE, write D = rowsum(dO∘O) and read it; write dQ, dK, dV.
-                 .bwd_hbm_bytes = e * (4 * t * q + 4 * t * kv) + 3 * kFp32Bytes * rows,
-                 .bwd_grad_bytes = e * (2 * t * q + 2 * t * kv) + kFp32Bytes * rows};
+                 .bwd_hbm_bytes = e * (4 * t * q + 4 * tk * kv) + 3 * kFp32Bytes * rows,
+                 .bwd_grad_bytes = e * (2 * t * q + 2 * tk * kv) + kFp32Bytes * rows};
+}
+
+// A dropout kernel of its own on an op's output of n elements (T5's MLP between its matrices):
+// y -> y' writing the mask; backward dy', mask -> dy.
+void add_output_dropout(double p, std::int64_t n, Bytes e, OpCosts* c) {
+  if (p <= 0) return;
+  c->fwd_flops += kDropoutFlops.fwd * n;
+  c->bwd_flops += kDropoutFlops.bwd * n;
+  c->fwd_hbm_bytes += 2 * e * n + kMaskBytes * n;
+  c->bwd_hbm_bytes += 2 * e * n + kMaskBytes * n;
 }
 
 OpCosts norm_costs(const NormShape& n, Bytes e) {
@@ -122,27 +134,24 @@ OpCosts norm_costs(const NormShape& n, Bytes e) {
             .fwd_hbm_bytes = e * (2 * numel + weights),      // x, weights -> y
             .bwd_hbm_bytes = e * (3 * numel + 2 * weights),  // x, dy, weights -> dx, dw
             .bwd_grad_bytes = 2 * e * numel};
-  if (n.dropout > 0) {
-    // A dropout kernel of its own on the output: y -> y', writing its mask; backward dy', mask
-    // -> dy.
-    const Bytes mask = kMaskBytes * numel;
-    c.fwd_flops += kDropoutFlops.fwd * numel;
-    c.bwd_flops += kDropoutFlops.bwd * numel;
-    c.fwd_hbm_bytes += 2 * e * numel + mask;
-    c.bwd_hbm_bytes += 2 * e * numel + mask;
-  }
+  add_output_dropout(n.dropout, numel, e, &c);  // BERT's embedding, T5's final norms
   return c;
 }
 
 OpCosts elementwise_costs(OpKind kind, const ElementwiseShape& s, Bytes e) {
   const std::int64_t n = s.numel;
+  OpCosts c;
   switch (kind) {
     case OpKind::kRotary:  // x -> y for q and k; backward dy -> dx
       return OpCosts{kRotaryFlops.fwd * n, kRotaryFlops.bwd * n, 2 * e * n, 2 * e * n, 2 * e * n};
     case OpKind::kActivation:  // x -> y; backward x, dy -> dx
-      return OpCosts{kGeluFlops.fwd * n, kGeluFlops.bwd * n, 2 * e * n, 3 * e * n, 2 * e * n};
+      c = OpCosts{kGeluFlops.fwd * n, kGeluFlops.bwd * n, 2 * e * n, 3 * e * n, 2 * e * n};
+      add_output_dropout(s.dropout, n, e, &c);
+      return c;
     case OpKind::kSwiGlu:  // gate, up -> y; backward gate, up, dy -> dgate, dup
-      return OpCosts{kSwiGluFlops.fwd * n, kSwiGluFlops.bwd * n, 3 * e * n, 5 * e * n, 3 * e * n};
+      c = OpCosts{kSwiGluFlops.fwd * n, kSwiGluFlops.bwd * n, 3 * e * n, 5 * e * n, 3 * e * n};
+      add_output_dropout(s.dropout, n, e, &c);
+      return c;
     case OpKind::kResidualAdd: {
       // x, branch -> y (the branch through dropout, writing its mask); backward sums the two
       // gradient streams of x (reads 2, writes 1) and, with dropout, masks the branch's.
@@ -262,8 +271,8 @@ OpCosts moe_combine_costs(const MoeShape& m, Bytes e) {
 
 }  // namespace
 
-std::int64_t attention_pairs(std::int64_t seq, bool causal) {
-  return causal ? seq * (seq + 1) / 2 : seq * seq;
+std::int64_t attention_pairs(const AttentionShape& a) {
+  return a.causal ? a.seq * (a.seq + 1) / 2 : a.seq * a.keys();
 }
 
 OpCosts op_costs(OpKind kind, const OpShape& shape, std::int64_t act_bytes) {

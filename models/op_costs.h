@@ -41,7 +41,7 @@ namespace zs::models {
 OpCosts op_costs(OpKind kind, const OpShape& shape, std::int64_t act_bytes);
 
 // Number of (query, key) pairs a causal flash kernel computes per (sequence, head): s·(s+1)/2,
-// or s² without a causal mask.
-std::int64_t attention_pairs(std::int64_t seq, bool causal);
+// or s·s_k without a causal mask (s_k = a.keys(): the encoder's tokens for a cross-attention).
+std::int64_t attention_pairs(const AttentionShape& a);
 
 }  // namespace zs::models

@@ -31,6 +31,7 @@ class OpListBuilder {
 
   std::vector<Op> build() && {
     if (is_encoder(spec_)) return std::move(*this).build_encoder();
+    if (is_encoder_decoder(spec_)) return std::move(*this).build_encoder_decoder();
     resid_ = add_embedding();
     for (int i = 0; i < spec_.num_layers; ++i) add_layer(i);
     const int top = static_cast<int>(spec_.num_layers);
@@ -162,6 +163,133 @@ class OpListBuilder {
         break;
     }
     ZS_UNREACHABLE();
+  }
+
+  // modeling_t5.py T5ForConditionalGeneration.forward: the encoder stack (embed_tokens, dropout,
+  // the blocks, final_layer_norm, dropout), the decoder stack over the target tokens (the same,
+  // each block with a cross-attention over the encoder's output), lm_head, the loss. The
+  // encoder's final norm and the decoder's embedding are outside the layers (kEmbeddingLayer).
+  // Not counted: each stack's first layer materializes position_bias (+ the mask) as one b x a
+  // x s x s_k tensor its other layers add (not saved by autograd), the decoder output's scaling
+  // by d_model^-0.5 (one t x h multiply), and fp16's inf clamps after every sublayer.
+  std::vector<Op> build_encoder_decoder() && {
+    const std::int64_t h = spec_.hidden_size;
+    const std::int64_t te = t_, td = w_.micro_batch * w_.decoder_len();
+    resid_ = add_t5_embedding("embed", te, kTokenIdsInput);
+    for (int i = 0; i < spec_.num_layers; ++i) add_t5_layer(i, te, -1);
+    encoder_out_ =
+        add("encoder.final_norm", OpKind::kNorm, kEmbeddingLayer, {"encoder.final_layer_norm"},
+            {resid_}, NormShape{te, h, spec_.norm, spec_.dropout.resid}, t5_norm_saved(te));
+    resid_ = add_t5_embedding("decoder.embed", td, kTargetsInput);
+    for (int i = 0; i < spec_.num_decoder_layers; ++i) {
+      add_t5_layer(static_cast<int>(spec_.num_layers) + i, td, encoder_out_);
+    }
+    const int top = static_cast<int>(total_layers(spec_));
+    const std::int64_t V = spec_.vocab_size;
+    const int norm = add("final_norm", OpKind::kNorm, top, {"decoder.final_layer_norm"}, {resid_},
+                         NormShape{td, h, spec_.norm, spec_.dropout.resid}, t5_norm_saved(td));
+    const int head = add("lm_head", OpKind::kLinear, top, {"lm_head"}, {norm},
+                         GemmShape{td, V, h, false}, {act("input", td * h)});
+    // CrossEntropyLoss on the 16-bit logits: log_softmax keeps them in their dtype.
+    add("loss", OpKind::kCrossEntropy, top, {}, {head, kTargetsInput}, CrossEntropyShape{td, V},
+        {act("log_probs", td * V), {"labels (int64)", kInt64Bytes * td}});
+    return std::move(ops_);
+  }
+
+  // A T5LayerNorm with the stack's dropout after it: its input, and the dropout's mask.
+  std::vector<SavedTensor> t5_norm_saved(std::int64_t tokens) const {
+    std::vector<SavedTensor> saved = {act("input", tokens * spec_.hidden_size)};
+    if (spec_.dropout.resid > 0) saved.push_back(mask(tokens * spec_.hidden_size));
+    return saved;
+  }
+
+  // T5Stack's embed_tokens (the shared table) and dropout over `tokens` ids.
+  int add_t5_embedding(std::string name, std::int64_t tokens, int ids) {
+    std::vector<SavedTensor> saved = {{"input_ids (int64)", kInt64Bytes * tokens}};
+    if (spec_.dropout.embd > 0) saved.push_back(mask(tokens * spec_.hidden_size));
+    const std::string stack = ids == kTokenIdsInput ? "encoder" : "decoder";
+    return add(std::move(name), OpKind::kEmbedding, kEmbeddingLayer, {stack + ".embed_tokens"},
+               {ids},
+               EmbeddingShape{.tokens = tokens,
+                              .hidden = spec_.hidden_size,
+                              .vocab = spec_.vocab_size,
+                              .dropout = spec_.dropout.embd},
+               std::move(saved));
+  }
+
+  // T5Block `layer` over `tokens` tokens: an encoder block (encoder_out < 0) or a decoder block
+  // with its cross-attention over op encoder_out's output.
+  void add_t5_layer(int layer, std::int64_t tokens, int encoder_out) {
+    const bool decoder = encoder_out >= 0;
+    const int i = decoder ? layer - static_cast<int>(spec_.num_layers) : layer;
+    const std::string m =
+        std::string(decoder ? "decoder" : "encoder") + ".block." + std::to_string(i) + ".layer.";
+    const std::string p = "layers." + std::to_string(layer) + ".";
+    const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), I = spec_.intermediate_size;
+    const std::int64_t b = w_.micro_batch, s = tokens / b;
+    auto attention = [&](const std::string& prefix, const std::string& module, int kv_input,
+                         std::int64_t kv_seq, bool causal, bool relative) {
+      const int norm = add(p + prefix + "_norm", OpKind::kNorm, layer, {module + "layer_norm"},
+                           {resid_}, NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+      const std::string a = module + (prefix == "attn" ? "SelfAttention." : "EncDecAttention.");
+      const std::string o = p + prefix + ".";
+      const int qp = add(o + "q_proj", OpKind::kLinear, layer, {a + "q"}, {norm},
+                         GemmShape{tokens, q, h, false}, {act("input", tokens * h)});
+      const int kv = kv_input < 0 ? norm : kv_input;
+      const std::int64_t kv_tokens = b * kv_seq;
+      // The cross-attentions all read the one encoder output: kept once, by the first.
+      std::vector<SavedTensor> kv_saved;
+      if (kv_input >= 0 && layer == spec_.num_layers) {
+        kv_saved.push_back(act("encoder output", kv_tokens * h));
+      }
+      const int kp = add(o + "k_proj", OpKind::kLinear, layer, {a + "k"}, {kv},
+                         GemmShape{kv_tokens, q, h, false}, std::move(kv_saved));
+      const int vp = add(o + "v_proj", OpKind::kLinear, layer, {a + "v"}, {kv},
+                         GemmShape{kv_tokens, q, h, false}, {});
+      const AttentionShape shape{.batch = b,
+                                 .seq = s,
+                                 .heads = spec_.num_heads,
+                                 .kv_heads = spec_.num_kv_heads,
+                                 .head_dim = spec_.head_dim,
+                                 .dropout = spec_.dropout.attn,
+                                 .causal = causal,
+                                 .kv_seq = kv_seq == s ? 0 : kv_seq};
+      std::vector<std::string> bias;
+      if (relative) bias.push_back(a + "relative_attention_bias");
+      const int core = add_core(o + "core", layer, std::move(bias), {qp, kp, vp}, shape);
+      const int out = add(o + "out_proj", OpKind::kLinear, layer, {a + "o"}, {core},
+                          GemmShape{tokens, h, q, false}, {act("input", tokens * q)});
+      resid_ = add_residual(o + "residual", layer, out, tokens);
+    };
+    attention("attn", m + "0.", -1, s, decoder, i == 0);
+    if (decoder) attention("cross", m + "1.", encoder_out, w_.seq_len, false, false);
+    const std::string ff = m + (decoder ? "2." : "1.");
+    const int norm = add(p + "mlp_norm", OpKind::kNorm, layer, {ff + "layer_norm"}, {resid_},
+                         NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+    const std::string d = ff + "DenseReluDense.";
+    const double p_drop = spec_.dropout.resid;
+    std::vector<SavedTensor> act_saved;
+    int act_op = 0;
+    if (spec_.mlp == MlpKind::kSwiGlu) {  // T5DenseGatedActDense: act(wi_0(x)) * wi_1(x)
+      const int gate = add(p + "mlp.gate", OpKind::kLinear, layer, {d + "wi_0"}, {norm},
+                           GemmShape{tokens, I, h, false}, {act("input", tokens * h)});
+      const int up = add(p + "mlp.up", OpKind::kLinear, layer, {d + "wi_1"}, {norm},
+                         GemmShape{tokens, I, h, false}, {});
+      act_saved = {act("gate", tokens * I), act("act_out", tokens * I), act("up", tokens * I)};
+      if (p_drop > 0) act_saved.push_back(mask(tokens * I));
+      act_op = add(p + "mlp.act", OpKind::kSwiGlu, layer, {}, {gate, up},
+                   ElementwiseShape{tokens * I, p_drop}, std::move(act_saved));
+    } else {  // T5DenseActDense: wi, act, dropout, wo
+      const int up = add(p + "mlp.up", OpKind::kLinear, layer, {d + "wi"}, {norm},
+                         GemmShape{tokens, I, h, false}, {act("input", tokens * h)});
+      act_saved = {act("input", tokens * I)};
+      if (p_drop > 0) act_saved.push_back(mask(tokens * I));
+      act_op = add(p + "mlp.act", OpKind::kActivation, layer, {}, {up},
+                   ElementwiseShape{tokens * I, p_drop}, std::move(act_saved));
+    }
+    const int down = add(p + "mlp.down", OpKind::kLinear, layer, {d + "wo"}, {act_op},
+                         GemmShape{tokens, h, I, false}, {act("input", tokens * I)});
+    resid_ = add_residual(p + "mlp.residual", layer, down, tokens);
   }
 
   // The HF module of the norm after the last layer.
@@ -358,7 +486,6 @@ class OpListBuilder {
   }
 
   int add_attention_core(const std::string& p, int i, std::vector<int> inputs) {
-    const std::int64_t q = spec_.q_dim(), kv = spec_.kv_dim();
     const AttentionShape shape{.batch = w_.micro_batch,
                                .seq = w_.seq_len,
                                .heads = spec_.num_heads,
@@ -367,22 +494,33 @@ class OpListBuilder {
                                .dropout = spec_.dropout.attn,
                                .causal = !is_encoder(spec_),
                                .softcap = spec_.attn_softcap};
+    return add_core(p + "attn.core", i, {}, std::move(inputs), shape);
+  }
+
+  // An attention core of `shape` reading the modules' parameters (T5's relative-position bias
+  // table, else none).
+  int add_core(std::string name, int i, std::vector<std::string> modules, std::vector<int> inputs,
+               const AttentionShape& shape) {
+    const std::int64_t q = spec_.q_dim(), kv = spec_.kv_dim();
+    const std::int64_t t = shape.batch * shape.seq, tk = shape.batch * shape.keys();
     if (w_.flash_attention) {
-      const std::int64_t rows = w_.micro_batch * spec_.num_heads * w_.seq_len;
-      return add(p + "attn.core", OpKind::kFlashAttention, i, {}, std::move(inputs), shape,
-                 {act("q", t_ * q),
-                  act("k", t_ * kv),
-                  act("v", t_ * kv),
+      const std::int64_t rows = shape.batch * shape.heads * shape.seq;
+      return add(std::move(name), OpKind::kFlashAttention, i, std::move(modules), std::move(inputs),
+                 shape,
+                 {act("q", t * q),
+                  act("k", tk * kv),
+                  act("v", tk * kv),
                   {"softmax_lse (fp32)", kFp32Bytes * rows}});
     }
-    const std::int64_t scores = w_.micro_batch * spec_.num_heads * w_.seq_len * w_.seq_len;
-    std::vector<SavedTensor> saved = {act("q", t_ * q), act("k", t_ * q)};
+    const std::int64_t scores = shape.batch * shape.heads * shape.seq * shape.keys();
+    std::vector<SavedTensor> saved = {act("q", t * q), act("k", tk * q)};
     // Gemma 2's soft-capping: tanh keeps its output (eager_attention_forward's softcap).
     if (spec_.attn_softcap > 0) saved.push_back(act("softcap tanh_out", scores));
     const bool dropout = spec_.dropout.attn > 0;
-    if (spec_.model_type == ModelType::kGpt2 || spec_.model_type == ModelType::kBert) {
-      // GPT-2's and BERT's eager_attention_forward: softmax in the activations' dtype keeps its
-      // output, which P.V reads too when there is no dropout.
+    if (spec_.model_type == ModelType::kGpt2 || spec_.model_type == ModelType::kBert ||
+        spec_.model_type == ModelType::kT5) {
+      // GPT-2's, BERT's and T5's eager_attention_forward: softmax in the activations' dtype
+      // keeps its output, which P.V reads too when there is no dropout.
       saved.push_back(act("softmax_out", scores));
     } else {
       // Every other family's (modeling_llama.py eager_attention_forward and its copies):
@@ -397,8 +535,8 @@ class OpListBuilder {
       saved.push_back(mask(scores));
       saved.push_back(act("dropout_out", scores));
     }
-    saved.push_back(act("v", t_ * q));
-    return add(p + "attn.core", OpKind::kAttention, i, {}, std::move(inputs), shape,
+    saved.push_back(act("v", tk * q));
+    return add(std::move(name), OpKind::kAttention, i, std::move(modules), std::move(inputs), shape,
                std::move(saved));
   }
 
@@ -494,7 +632,10 @@ class OpListBuilder {
 
   // Adds resid_ + op `branch`'s output; returns its index (the new residual stream).
   int add_residual(std::string name, int i, int branch) {
-    const std::int64_t n = t_ * spec_.hidden_size;
+    return add_residual(std::move(name), i, branch, t_);
+  }
+  int add_residual(std::string name, int i, int branch, std::int64_t tokens) {
+    const std::int64_t n = tokens * spec_.hidden_size;
     std::vector<SavedTensor> saved;
     if (spec_.dropout.resid > 0) saved.push_back(mask(n));
     return add(std::move(name), OpKind::kResidualAdd, i, {}, {resid_, branch},
@@ -507,7 +648,8 @@ class OpListBuilder {
   const Bytes e_;
   std::map<std::string, std::vector<int>, std::less<>> modules_;
   std::vector<Op> ops_;
-  int resid_ = 0;  // the op whose output is the residual stream at the current position
+  int resid_ = 0;         // the op whose output is the residual stream at the current position
+  int encoder_out_ = -1;  // an encoder-decoder's encoder output (its final norm)
 };
 
 }  // namespace

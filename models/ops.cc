@@ -46,6 +46,7 @@ Status validate_workload(const ModelSpec& spec, const Workload& w) {
   };
   if (w.micro_batch < 1) return bad("micro_batch", w.micro_batch, "an integer >= 1");
   if (w.seq_len < 1) return bad("seq_len", w.seq_len, "an integer >= 1");
+  if (w.target_len < 0) return bad("target_len", w.target_len, "0 (as seq_len) or an integer >= 1");
   if (w.act_bytes != 2 && w.act_bytes != 4) {
     return bad("act_bytes", w.act_bytes, "2 (bf16/fp16) or 4 (fp32)");
   }
@@ -66,10 +67,14 @@ Status check_workload_size(const ModelSpec& spec, const Workload& w) {
   // per unit of each layer's widths, 16 per token per vocabulary entry (fp32 logits and their
   // gradient) and 8 per eager attention score.
   using F = long double;
-  const F b = static_cast<F>(w.micro_batch), s = static_cast<F>(w.seq_len), t = b * s;
+  // An encoder-decoder's decoder may run over more tokens than its encoder: the longer bounds.
+  const F b = static_cast<F>(w.micro_batch);
+  const F s =
+      static_cast<F>(is_encoder_decoder(spec) ? std::max(w.seq_len, w.decoder_len()) : w.seq_len);
+  const F t = b * s;
   const F h = static_cast<F>(spec.hidden_size), q = static_cast<F>(spec.q_dim());
   const F kv = static_cast<F>(spec.kv_dim()), inner = static_cast<F>(spec.intermediate_size);
-  const F vocab = static_cast<F>(spec.vocab_size), layers = static_cast<F>(spec.num_layers);
+  const F vocab = static_cast<F>(spec.vocab_size), layers = static_cast<F>(total_layers(spec));
   const F layer_weights = h * (q + 2 * kv) + q * h + 3 * h * inner;
   const F flops = 8 * t * std::max(layer_weights, vocab * h) + 16 * b * s * s * q;
   const F bytes = 16 * t * (layers * (h + inner + q + kv) + vocab) +

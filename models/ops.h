@@ -28,13 +28,18 @@ struct Workload {
   std::int64_t seq_len = 0;      // s: tokens per sequence
   std::int64_t act_bytes = 2;    // e: bytes per activation element; 2 (bf16/fp16) or 4 (fp32)
   bool flash_attention = false;  // fused attention (FlashAttention-2, SDPA's flash backend)
+  // An encoder-decoder's decoder tokens per sequence (HF's labels / max_target_length); 0: as
+  // many as the encoder's, seq_len. Read only for an encoder-decoder.
+  std::int64_t target_len = 0;
 
   std::int64_t tokens() const { return micro_batch * seq_len; }
+  std::int64_t decoder_len() const { return target_len > 0 ? target_len : seq_len; }
 };
 
 // OK, or kInvalidArgument naming the field and value: micro_batch >= 1, seq_len >= 1,
-// act_bytes 2 or 4, and seq_len <= max_position_embeddings for learned position embeddings (the
-// wpe table has no row past it; rotary models may run longer than they were trained for).
+// act_bytes 2 or 4, target_len >= 0, and seq_len <= max_position_embeddings for learned position
+// embeddings (the wpe table has no row past it; rotary and relative-bias models may run longer
+// than they were trained for).
 // Also kInvalidArgument when the workload is too large to count: check_workload_size.
 Status validate_workload(const ModelSpec& spec, const Workload& w);
 
@@ -44,11 +49,11 @@ Status validate_workload(const ModelSpec& spec, const Workload& w);
 Status check_workload_size(const ModelSpec& spec, const Workload& w);
 
 enum class OpKind {
-  kEmbedding,       // token lookup (+ learned positions, + token types) (+ embedding dropout)
-  kNorm,            // LayerNorm or RMSNorm over h (+ dropout on its output: BERT's embedding)
-  kLinear,          // a GEMM against a weight (+ bias): projections, MLP matrices, LM head
-  kRotary,          // RoPE on q and k
-  kAttention,       // unfused core: Q·K^T, scale, causal mask, softmax, dropout, P·V
+  kEmbedding,  // token lookup (+ learned positions, + token types) (+ embedding dropout)
+  kNorm,       // LayerNorm or RMSNorm over h (+ dropout on its output: BERT's embedding)
+  kLinear,     // a GEMM against a weight (+ bias): projections, MLP matrices, LM head
+  kRotary,     // RoPE on q and k
+  kAttention,  // unfused core: Q·K^T, scale, causal mask (or T5's bias), softmax, dropout, P·V
   kFlashAttention,  // fused core (FlashAttention-2): the s×s scores never reach HBM
   kActivation,      // GELU on the MLP's up projection
   kSwiGlu,          // silu(gate) * up
@@ -75,6 +80,11 @@ struct AttentionShape {
   double dropout = 0;  // on the probabilities
   bool causal = true;
   double softcap = 0;  // cap * tanh(scores / cap) before the softmax (Gemma 2); 0 = none
+  // Keys per sequence when they are not the queries' own (cross-attention over an encoder's
+  // output); 0: seq.
+  std::int64_t kv_seq = 0;
+
+  std::int64_t keys() const { return kv_seq > 0 ? kv_seq : seq; }
 };
 struct NormShape {
   std::int64_t rows = 0, cols = 0;  // t, h
@@ -85,7 +95,7 @@ struct NormShape {
 // of q and k together, rotary_dim of each head).
 struct ElementwiseShape {
   std::int64_t numel = 0;
-  double dropout = 0;  // kResidualAdd only
+  double dropout = 0;  // kResidualAdd's on its branch; kActivation's on its output (T5's MLP)
 };
 struct EmbeddingShape {
   std::int64_t tokens = 0, hidden = 0, vocab = 0;

@@ -259,6 +259,54 @@ void build_bert(const ModelSpec& m, ParamListBuilder* b) {
   }
 }
 
+// transformers/models/t5/modeling_t5.py: T5ForConditionalGeneration(shared, encoder(embed_tokens
+// = shared, block[i](layer[0](SelfAttention(q, k, v, o, relative_attention_bias [buckets, heads]
+// in block 0 only), layer_norm), layer[1](DenseReluDense(wi, wo) or DenseGatedActDense(wi_0,
+// wi_1, wo), layer_norm)), final_layer_norm), decoder(embed_tokens = shared, block[i] with
+// layer[1] the EncDecAttention(q, k, v, o) and its layer_norm, layer[2] the MLP,
+// final_layer_norm), lm_head = shared (T5Config forces tie_word_embeddings in transformers 5)).
+// No biases; the embedding aliases sit where named_parameters(remove_duplicate=False) lists them.
+void build_t5(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size, q = m.q_dim();
+  b->add("shared", kEmbeddingLayer, {m.vocab_size, h});
+  const int shared = b->last_id();
+  auto stack = [&](const std::string& name, int first_layer, std::int64_t layers) {
+    b->add_tied(name + ".embed_tokens", kEmbeddingLayer, shared);
+    const bool decoder = name == "decoder";
+    for (int i = 0; i < layers; ++i) {
+      const int layer = first_layer + i;
+      const std::string p = name + ".block." + std::to_string(i) + ".layer.";
+      auto attention = [&](const std::string& a, bool relative) {
+        for (const char* proj : {"q", "k", "v"}) b->add(a + proj, layer, {q, h});
+        b->add(a + "o", layer, {h, q});
+        if (relative)
+          b->add(a + "relative_attention_bias", layer, {m.relative_buckets, m.num_heads});
+      };
+      attention(p + "0.SelfAttention.", i == 0);
+      b->add(p + "0.layer_norm", layer, {h});
+      if (decoder) {
+        attention(p + "1.EncDecAttention.", false);
+        b->add(p + "1.layer_norm", layer, {h});
+      }
+      const std::string ff = p + (decoder ? "2" : "1");
+      if (m.mlp == MlpKind::kSwiGlu) {
+        b->add(ff + ".DenseReluDense.wi_0", layer, {I, h});
+        b->add(ff + ".DenseReluDense.wi_1", layer, {I, h});
+      } else {
+        b->add(ff + ".DenseReluDense.wi", layer, {I, h});
+      }
+      b->add(ff + ".DenseReluDense.wo", layer, {h, I});
+      b->add(ff + ".layer_norm", layer, {h});
+    }
+  };
+  stack("encoder", 0, m.num_layers);
+  b->add("encoder.final_layer_norm", kEmbeddingLayer, {h});
+  stack("decoder", static_cast<int>(m.num_layers), m.num_decoder_layers);
+  const int top = static_cast<int>(total_layers(m));
+  b->add("decoder.final_layer_norm", top, {h});
+  b->add_tied("lm_head", top, shared);
+}
+
 }  // namespace
 
 std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
@@ -273,6 +321,8 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_gpt_neox(spec, &b);
   } else if (spec.model_type == ModelType::kBert) {
     build_bert(spec, &b);
+  } else if (spec.model_type == ModelType::kT5) {
+    build_t5(spec, &b);
   } else {
     build_llama(spec, &b);
   }

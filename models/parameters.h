@@ -18,7 +18,9 @@ namespace zs::models {
 
 // Where a parameter sits in the layer structure.
 inline constexpr int kEmbeddingLayer = -1;  // token/position embeddings
-// The final norm and the LM head use layer index spec.num_layers.
+// The final norm and the LM head use layer index total_layers(spec) (num_layers, or an
+// encoder-decoder's encoder and decoder layers together); an encoder-decoder's encoder final
+// norm and decoder embedding are outside the layers too, at kEmbeddingLayer.
 
 struct ParamTensor {
   int id = 0;        // index in parameter_tensors(spec); ops refer to parameters by it

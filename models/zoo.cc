@@ -75,6 +75,11 @@ constexpr ZooRow kZoo[] = {
   // two token types, the masked-LM head tied to the word table.
   {"bert-base-uncased",  "google-bert/bert-base-uncased",  ModelType::kBert, 30522, 768,  12, 12, 12, 3072, 512, true, 1e-12, 0},
   {"bert-large-uncased", "google-bert/bert-large-uncased", ModelType::kBert, 30522, 1024, 24, 16, 16, 4096, 512, true, 1e-12, 0},
+  // T5 (T5ForConditionalGeneration, v1.0): encoder and decoder of `layers` each, ReLU MLP, the LM
+  // head tied to `shared`. T5-3B's heads are 128 wide (d_kv), 32 of them over d_model 1024.
+  {"t5-base",  "google-t5/t5-base",  ModelType::kT5, 32128, 768,  12, 12, 12, 3072,  512, true, 1e-6, 0},
+  {"t5-large", "google-t5/t5-large", ModelType::kT5, 32128, 1024, 24, 16, 16, 4096,  512, true, 1e-6, 0},
+  {"t5-3b",    "google-t5/t5-3b",    ModelType::kT5, 32128, 1024, 24, 32, 32, 16384, 512, true, 1e-6, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -138,6 +143,9 @@ constexpr Alias kAliases[] = {
     {"google/gemma-3-12b-pt", "gemma-3-12b"},
     {"google-bert/bert-base-uncased", "bert-base-uncased"},
     {"google-bert/bert-large-uncased", "bert-large-uncased"},
+    {"google-t5/t5-base", "t5-base"},
+    {"google-t5/t5-large", "t5-large"},
+    {"google-t5/t5-3b", "t5-3b"},
     {"tiny", "tiny-gpt"},
     {"tiny-gpt2", "tiny-gpt"},
     {"gpt2-tiny", "tiny-gpt"},
@@ -176,6 +184,17 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->post_norm = true;
     spec->type_vocab_size = 2;
     spec->head = HeadKind::kMaskedLm;
+    return;
+  }
+  if (type == ModelType::kT5) {  // T5Config: relu, no biases, dropout 0.1, 32 buckets
+    spec->position = PositionKind::kRelativeBias;
+    spec->norm = NormKind::kRmsNorm;
+    spec->mlp = MlpKind::kGelu;
+    spec->activation = "relu";
+    spec->bias = {};
+    spec->dropout = {.embd = 0.1, .attn = 0.1, .resid = 0.1};
+    spec->num_decoder_layers = spec->num_layers;
+    spec->relative_buckets = 32;
     return;
   }
   if (type == ModelType::kGpt2) {
@@ -253,6 +272,7 @@ ModelSpec spec_from_row(const ZooRow& row) {
   }
   if (row.name == std::string_view("phi-4")) spec.rope_theta = 250000.0;
   if (row.name == std::string_view("qwen3-30b-a3b")) spec.head_dim = 128;
+  if (row.name == std::string_view("t5-3b")) spec.head_dim = 128;  // d_kv
   // torch_dtype of the same config.json files: Llama-2's float16, Llama-3's, Mistral's, Qwen2's,
   // Qwen3's and Mixtral's bfloat16; GPT-2's states none (its weights are fp32).
   if (row.type == ModelType::kLlama) {
@@ -261,7 +281,8 @@ ModelSpec spec_from_row(const ZooRow& row) {
     spec.checkpoint_dtype = "fp32";  // Gemma 2's config.json: torch_dtype float32
   } else if (row.type == ModelType::kOpt || row.type == ModelType::kGptNeox) {
     spec.checkpoint_dtype = "fp16";  // OPT's and Pythia's: float16
-  } else if (row.type != ModelType::kGpt2 && row.type != ModelType::kBert) {
+  } else if (row.type != ModelType::kGpt2 && row.type != ModelType::kBert &&
+             row.type != ModelType::kT5) {
     spec.checkpoint_dtype = "bf16";  // BERT's, like GPT-2's, states none (fp32 weights)
   }
   apply_family_defaults(row.type, &spec);

@@ -28,6 +28,7 @@ struct PlanRequest {
   const models::ModelSpec* model = nullptr;
   const configs::Cluster* cluster = nullptr;
   std::int64_t seq_len = 0;
+  std::int64_t target_len = 0;  // an encoder-decoder's decoder tokens; 0: seq_len
   // Full activation checkpointing, one checkpoint per transformer layer (HF
   // gradient_checkpointing / torch.utils.checkpoint). DeepSpeed's activation_checkpointing
   // section only configures models that call deepspeed.checkpointing, so this is a separate flag.

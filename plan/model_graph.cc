@@ -72,7 +72,7 @@ bool ModelGraph::matches(const models::ModelSpec& other, const models::Workload&
                          const configs::LeafModules& leaves) const {
   return spec == other && workload.micro_batch == w.micro_batch && workload.seq_len == w.seq_len &&
          workload.act_bytes == w.act_bytes && workload.flash_attention == w.flash_attention &&
-         leaf_rules == leaves;
+         workload.target_len == w.target_len && leaf_rules == leaves;
 }
 
 Result<std::shared_ptr<const ModelGraph>> make_model_graph(const models::ModelSpec& spec,

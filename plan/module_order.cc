@@ -204,6 +204,69 @@ Node bert_tree(const models::ModelSpec& spec) {
   ZS_UNREACHABLE();
 }
 
+// transformers 5.16 T5ForConditionalGeneration: each T5Stack.forward runs embed_tokens (an
+// Embedding sharing `shared`'s weight; `shared` itself is never called), dropout, the blocks
+// (T5LayerSelfAttention: layer_norm, SelfAttention(q, k, v, relative_attention_bias in block 0,
+// o), dropout; the decoder's T5LayerCrossAttention alike with EncDecAttention; T5LayerFF:
+// layer_norm, DenseReluDense(wi, act, dropout, wo; gated: wi_0, act, wi_1, dropout, wo), dropout),
+// final_layer_norm and dropout; then lm_head.
+Node t5_tree(const models::ModelSpec& spec) {
+  const std::string c = "transformers.models.t5.modeling_t5.T5";
+  const std::string norm = c + "LayerNorm";
+  const std::string act = activation_class(spec.activation);
+  auto attention = [&](const std::string& p, const std::string& cls, const char* name,
+                       bool relative) {
+    Node a{p + "." + name, c + "Attention", {}};
+    for (const char* proj : {".q", ".k", ".v"}) a.children.push_back(leaf(a.name + proj, kLinear));
+    if (relative) a.children.push_back(leaf(a.name + ".relative_attention_bias", kEmbedding));
+    a.children.push_back(leaf(a.name + ".o", kLinear));
+    return Node{
+        p, c + cls, {leaf(p + ".layer_norm", norm), std::move(a), leaf(p + ".dropout", kDropout)}};
+  };
+  auto feed_forward = [&](const std::string& p) {
+    const std::string d = p + ".DenseReluDense";
+    Node dense{d, c + "DenseActDense", {}};
+    if (spec.mlp == models::MlpKind::kSwiGlu) {
+      dense.cls = c + "DenseGatedActDense";
+      dense.children = {leaf(d + ".wi_0", kLinear), leaf(d + ".act", act),
+                        leaf(d + ".wi_1", kLinear)};
+    } else {
+      dense.children = {leaf(d + ".wi", kLinear), leaf(d + ".act", act)};
+    }
+    dense.children.push_back(leaf(d + ".dropout", kDropout));
+    dense.children.push_back(leaf(d + ".wo", kLinear));
+    return Node{p,
+                c + "LayerFF",
+                {leaf(p + ".layer_norm", norm), std::move(dense), leaf(p + ".dropout", kDropout)}};
+  };
+  auto stack = [&](const std::string& name, std::int64_t layers) {
+    const bool decoder = name == "decoder";
+    Node st{name,
+            c + "Stack",
+            {leaf(name + ".embed_tokens", kEmbedding), leaf(name + ".dropout", kDropout)}};
+    for (int i = 0; i < layers; ++i) {
+      const std::string p = name + ".block." + std::to_string(i) + ".layer.";
+      Node block{name + ".block." + std::to_string(i), c + "Block", {}};
+      block.children.push_back(attention(p + "0", "LayerSelfAttention", "SelfAttention", i == 0));
+      if (decoder) {
+        block.children.push_back(
+            attention(p + "1", "LayerCrossAttention", "EncDecAttention", false));
+      }
+      block.children.push_back(feed_forward(p + (decoder ? "2" : "1")));
+      st.children.push_back(std::move(block));
+    }
+    // The stack's dropout module runs twice, after the embedding and after the final norm:
+    // one module, its second call one more visit.
+    st.children.push_back(leaf(name + ".final_layer_norm", norm));
+    st.children.push_back(leaf(name + ".dropout", kDropout));
+    return st;
+  };
+  return Node{"",
+              c + "ForConditionalGeneration",
+              {stack("encoder", spec.num_layers), stack("decoder", spec.num_decoder_layers),
+               leaf("lm_head", kLinear)}};
+}
+
 // LlamaForCausalLM (Mistral, Qwen2, Qwen3, Mixtral and Phi-3 alike, each with its own class names):
 // LlamaModel.forward runs embed_tokens, the rotary embedding (cos/sin need no gradient), the
 // decoder layers and the norm. Qwen3Attention calls q_norm right after q_proj and k_norm after
@@ -377,6 +440,7 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
               : spec.model_type == models::ModelType::kOpt     ? opt_tree(spec)
               : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
               : spec.model_type == models::ModelType::kBert    ? bert_tree(spec)
+              : spec.model_type == models::ModelType::kT5      ? t5_tree(spec)
                                                                : llama_tree(spec);
   Collapsed collapsed;
   collapse(&root, leaves, &collapsed);
@@ -403,7 +467,14 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
   for (const models::ParamTensor& p : params) {
     const auto owner = collapsed.owner.find(p.module);
     const auto it = index.find(owner == collapsed.owner.end() ? p.module : owner->second);
-    ZS_CHECK(it != index.end());  // every parameter's module is in the tree
+    if (it == index.end()) {
+      // A module forward never calls (T5's `shared`): its weight is fetched through the modules
+      // that share it (the stacks' embed_tokens, lm_head).
+      ZS_CHECK(!p.tied && std::any_of(params.begin(), params.end(), [&](const auto& a) {
+        return a.tied && a.tied_to == p.id && index.count(a.module) > 0;
+      }));
+      continue;
+    }
     FetchedModule& m = o.modules[it->second];
     const int real = p.tied ? p.tied_to : p.id;
     if (std::find(m.params.begin(), m.params.end(), real) != m.params.end()) continue;

@@ -69,6 +69,7 @@ Result<PlannedStep> build_step(const StepRequest& request, configs::LoadedConfig
   pr.model = &request.model;
   pr.cluster = &request.cluster;
   pr.seq_len = s.seq_len;
+  pr.target_len = request.target_len;
   pr.activation_checkpointing = request.activation_checkpointing;
   pr.flash_attention = request.flash_attention;
   pr.graph = request.graph;

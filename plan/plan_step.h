@@ -31,6 +31,8 @@ struct StepRequest {
   models::ModelSpec model;
   configs::Cluster cluster;
   std::int64_t seq_len = 0;  // 0: the model's max_position_embeddings
+  // An encoder-decoder's decoder tokens per sequence; 0: seq_len (models::Workload::target_len).
+  std::int64_t target_len = 0;
   bool activation_checkpointing = false;
   bool flash_attention = true;
   // The model's graph from an earlier plan of the same model (Layout::graph); rebuilt when

@@ -19,11 +19,14 @@ from transformers import AutoConfig, AutoModelForCausalLM
 
 def params_of(path):
     config = AutoConfig.from_pretrained(path)
-    # An encoder's config names the head it is trained with (BertForMaskedLM); a decoder's is
-    # built as the causal LM zerosim models whatever its architectures say.
+    # An encoder's config names the head it is trained with (BertForMaskedLM); an
+    # encoder-decoder is its conditional-generation model; a decoder is built as the causal LM
+    # zerosim models whatever its architectures say.
     cls = AutoModelForCausalLM
     if config.model_type == "bert":
         cls = getattr(transformers, (config.architectures or ["BertForMaskedLM"])[0])
+    if config.model_type == "t5":  # an encoder-decoder: the seq2seq LM
+        cls = transformers.T5ForConditionalGeneration
     with torch.device("meta"):
         model = cls._from_config(config) if cls is not AutoModelForCausalLM else cls.from_config(config)
     tensors = [[name, list(p.shape)] for name, p in model.named_parameters()]

@@ -107,7 +107,7 @@ KernelTime time_op(const models::Op& op, double peak, double fp32_peak, double h
     }
     case OpKind::kAttention: {
       const auto& a = std::get<models::AttentionShape>(op.shape);
-      const double side = std::cbrt(static_cast<double>(a.seq) * static_cast<double>(a.seq) *
+      const double side = std::cbrt(static_cast<double>(a.seq) * static_cast<double>(a.keys()) *
                                     static_cast<double>(a.head_dim));
       const double rate = peak * gemm_efficiency(p, side) * p.gemm_sustained;
       // The batched GEMMs at GEMM speed, the score passes (softmax, mask, dropout) at HBM speed:
@@ -241,7 +241,7 @@ double cpu_work_units(const models::Op& op, bool backward) {
 
 double cpu_attention_pairs(const models::Op& op) {
   const auto& a = std::get<models::AttentionShape>(op.shape);
-  return static_cast<double>(a.batch * a.heads * models::attention_pairs(a.seq, a.causal));
+  return static_cast<double>(a.batch * a.heads * models::attention_pairs(a));
 }
 
 int cores_per_rank(const configs::Cluster& cluster, const CostProfile& p) {

@@ -126,6 +126,13 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
       return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
     case models::ModelType::kBert:  // recorded with BERT's default dropout, 0.1
       return sdpa ? "bert_sdpa" : "bert";
+    case models::ModelType::kT5:
+      // Not recorded yet: T5LayerNorm is Llama's RMSNorm code (fp32 variance); the attention
+      // and the MLP (activation, dropout) take BERT's modules, whose bias-gradient sums T5's
+      // bias-free Linears do not run.
+      if (module == "norm") return "llama";
+      if (module == "attention") return sdpa ? "bert_sdpa" : "bert";
+      return "bert";
     default:
       break;
   }

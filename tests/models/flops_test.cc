@@ -39,8 +39,10 @@ TEST(Flops, UnfusedAttentionIsFourBS2HForwardEvenWhenCausal) {
 }
 
 TEST(Flops, CausalFlashAttentionComputesHalfThePairs) {
-  EXPECT_EQ(attention_pairs(4, /*causal=*/true), 10);
-  EXPECT_EQ(attention_pairs(4, /*causal=*/false), 16);
+  EXPECT_EQ(attention_pairs({.seq = 4, .causal = true}), 10);
+  EXPECT_EQ(attention_pairs({.seq = 4, .causal = false}), 16);
+  // A cross-attention's queries attend to every key of the encoder's sequence.
+  EXPECT_EQ(attention_pairs({.seq = 4, .causal = false, .kv_seq = 6}), 24);
   const std::int64_t s = 2048;
   const ModelSpec spec = zoo("llama2-7b");
   const Workload flash{.seq_len = s, .flash_attention = true};

@@ -376,5 +376,43 @@ TEST(HfConfig, ReadsBertWithItsHead) {
   }
 }
 
+// T5Config: decoder layers as many as the encoder's unless num_decoder_layers says, d_kv heads
+// (T5-3B's 32 x 128 over d_model 1024), relu or a gated activation, dropout_rate everywhere, the
+// head tied whatever tie_word_embeddings says.
+TEST(HfConfig, ReadsT5WithItsDefaults) {
+  const std::string base = R"({"model_type": "t5", "vocab_size": 100, "d_model": 64,
+      "num_layers": 2, "num_heads": 4, "d_ff": 256)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("t5_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kT5);
+  EXPECT_TRUE(is_encoder_decoder(*m));
+  EXPECT_EQ(m->num_decoder_layers, 2);
+  EXPECT_EQ(total_layers(*m), 4);
+  EXPECT_EQ(m->head_dim, 64);  // d_kv's default, not d_model / num_heads
+  EXPECT_EQ(m->relative_buckets, 32);
+  EXPECT_EQ(m->position, PositionKind::kRelativeBias);
+  EXPECT_EQ(m->mlp, MlpKind::kGelu);
+  EXPECT_EQ(m->activation, "relu");
+  EXPECT_EQ(m->dropout, (DropoutProbs{.embd = 0.1, .attn = 0.1, .resid = 0.1}));
+  EXPECT_TRUE(m->tie_word_embeddings);
+  const Result<ModelSpec> g = load_hf_config(write_temp("t5_gated.json", base + R"(,
+      "feed_forward_proj": "gated-gelu", "num_decoder_layers": 3, "d_kv": 16,
+      "tie_word_embeddings": false})"));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->mlp, MlpKind::kSwiGlu);
+  EXPECT_EQ(g->activation, "gelu_new");
+  EXPECT_EQ(g->num_decoder_layers, 3);
+  EXPECT_EQ(g->q_dim(), 64);
+  EXPECT_TRUE(g->tie_word_embeddings);
+  const std::pair<std::string, std::string> refused[] = {
+      {R"(, "feed_forward_proj": "gated-swishy"})", "feed_forward_proj"},
+      {R"(, "is_encoder_decoder": false})", "T5's encoder alone"},
+  };
+  for (const auto& [extra, expected] : refused) {
+    const std::string msg = load_error("t5_refused.json", base + extra);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+  }
+}
+
 }  // namespace
 }  // namespace zs::models

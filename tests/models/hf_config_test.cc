@@ -186,7 +186,7 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       {"roberta.json",
        llama_with("model_type", "\"roberta\""),
        {": model_type: ", "\"roberta\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
-        "\"opt\", \"gpt_neox\" and \"bert\""}},
+        "\"gpt_neox\", \"bert\" and \"t5\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

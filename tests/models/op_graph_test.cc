@@ -565,6 +565,41 @@ TEST(OpGraph, BertHeadsEndInTheirOwnLosses) {
   EXPECT_EQ(parameter_tensors(spec).rbegin()[2].name, "bert.pooler.dense.bias");
 }
 
+// T5 (modeling_t5.py): the encoder over seq_len tokens, then the decoder over target_len, each
+// decoder layer's cross-attention reading the encoder's output (its keys and values the
+// encoder's tokens); the relative-position bias read by each stack's first core.
+TEST(OpGraph, T5DecodesTheTargetOverTheEncodersOutput) {
+  const ModelSpec spec = zoo("t5-base");
+  const Workload w{.micro_batch = 2, .seq_len = 16, .target_len = 8};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const int L = static_cast<int>(spec.num_layers);
+  const int encoder_out = index_of(ops, "encoder.final_norm");
+  EXPECT_EQ(std::get<NormShape>(ops[encoder_out].shape).rows, 2 * 16);
+  const std::string d = "layers." + std::to_string(L) + ".";
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, d + "attn.q_proj").shape).m, 2 * 8);
+  EXPECT_EQ(find_op(ops, d + "cross.k_proj").inputs, std::vector<int>{encoder_out});
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, d + "cross.k_proj").shape).m, 2 * 16);
+  const auto cross = std::get<AttentionShape>(find_op(ops, d + "cross.core").shape);
+  EXPECT_EQ(cross.seq, 8);
+  EXPECT_EQ(cross.keys(), 16);
+  EXPECT_FALSE(cross.causal);
+  EXPECT_TRUE(std::get<AttentionShape>(find_op(ops, d + "attn.core").shape).causal);
+  EXPECT_FALSE(std::get<AttentionShape>(find_op(ops, "layers.0.attn.core").shape).causal);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  EXPECT_EQ(params[find_op(ops, "layers.0.attn.core").param_ids.at(0)].name,
+            "encoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight");
+  EXPECT_EQ(params[find_op(ops, d + "attn.core").param_ids.at(0)].name,
+            "decoder.block.0.layer.0.SelfAttention.relative_attention_bias.weight");
+  EXPECT_TRUE(find_op(ops, "layers.1.attn.core").param_ids.empty());
+  // The one encoder output is kept once, by the first cross-attention's k projection.
+  EXPECT_EQ(find_op(ops, d + "cross.k_proj").saved_bytes(), 2 * 16 * spec.hidden_size * 2);
+  EXPECT_EQ(find_op(ops, "layers." + std::to_string(L + 1) + ".cross.k_proj").saved_bytes(), 0);
+  EXPECT_EQ(std::get<CrossEntropyShape>(find_op(ops, "loss").shape).tokens, 2 * 8);
+  EXPECT_EQ(ops.back().layer, total_layers(spec));
+  // Every parameter is read, the shared table by both embeddings and the head.
+  EXPECT_EQ(gradient_ready_order(spec).size(), params.size() - 3);
+}
+
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {
   for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
     const std::vector<Op> ops = forward_ops(spec, {.micro_batch = 2, .seq_len = 8});

@@ -46,6 +46,10 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       // BertForMaskedLM on the meta device (transformers 5.16.1): no pooler, the decoder tied.
       {"bert-base-uncased", 109'514'298},
       {"bert-large-uncased", 335'174'458},
+      // T5ForConditionalGeneration on the meta device (transformers 5.16.1): the head tied.
+      {"t5-base", 222'903'552},
+      {"t5-large", 737'668'096},
+      {"t5-3b", 2'851'598'336},
       {"tiny-gpt", 120'576},
   };
   ASSERT_EQ(std::size(expected), zoo_names().size());
@@ -60,10 +64,11 @@ TEST(Zoo, EveryEntryValidatesAndKeepsItsName) {
     EXPECT_TRUE(validate(spec).is_ok()) << name;
     EXPECT_EQ(spec.name, name);
     EXPECT_FALSE(spec.hf_repo.empty()) << name;
-    // Qwen3-30B-A3B's 32 heads of 128 are twice its hidden width, Gemma's heads are 256 wide
+    // Qwen3-30B-A3B's 32 heads of 128 are twice its hidden width (T5-3B's four times), Gemma's
+    // heads are 256 wide
     // whatever the width; every other entry's heads split it.
-    const std::int64_t head_dim = name == "qwen3-30b-a3b"     ? 128
-                                  : name.starts_with("gemma") ? 256
+    const std::int64_t head_dim = name == "qwen3-30b-a3b" || name == "t5-3b" ? 128
+                                  : name.starts_with("gemma")                ? 256
                                                               : spec.hidden_size / spec.num_heads;
     EXPECT_EQ(spec.head_dim, head_dim) << name;
   }
@@ -100,8 +105,7 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("gpt-neox-20b, bert-base-uncased, bert-large-uncased, tiny-gpt"),
-            std::string::npos)
+  EXPECT_NE(msg.find("bert-large-uncased, t5-base, t5-large, t5-3b, tiny-gpt"), std::string::npos)
       << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
 
