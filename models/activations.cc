@@ -68,21 +68,23 @@ Bytes layer_saved_bytes(const std::vector<Op>& ops, int layer) {
 ActivationSummary activation_summary(const ModelSpec& spec, const Workload& w) {
   const std::vector<Op> ops = forward_ops(spec, w);
   ActivationSummary s;
+  const std::int64_t layers = total_layers(spec);
   s.per_layer_bytes = layer_saved_bytes(ops, 0);
   for (const Op& op : ops) {
-    if (op.layer < 0 || op.layer == spec.num_layers) s.non_layer_bytes += op.saved_bytes();
+    if (op.layer < 0 || op.layer == layers) s.non_layer_bytes += op.saved_bytes();
   }
   // The logits the loss reads: t x V from the LM head, or an encoder head's few.
   const auto& logits =
       std::get<GemmShape>(ops[static_cast<std::size_t>(ops.back().inputs[0])].shape);
   s.logits_bytes = w.act_bytes * logits.m * logits.n;
-  s.total_bytes = spec.num_layers * s.per_layer_bytes + s.non_layer_bytes + s.logits_bytes;
+  s.total_bytes = s.logits_bytes;  // every op's saved tensors: an encoder-decoder's layers differ
+  for (const Op& op : ops) s.total_bytes += op.saved_bytes();
   s.checkpoint_per_layer_bytes = w.act_bytes * w.tokens() * spec.hidden_size;
   s.total_checkpointed_bytes =
-      spec.num_layers * s.checkpoint_per_layer_bytes + s.non_layer_bytes + s.logits_bytes;
+      layers * s.checkpoint_per_layer_bytes + s.non_layer_bytes + s.logits_bytes;
   s.peak_backward_bytes = peak_without_checkpointing(ops, s.logits_bytes);
   s.peak_backward_checkpointed_bytes =
-      peak_with_checkpointing(ops, spec.num_layers, s.checkpoint_per_layer_bytes, s.logits_bytes);
+      peak_with_checkpointing(ops, layers, s.checkpoint_per_layer_bytes, s.logits_bytes);
   return s;
 }
 

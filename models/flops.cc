@@ -55,7 +55,7 @@ double training_flops_per_token(const ModelSpec& spec, const Workload& w) {
 std::int64_t model_flops_per_token(const ModelSpec& spec, std::int64_t seq_len) {
   ZS_CHECK(seq_len >= 1);
   return 6 * matmul_parameter_count(spec) +
-         12 * spec.num_layers * spec.num_heads * spec.head_dim * seq_len;
+         12 * total_layers(spec) * spec.num_heads * spec.head_dim * seq_len;
 }
 
 }  // namespace zs::models

@@ -13,7 +13,7 @@ configs::ModelFacts model_facts(const models::ModelSpec& spec, const ModelGraph&
   facts.name = spec.name;
   facts.params = g.psi;
   facts.hidden_size = spec.hidden_size;
-  facts.num_layers = spec.num_layers;
+  facts.num_layers = models::total_layers(spec);
   facts.largest_param_numel = g.largest_param;
   return facts;
 }
@@ -25,7 +25,7 @@ configs::ModelFacts model_facts(const models::ModelSpec& spec) {
   facts.name = spec.name;
   facts.params = models::parameter_count(spec);
   facts.hidden_size = spec.hidden_size;
-  facts.num_layers = spec.num_layers;
+  facts.num_layers = models::total_layers(spec);
   for (const models::ParamTensor& t : models::parameter_tensors(spec)) {
     if (!t.tied) facts.largest_param_numel = std::max(facts.largest_param_numel, t.numel);
   }

@@ -185,7 +185,7 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
     case models::OpKind::kSwiGlu:
       // An encoder head's activation (BERT's head.act, pooler.act) is not the MLP's module: not
       // measured, op_costs' pricing.
-      if (op.layer == spec.num_layers) return std::nullopt;
+      if (op.layer == models::total_layers(spec)) return std::nullopt;
       module = "mlp";
       break;
     case models::OpKind::kResidualAdd:
