@@ -41,14 +41,15 @@ std::string family(const Row& r) {
   if (id == "BL") return "DeepSpeed TITAN RTX";
   if (id == "BS") return "PyTorch BERT V100";
   if (id == "HF") return "DeepSpeed T5 TITAN RTX";
+  if (id == "AC") return "Accelerate TITAN RTX";
   return "other";
 }
 
 Software software(const Row& r) {
   const std::string id = r["id"].substr(0, 2);
-  // BingBertSquad's PyTorch baseline (BS, 2020) and the T5 runs (HF, transformers 4.2, 2021) ran
-  // HF-style eager modules and attention, as did the others.
-  if (id == "AT" || id == "DT" || id == "BL" || id == "BS" || id == "HF") {
+  // BingBertSquad's PyTorch baseline (BS, 2020), the T5 runs (HF, transformers 4.2, 2021) and
+  // Accelerate's (AC, 2022) ran HF-style eager modules and attention, as did the others.
+  if (id == "AT" || id == "DT" || id == "BL" || id == "BS" || id == "HF" || id == "AC") {
     return {sim::KernelStyle::kEager, false};
   }
   if (id == "LC" || id == "MF") return {sim::KernelStyle::kFused, true};
@@ -57,7 +58,7 @@ Software software(const Row& r) {
 
 std::string unsupported(const Row& r) {
   const std::string m = r["model"];
-  if (!is_int(r["layers"]) && m != "t5-large") {
+  if (!is_int(r["layers"]) && m != "t5-large" && m != "facebook/blenderbot-400M-distill") {
     return "encoder-decoder (" + r["layers"] + " layers)";
   }
   if (m.find("deberta") != std::string::npos) return "DeBERTa-v2 (disentangled attention)";
@@ -104,6 +105,15 @@ std::string vocab_as_run(const Row& r) {
 std::string model_json(const Row& r) {
   const std::string seq = r["seq_len"];
   const long positions = std::max(1024L, std::stol(seq));
+  // The Blenderbot rows (AC04, AC06): facebook/blenderbot-400M-distill's config.json
+  // (models/hf_configs/blenderbot-400M-distill.json; the row's "2+12" layers).
+  if (r["model"] == "facebook/blenderbot-400M-distill") {
+    return R"({"model_type":"blenderbot","encoder_layers":2,"decoder_layers":12,"d_model":)" +
+           r["hidden"] + R"(,"encoder_attention_heads":)" + r["heads"] +
+           R"(,"decoder_attention_heads":)" + r["heads"] +
+           R"(,"encoder_ffn_dim":5120,"decoder_ffn_dim":5120,"vocab_size":)" + r["vocab"] +
+           R"(,"max_position_embeddings":128,"scale_embedding":true})";
+  }
   // The T5 rows (HF03-HF06) fine-tune google-t5/t5-large: its config.json.
   if (r["model"] == "t5-large") {
     return R"({"model_type":"t5","num_layers":24,"d_model":)" + r["hidden"] + R"(,"num_heads":)" +

@@ -65,7 +65,7 @@ Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
   } else if (models::is_encoder(spec)) {
     missing = "BERT's token types, unmasked attention, post-norm layers and heads";
   } else if (models::is_encoder_decoder(spec)) {
-    missing = "T5's encoder-decoder stacks, cross-attention and relative-position bias";
+    missing = "the encoder-decoder stacks and cross-attention";
   }
   if (!missing.empty()) {
     return unsupported(spec, "model_type",

@@ -507,6 +507,10 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "gpt_neox" : "gpt_neox_eager";
     case ModelType::kBert:  // BertForMaskedLM, dropout 0.1 (BertConfig's and every checkpoint's)
       return sdpa ? "bert" : "bert_eager";
+    case ModelType::kBlenderbot:
+      // Not measured yet (t5_key names the cross-attention's ops as the self-attention's): OPT's
+      // modules, the nearest measured (LayerNorm, k/v/q/out_proj with biases, dropout 0.1).
+      return sdpa ? "opt" : "opt_eager";
     case ModelType::kT5:
       // Not measured yet (t5_key): Llama's RMSNorm (T5LayerNorm's fp32 variance is its code)
       // and bias-free Linears, BERT's core, activation, residual, embedding and loss (no rotary,
@@ -542,10 +546,27 @@ std::string_view t5_key(std::string_view key) {
   return key;
 }
 
+// Blenderbot's ops under OPT's entries' names: the cross-attention's as the self-attention's,
+// the stacks' final norms as the final norm, the decoder's embedding as the embedding.
+std::string_view blenderbot_key(std::string_view key) {
+  if (key.starts_with("cross.")) {
+    for (std::string_view k :
+         {"attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.core", "attn.out_proj"}) {
+      if (k.substr(5) == key.substr(6)) return k;
+    }
+  }
+  if (key == "cross.residual") return "residual";
+  if (key == "cross_norm") return "attn_norm";
+  if (key == "encoder.final_norm") return "final_norm";
+  if (key == "decoder.embed") return "embed";
+  return key;
+}
+
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
   if (spec.model_type == ModelType::kBert) key = bert_key(key);
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
+  if (spec.model_type == ModelType::kBlenderbot) key = blenderbot_key(key);
   EagerDispatch d;
   // Inside the attention module's entry; Mixtral's router linear inside mlp.route's (the
   // router module's calls).

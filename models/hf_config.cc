@@ -58,7 +58,6 @@ constexpr Unmodelled kUnmodelled[] = {
     {"roberta", "an encoder"},
     {"deberta-v2", "an encoder with disentangled attention"},
     {"bart", "an encoder-decoder (BART's, not T5's layout)"},
-    {"blenderbot", "an encoder-decoder (BART's layout, not T5's)"},
 };
 
 void read_gpt2(ObjectReader& r, ModelSpec* spec) {
@@ -483,6 +482,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     hf::read_bert(r, spec);
   } else if (spec->model_type == ModelType::kT5) {
     hf::read_t5(r, spec);
+  } else if (spec->model_type == ModelType::kBlenderbot) {
+    hf::read_blenderbot(r, spec);
   } else {
     read_llama_family(r, spec->model_type, spec);
   }

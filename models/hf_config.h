@@ -26,6 +26,12 @@
 //     (0.1), layer_norm_epsilon (1e-6), feed_forward_proj ("relu"; "gated-ACT" for the gated
 //     MLP, "gated-gelu" running gelu_new); is_encoder_decoder must be true; the head is tied to
 //     `shared` whatever tie_word_embeddings says (transformers 5 forces it).
+//   blenderbot: vocab_size (8008), d_model (2560), encoder_layers (2), decoder_layers (24),
+//     encoder_attention_heads and decoder_attention_heads (32, equal), encoder_ffn_dim and
+//     decoder_ffn_dim (10240, equal), max_position_embeddings (128), activation_function
+//     ("gelu"), dropout (0.1; the embeddings' too), attention_dropout and activation_dropout (0),
+//     scale_embedding (false); refused: is_encoder_decoder or tie_word_embeddings false, layer
+//     drop above 0.
 //   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2,
 //     gemma3_text: vocab_size, hidden_size,
 //     num_hidden_layers, num_attention_heads, intermediate_size (required; the MoE families'

@@ -1,6 +1,6 @@
 // Internal to models/: the readers of config.json fields that every family's reader shares
-// (models/hf_config.cc, hf_config_bert.cc, hf_config_t5.cc). Each reports a bad value through the
-// ObjectReader (file, line:column, JSON path, the value and what is allowed) and returns what
+// (models/hf_config.cc, hf_config_bert.cc, hf_config_seq2seq.cc). Each reports a bad value through
+// the ObjectReader (file, line:column, JSON path, the value and what is allowed) and returns what
 // the caller goes on with: std::nullopt for a size it cannot use, the fallback otherwise.
 #pragma once
 
@@ -66,5 +66,7 @@ void require_bool(json::ObjectReader& r, std::string_view key, bool allowed, std
 void read_bert(json::ObjectReader& r, ModelSpec* spec);
 // modeling_t5.py (model_type t5): see models/hf_config.h for the keys read.
 void read_t5(json::ObjectReader& r, ModelSpec* spec);
+// modeling_blenderbot.py (model_type blenderbot): see models/hf_config.h for the keys read.
+void read_blenderbot(json::ObjectReader& r, ModelSpec* spec);
 
 }  // namespace zs::models::hf

@@ -18,10 +18,11 @@ constexpr std::string_view kActivations[] = {
 
 // model_type_name's strings in ModelType order.
 constexpr std::string_view kModelTypeNames[] = {
-    "gpt2", "llama", "mistral", "qwen2",       "qwen3", "mixtral",  "qwen3_moe", "qwen2_moe",
-    "phi3", "gemma", "gemma2",  "gemma3_text", "opt",   "gpt_neox", "bert",      "t5"};
+    "gpt2",      "llama",     "mistral", "qwen2", "qwen3",     "mixtral",
+    "qwen3_moe", "qwen2_moe", "phi3",    "gemma", "gemma2",    "gemma3_text",
+    "opt",       "gpt_neox",  "bert",    "t5",    "blenderbot"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kT5) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kBlenderbot) + 1);
 
 constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
                                                "sequence_classification"};
@@ -52,9 +53,12 @@ Status validate_gemma(const ModelSpec& spec) {
   const bool gemma = is_gemma(spec);
   const bool sandwich =
       spec.model_type == ModelType::kGemma2 || spec.model_type == ModelType::kGemma3Text;
-  if (spec.scaled_embedding != gemma) {
-    return structure_error(spec, gemma ? "scales its embedding by sqrt(hidden_size)"
-                                       : "has no scaled embedding (the gemma families')");
+  // Blenderbot's scale_embedding is a config key (true for its checkpoints).
+  if (spec.scaled_embedding && !gemma && spec.model_type != ModelType::kBlenderbot) {
+    return structure_error(spec, "has no scaled embedding (the gemma families' and blenderbot's)");
+  }
+  if (gemma && !spec.scaled_embedding) {
+    return structure_error(spec, "scales its embedding by sqrt(hidden_size)");
   }
   if (spec.sandwich_norms != sandwich) {
     return structure_error(spec, sandwich ? "normalizes each sublayer's output (sandwich_norms)"
@@ -140,20 +144,31 @@ Status validate_encoder_decoder(const ModelSpec& spec) {
     }
     return Status::ok();
   }
-  if (spec.position != PositionKind::kRelativeBias || spec.norm != NormKind::kRmsNorm) {
+  const bool t5 = spec.model_type == ModelType::kT5;
+  if (t5 && (spec.position != PositionKind::kRelativeBias || spec.norm != NormKind::kRmsNorm)) {
     return structure_error(spec, "has relative-position bias and RMSNorm (T5LayerNorm)");
+  }
+  if (!t5 && (spec.position != PositionKind::kLearned || spec.norm != NormKind::kLayerNorm ||
+              spec.mlp != MlpKind::kGelu)) {
+    return structure_error(spec, "has learned positions, LayerNorm and a two-matrix MLP");
   }
   if (spec.num_decoder_layers < 1 || spec.num_decoder_layers > kMaxLayers) {
     return field_error(spec, "num_decoder_layers", std::to_string(spec.num_decoder_layers),
                        "an integer from 1 to " + std::to_string(kMaxLayers));
   }
-  if (spec.relative_buckets < 1 || spec.relative_buckets > kMaxRelativeBuckets) {
+  if (!t5 && spec.relative_buckets != 0) {
+    return field_error(spec, "relative_buckets", std::to_string(spec.relative_buckets),
+                       "0 (relative positions are t5's)");
+  }
+  if (t5 && (spec.relative_buckets < 1 || spec.relative_buckets > kMaxRelativeBuckets)) {
     return field_error(spec, "relative_buckets", std::to_string(spec.relative_buckets),
                        "an integer from 1 to " + std::to_string(kMaxRelativeBuckets));
   }
-  if (spec.num_kv_heads != spec.num_heads || spec.bias.qkv || spec.bias.attn_out || spec.bias.mlp ||
-      !spec.tie_word_embeddings) {
-    return structure_error(spec, "has no GQA, no linear biases and its LM head tied to `shared`");
+  if (spec.num_kv_heads != spec.num_heads || !spec.tie_word_embeddings) {
+    return structure_error(spec, "has no GQA and its LM head tied to `shared`");
+  }
+  if (t5 && (spec.bias.qkv || spec.bias.attn_out || spec.bias.mlp)) {
+    return structure_error(spec, "has no linear biases");
   }
   if (spec.qk_norm || spec.moe.enabled() || spec.parallel_residual || spec.post_norm ||
       spec.partial_rotary_factor != 1.0 || spec.type_vocab_size != 0 ||
@@ -303,7 +318,9 @@ bool is_gemma(const ModelSpec& spec) {
 
 bool is_encoder(const ModelSpec& spec) { return spec.model_type == ModelType::kBert; }
 
-bool is_encoder_decoder(const ModelSpec& spec) { return spec.model_type == ModelType::kT5; }
+bool is_encoder_decoder(const ModelSpec& spec) {
+  return spec.model_type == ModelType::kT5 || spec.model_type == ModelType::kBlenderbot;
+}
 
 std::int64_t total_layers(const ModelSpec& spec) {
   return spec.num_layers + spec.num_decoder_layers;
@@ -353,7 +370,8 @@ Status validate(const ModelSpec& spec) {
   }
   const std::pair<std::string_view, double> probs[] = {{"dropout.embd", spec.dropout.embd},
                                                        {"dropout.attn", spec.dropout.attn},
-                                                       {"dropout.resid", spec.dropout.resid}};
+                                                       {"dropout.resid", spec.dropout.resid},
+                                                       {"dropout.act", spec.dropout.act}};
   for (const auto& [field, p] : probs) {
     if (!(p >= 0 && p < 1)) return field_error(spec, field, format_double(p), "a number in [0, 1)");
   }

@@ -1,9 +1,9 @@
 // ModelSpec: the architecture of a decoder-only, encoder-only or encoder-decoder transformer, as
 // far as memory and time depend on it.
 //
-// One struct covers the sixteen Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the seventeen Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox, bert, t5); the
+// gpt_neox, bert, t5, blenderbot); the
 // differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
@@ -25,6 +25,7 @@
 //   gpt_neox rotary**   LayerNorm (w + b)     GELU, 2 matrices          all*            none*
 //   bert     learned+type LayerNorm after add GELU, 2 matrices          all             0.1 x 3
 //   t5       relative bias RMSNorm (w only)   ReLU, 2 (or gated-gelu, 3) none           0.1 x 4
+//   blenderbot learned  LayerNorm (w + b)     GELU, 2 (fc1/fc2)          all             0.1 resid*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -66,7 +67,11 @@
 // holds the relative-position bias every layer of the stack adds to its scores; the attention
 // scores are not scaled; the MLP drops out between its two matrices; one `shared` embedding
 // feeds both stacks and is the LM head (transformers 5 ties them always). The decoder runs
-// over the workload's target tokens (models/ops.h Workload::target_len).
+// over the workload's target tokens (models/ops.h Workload::target_len). Blenderbot (model_type
+// blenderbot, BART's code with LayerNorm before each sublayer) is an encoder-decoder too: learned
+// positions and a scaled embedding in each stack, OPT's attention (k/v/q/out_proj with biases,
+// the query scaled), a final LayerNorm per stack, the head tied to `shared` plus a fixed
+// final_logits_bias.
 //
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
@@ -97,7 +102,8 @@ enum class ModelType {
   kOpt,
   kGptNeox,
   kBert,
-  kT5
+  kT5,
+  kBlenderbot
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -138,6 +144,9 @@ struct DropoutProbs {
   double embd = 0;   // after the embedding sum (GPT-2 embd_pdrop)
   double attn = 0;   // on the attention probabilities (attn_pdrop / attention_dropout)
   double resid = 0;  // on each sublayer output before the residual add (GPT-2 resid_pdrop)
+  // after the MLP's activation, before its second matrix (T5's dropout_rate, Blenderbot's
+  // activation_dropout)
+  double act = 0;
 
   bool operator==(const DropoutProbs&) const = default;
 };
@@ -245,8 +254,8 @@ struct ModelSpec {
 };
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
-// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5": the HF model_type
-// string.
+// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot": the HF
+// model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -260,7 +269,7 @@ bool fused_gate_up(const ModelSpec& spec);
 bool is_gemma(const ModelSpec& spec);
 // Every token attends to every other (bert): no causal mask.
 bool is_encoder(const ModelSpec& spec);
-// An encoder and a decoder joined by cross-attention (t5).
+// An encoder and a decoder joined by cross-attention (t5, blenderbot).
 bool is_encoder_decoder(const ModelSpec& spec);
 // The transformer layers of every stack: num_layers + num_decoder_layers. The final norm, the
 // head and the loss take this layer index (models/parameters.h).
@@ -314,9 +323,10 @@ double expert_parameters(const ModelSpec& spec);
 // MLP bias; bert has learned positions, LayerNorm after each residual add (post_norm), a GELU
 // MLP, no GQA, 1 to 16 token types (type_vocab_size; no other family has them) and a masked-LM,
 // question-answering or classification head (num_labels from 1 to 1024); every other family a
-// causal-LM head and neither post_norm nor token types; t5 has relative-bias positions (1 to
-// 1024 buckets), RMSNorm, no linear biases, 1 to kMaxLayers decoder layers, no GQA and a tied
-// causal-LM head over the decoder, and no other family has decoder layers or relative
+// causal-LM head and neither post_norm nor token types; t5 and blenderbot have 1 to kMaxLayers
+// decoder layers, no GQA and a tied causal-LM head over the decoder, t5 relative-bias positions
+// (1 to 1024 buckets), RMSNorm and no linear biases, blenderbot learned positions, LayerNorm, a
+// two-matrix MLP and a scaled embedding; no other family has decoder layers or relative
 // positions. Biases and dropout are free.
 // For the llama family head_dim * num_heads need not equal hidden_size (HF allows an explicit
 // head_dim).

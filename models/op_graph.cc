@@ -175,19 +175,32 @@ class OpListBuilder {
   std::vector<Op> build_encoder_decoder() && {
     const std::int64_t h = spec_.hidden_size;
     const std::int64_t te = t_, td = w_.micro_batch * w_.decoder_len();
-    resid_ = add_t5_embedding("embed", te, kTokenIdsInput);
-    for (int i = 0; i < spec_.num_layers; ++i) add_t5_layer(i, te, -1);
+    const bool t5 = spec_.model_type == ModelType::kT5;
+    const std::string enc = t5 ? "encoder" : "model.encoder";
+    const std::string dec = t5 ? "decoder" : "model.decoder";
+    const char* final_norm = t5 ? ".final_layer_norm" : ".layer_norm";
+    const double final_dropout = t5 ? spec_.dropout.resid : 0;  // T5Stack's dropout after it
+    auto layer = [&](int i, std::int64_t tokens, int encoder_out) {
+      if (t5) {
+        add_t5_layer(i, tokens, encoder_out);
+      } else {
+        add_bart_layer(i, tokens, encoder_out);
+      }
+    };
+    resid_ = add_stack_embedding("embed", enc, te, kTokenIdsInput);
+    for (int i = 0; i < spec_.num_layers; ++i) layer(i, te, -1);
     encoder_out_ =
-        add("encoder.final_norm", OpKind::kNorm, kEmbeddingLayer, {"encoder.final_layer_norm"},
-            {resid_}, NormShape{te, h, spec_.norm, spec_.dropout.resid}, t5_norm_saved(te));
-    resid_ = add_t5_embedding("decoder.embed", td, kTargetsInput);
+        add("encoder.final_norm", OpKind::kNorm, kEmbeddingLayer, {enc + final_norm}, {resid_},
+            NormShape{te, h, spec_.norm, final_dropout}, norm_saved(te, final_dropout));
+    resid_ = add_stack_embedding("decoder.embed", dec, td, kTargetsInput);
     for (int i = 0; i < spec_.num_decoder_layers; ++i) {
-      add_t5_layer(static_cast<int>(spec_.num_layers) + i, td, encoder_out_);
+      layer(static_cast<int>(spec_.num_layers) + i, td, encoder_out_);
     }
     const int top = static_cast<int>(total_layers(spec_));
     const std::int64_t V = spec_.vocab_size;
-    const int norm = add("final_norm", OpKind::kNorm, top, {"decoder.final_layer_norm"}, {resid_},
-                         NormShape{td, h, spec_.norm, spec_.dropout.resid}, t5_norm_saved(td));
+    const int norm =
+        add("final_norm", OpKind::kNorm, top, {dec + final_norm}, {resid_},
+            NormShape{td, h, spec_.norm, final_dropout}, norm_saved(td, final_dropout));
     const int head = add("lm_head", OpKind::kLinear, top, {"lm_head"}, {norm},
                          GemmShape{td, V, h, false}, {act("input", td * h)});
     // CrossEntropyLoss on the 16-bit logits: log_softmax keeps them in their dtype.
@@ -196,25 +209,114 @@ class OpListBuilder {
     return std::move(ops_);
   }
 
-  // A T5LayerNorm with the stack's dropout after it: its input, and the dropout's mask.
-  std::vector<SavedTensor> t5_norm_saved(std::int64_t tokens) const {
+  // A stack's final norm with `dropout` after it (T5's): its input, and the dropout's mask.
+  std::vector<SavedTensor> norm_saved(std::int64_t tokens, double dropout) const {
     std::vector<SavedTensor> saved = {act("input", tokens * spec_.hidden_size)};
-    if (spec_.dropout.resid > 0) saved.push_back(mask(tokens * spec_.hidden_size));
+    if (dropout > 0) saved.push_back(mask(tokens * spec_.hidden_size));
     return saved;
   }
 
-  // T5Stack's embed_tokens (the shared table) and dropout over `tokens` ids.
-  int add_t5_embedding(std::string name, std::int64_t tokens, int ids) {
+  // A stack's embed_tokens (the shared table; Blenderbot's scaled, plus its embed_positions) and
+  // dropout over `tokens` ids.
+  int add_stack_embedding(std::string name, const std::string& stack, std::int64_t tokens,
+                          int ids) {
     std::vector<SavedTensor> saved = {{"input_ids (int64)", kInt64Bytes * tokens}};
     if (spec_.dropout.embd > 0) saved.push_back(mask(tokens * spec_.hidden_size));
-    const std::string stack = ids == kTokenIdsInput ? "encoder" : "decoder";
-    return add(std::move(name), OpKind::kEmbedding, kEmbeddingLayer, {stack + ".embed_tokens"},
-               {ids},
+    const bool learned = spec_.position == PositionKind::kLearned;
+    std::vector<std::string> modules = {stack + ".embed_tokens"};
+    if (learned) modules.push_back(stack + ".embed_positions");
+    return add(std::move(name), OpKind::kEmbedding, kEmbeddingLayer, std::move(modules), {ids},
                EmbeddingShape{.tokens = tokens,
                               .hidden = spec_.hidden_size,
                               .vocab = spec_.vocab_size,
-                              .dropout = spec_.dropout.embd},
+                              .learned_positions = learned,
+                              .dropout = spec_.dropout.embd,
+                              .scaled = spec_.scaled_embedding},
                std::move(saved));
+  }
+
+  // An encoder-decoder layer's attention sublayer's HF modules (T5's or Blenderbot's).
+  struct AttentionModules {
+    std::string norm, q, k, v, o;
+    std::string bias_table{};  // T5's relative_attention_bias in a stack's first layer
+  };
+
+  // A pre-normed attention sublayer `prefix` ("layers.N.attn" or ".cross") of `tokens` query
+  // tokens: its norm, q, k and v projections (a cross-attention's k and v over op kv_input's
+  // output, kv_seq tokens a sequence), the core, the output projection, dropout + the residual
+  // add. Blenderbot's Linears have biases, T5's none.
+  void add_seq2seq_attention(const std::string& prefix, int layer, std::int64_t tokens,
+                             const AttentionModules& m, int kv_input, std::int64_t kv_seq,
+                             bool causal) {
+    const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), b = w_.micro_batch;
+    const std::int64_t s = tokens / b, kv_tokens = b * kv_seq;
+    const bool bias = spec_.bias.qkv;
+    const int norm = add(prefix + "_norm", OpKind::kNorm, layer, {m.norm}, {resid_},
+                         NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+    const std::string o = prefix + ".";
+    const int qp = add(o + "q_proj", OpKind::kLinear, layer, {m.q}, {norm},
+                       GemmShape{tokens, q, h, bias}, {act("input", tokens * h)});
+    const int kv = kv_input < 0 ? norm : kv_input;
+    // The cross-attentions all read the one encoder output: kept once, by the first.
+    std::vector<SavedTensor> kv_saved;
+    if (kv_input >= 0 && layer == spec_.num_layers) {
+      kv_saved.push_back(act("encoder output", kv_tokens * h));
+    }
+    const int kp = add(o + "k_proj", OpKind::kLinear, layer, {m.k}, {kv},
+                       GemmShape{kv_tokens, q, h, bias}, std::move(kv_saved));
+    const int vp = add(o + "v_proj", OpKind::kLinear, layer, {m.v}, {kv},
+                       GemmShape{kv_tokens, q, h, bias}, {});
+    const AttentionShape shape{.batch = b,
+                               .seq = s,
+                               .heads = spec_.num_heads,
+                               .kv_heads = spec_.num_kv_heads,
+                               .head_dim = spec_.head_dim,
+                               .dropout = spec_.dropout.attn,
+                               .causal = causal,
+                               .kv_seq = kv_seq == s ? 0 : kv_seq};
+    std::vector<std::string> table;
+    if (!m.bias_table.empty()) table.push_back(m.bias_table);
+    const int core = add_core(o + "core", layer, std::move(table), {qp, kp, vp}, shape);
+    const int out = add(o + "out_proj", OpKind::kLinear, layer, {m.o}, {core},
+                        GemmShape{tokens, h, q, spec_.bias.attn_out}, {act("input", tokens * q)});
+    resid_ = add_residual(o + "residual", layer, out, tokens);
+  }
+
+  // A Blenderbot layer `layer` over `tokens` tokens (an encoder layer when encoder_out < 0):
+  // self_attn_layer_norm, self_attn (q_proj, k_proj, v_proj, the core, out_proj), dropout + add;
+  // the decoder's encoder_attn_layer_norm and encoder_attn over op encoder_out's output; then
+  // final_layer_norm, fc1, the activation (activation_dropout after it), fc2, dropout + add.
+  void add_bart_layer(int layer, std::int64_t tokens, int encoder_out) {
+    const bool decoder = encoder_out >= 0;
+    const int i = decoder ? layer - static_cast<int>(spec_.num_layers) : layer;
+    const std::string m = std::string(decoder ? "model.decoder" : "model.encoder") + ".layers." +
+                          std::to_string(i) + ".";
+    const std::string p = "layers." + std::to_string(layer) + ".";
+    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    const std::int64_t b = w_.micro_batch, s = tokens / b;
+    auto modules = [&](const std::string& a) {
+      return AttentionModules{.norm = m + a + "_layer_norm",
+                              .q = m + a + ".q_proj",
+                              .k = m + a + ".k_proj",
+                              .v = m + a + ".v_proj",
+                              .o = m + a + ".out_proj"};
+    };
+    add_seq2seq_attention(p + "attn", layer, tokens, modules("self_attn"), -1, s, decoder);
+    if (decoder) {
+      add_seq2seq_attention(p + "cross", layer, tokens, modules("encoder_attn"), encoder_out,
+                            w_.seq_len, false);
+    }
+    const int norm = add(p + "mlp_norm", OpKind::kNorm, layer, {m + "final_layer_norm"}, {resid_},
+                         NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+    const int up = add(p + "mlp.up", OpKind::kLinear, layer, {m + "fc1"}, {norm},
+                       GemmShape{tokens, I, h, true}, {act("input", tokens * h)});
+    std::vector<SavedTensor> act_saved = {act("input", tokens * I)};
+    if (spec_.dropout.act > 0) act_saved.push_back(mask(tokens * I));
+    const int gelu = add(p + "mlp.act", OpKind::kActivation, layer, {}, {up},
+                         ElementwiseShape{tokens * I, spec_.dropout.act}, std::move(act_saved));
+    const int down = add(p + "mlp.down", OpKind::kLinear, layer, {m + "fc2"}, {gelu},
+                         GemmShape{tokens, h, I, true}, {act("input", tokens * I)});
+    resid_ = add_residual(p + "mlp.residual", layer, down, tokens);
   }
 
   // T5Block `layer` over `tokens` tokens: an encoder block (encoder_out < 0) or a decoder block
@@ -225,49 +327,28 @@ class OpListBuilder {
     const std::string m =
         std::string(decoder ? "decoder" : "encoder") + ".block." + std::to_string(i) + ".layer.";
     const std::string p = "layers." + std::to_string(layer) + ".";
-    const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), I = spec_.intermediate_size;
+    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
     const std::int64_t b = w_.micro_batch, s = tokens / b;
-    auto attention = [&](const std::string& prefix, const std::string& module, int kv_input,
-                         std::int64_t kv_seq, bool causal, bool relative) {
-      const int norm = add(p + prefix + "_norm", OpKind::kNorm, layer, {module + "layer_norm"},
-                           {resid_}, NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
-      const std::string a = module + (prefix == "attn" ? "SelfAttention." : "EncDecAttention.");
-      const std::string o = p + prefix + ".";
-      const int qp = add(o + "q_proj", OpKind::kLinear, layer, {a + "q"}, {norm},
-                         GemmShape{tokens, q, h, false}, {act("input", tokens * h)});
-      const int kv = kv_input < 0 ? norm : kv_input;
-      const std::int64_t kv_tokens = b * kv_seq;
-      // The cross-attentions all read the one encoder output: kept once, by the first.
-      std::vector<SavedTensor> kv_saved;
-      if (kv_input >= 0 && layer == spec_.num_layers) {
-        kv_saved.push_back(act("encoder output", kv_tokens * h));
-      }
-      const int kp = add(o + "k_proj", OpKind::kLinear, layer, {a + "k"}, {kv},
-                         GemmShape{kv_tokens, q, h, false}, std::move(kv_saved));
-      const int vp = add(o + "v_proj", OpKind::kLinear, layer, {a + "v"}, {kv},
-                         GemmShape{kv_tokens, q, h, false}, {});
-      const AttentionShape shape{.batch = b,
-                                 .seq = s,
-                                 .heads = spec_.num_heads,
-                                 .kv_heads = spec_.num_kv_heads,
-                                 .head_dim = spec_.head_dim,
-                                 .dropout = spec_.dropout.attn,
-                                 .causal = causal,
-                                 .kv_seq = kv_seq == s ? 0 : kv_seq};
-      std::vector<std::string> bias;
-      if (relative) bias.push_back(a + "relative_attention_bias");
-      const int core = add_core(o + "core", layer, std::move(bias), {qp, kp, vp}, shape);
-      const int out = add(o + "out_proj", OpKind::kLinear, layer, {a + "o"}, {core},
-                          GemmShape{tokens, h, q, false}, {act("input", tokens * q)});
-      resid_ = add_residual(o + "residual", layer, out, tokens);
+    auto modules = [&](const std::string& sub, const char* a, bool relative) {
+      const std::string x = m + sub + a;
+      return AttentionModules{.norm = m + sub + "layer_norm",
+                              .q = x + "q",
+                              .k = x + "k",
+                              .v = x + "v",
+                              .o = x + "o",
+                              .bias_table = relative ? x + "relative_attention_bias" : ""};
     };
-    attention("attn", m + "0.", -1, s, decoder, i == 0);
-    if (decoder) attention("cross", m + "1.", encoder_out, w_.seq_len, false, false);
+    add_seq2seq_attention(p + "attn", layer, tokens, modules("0.", "SelfAttention.", i == 0), -1, s,
+                          decoder);
+    if (decoder) {
+      add_seq2seq_attention(p + "cross", layer, tokens, modules("1.", "EncDecAttention.", false),
+                            encoder_out, w_.seq_len, false);
+    }
     const std::string ff = m + (decoder ? "2." : "1.");
     const int norm = add(p + "mlp_norm", OpKind::kNorm, layer, {ff + "layer_norm"}, {resid_},
                          NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
     const std::string d = ff + "DenseReluDense.";
-    const double p_drop = spec_.dropout.resid;
+    const double p_drop = spec_.dropout.act;
     std::vector<SavedTensor> act_saved;
     int act_op = 0;
     if (spec_.mlp == MlpKind::kSwiGlu) {  // T5DenseGatedActDense: act(wi_0(x)) * wi_1(x)

@@ -27,6 +27,14 @@
 // lm_head (the decoder over V), loss (masked LM); head (qa_outputs), loss over the start and
 // end logits (question answering); pooler, pooler.act (tanh), head (classifier), loss
 // (sequence classification).
+// An encoder-decoder (t5, blenderbot): embed; the encoder's layers 0..L-1 (attn_norm, attn.q_proj,
+// attn.k_proj, attn.v_proj, attn.core, attn.out_proj, attn.residual, mlp_norm, mlp.up (T5's
+// gated MLP: mlp.gate too), mlp.act, mlp.down, mlp.residual) over seq_len tokens;
+// encoder.final_norm; decoder.embed {kTargetsInput}; the decoder's layers L..L+Ld-1 over
+// target_len tokens, each with cross_norm, cross.q_proj, cross.k_proj and cross.v_proj (these
+// two reading encoder.final_norm), cross.core, cross.out_proj, cross.residual between its
+// self-attention and its MLP; final_norm, lm_head, loss. encoder.final_norm and decoder.embed
+// are outside the layers (kEmbeddingLayer).
 //
 // What each op saves for backward (16-bit activations unless noted; e bytes per element):
 //   norms: their input (t·h). Per-row statistics (mean, rstd: 4-8 bytes per row) are O(t) and not

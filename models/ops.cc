@@ -55,6 +55,12 @@ Status validate_workload(const ModelSpec& spec, const Workload& w) {
                "at most max_position_embeddings = " + std::to_string(spec.max_position_embeddings) +
                    " (learned position embeddings have no row past it)");
   }
+  if (spec.position == PositionKind::kLearned && is_encoder_decoder(spec) &&
+      w.decoder_len() > spec.max_position_embeddings) {
+    return bad("target_len", w.decoder_len(),
+               "at most max_position_embeddings = " + std::to_string(spec.max_position_embeddings) +
+                   " (the decoder's learned positions have no row past it)");
+  }
   return check_workload_size(spec, w);
 }
 

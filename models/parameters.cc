@@ -307,6 +307,47 @@ void build_t5(const ModelSpec& m, ParamListBuilder* b) {
   b->add_tied("lm_head", top, shared);
 }
 
+// transformers/models/blenderbot/modeling_blenderbot.py: BlenderbotForConditionalGeneration(
+// model(shared, encoder(embed_tokens = shared, embed_positions [max_positions, h],
+// layers[i](self_attn(k_proj, v_proj, q_proj, out_proj), self_attn_layer_norm, fc1, fc2,
+// final_layer_norm), layer_norm), decoder(the same, each layer with encoder_attn and its
+// encoder_attn_layer_norm after self_attn_layer_norm)), lm_head = shared). Biases everywhere;
+// final_logits_bias is a buffer.
+void build_blenderbot(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size;
+  b->add("model.shared", kEmbeddingLayer, {m.vocab_size, h});
+  const int shared = b->last_id();
+  auto stack = [&](const std::string& name, int first_layer, std::int64_t layers) {
+    const bool decoder = name == "model.decoder";
+    b->add_tied(name + ".embed_tokens", kEmbeddingLayer, shared);
+    b->add(name + ".embed_positions", kEmbeddingLayer, {m.max_position_embeddings, h});
+    auto attention = [&](const std::string& a, int layer) {
+      for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"}) {
+        b->add(a + proj, layer, {h, h}, h);
+      }
+    };
+    for (int i = 0; i < layers; ++i) {
+      const int layer = first_layer + i;
+      const std::string p = name + ".layers." + std::to_string(i) + ".";
+      attention(p + "self_attn.", layer);
+      b->add(p + "self_attn_layer_norm", layer, {h}, h);
+      if (decoder) {
+        attention(p + "encoder_attn.", layer);
+        b->add(p + "encoder_attn_layer_norm", layer, {h}, h);
+      }
+      b->add(p + "fc1", layer, {I, h}, I);
+      b->add(p + "fc2", layer, {h, I}, h);
+      b->add(p + "final_layer_norm", layer, {h}, h);
+    }
+  };
+  stack("model.encoder", 0, m.num_layers);
+  b->add("model.encoder.layer_norm", kEmbeddingLayer, {h}, h);
+  stack("model.decoder", static_cast<int>(m.num_layers), m.num_decoder_layers);
+  const int top = static_cast<int>(total_layers(m));
+  b->add("model.decoder.layer_norm", top, {h}, h);
+  b->add_tied("lm_head", top, shared);
+}
+
 }  // namespace
 
 std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
@@ -323,6 +364,8 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_bert(spec, &b);
   } else if (spec.model_type == ModelType::kT5) {
     build_t5(spec, &b);
+  } else if (spec.model_type == ModelType::kBlenderbot) {
+    build_blenderbot(spec, &b);
   } else {
     build_llama(spec, &b);
   }

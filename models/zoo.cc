@@ -192,7 +192,7 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->mlp = MlpKind::kGelu;
     spec->activation = "relu";
     spec->bias = {};
-    spec->dropout = {.embd = 0.1, .attn = 0.1, .resid = 0.1};
+    spec->dropout = {.embd = 0.1, .attn = 0.1, .resid = 0.1, .act = 0.1};
     spec->num_decoder_layers = spec->num_layers;
     spec->relative_buckets = 32;
     return;

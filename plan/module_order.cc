@@ -267,6 +267,53 @@ Node t5_tree(const models::ModelSpec& spec) {
                leaf("lm_head", kLinear)}};
 }
 
+// transformers 5.16 BlenderbotForConditionalGeneration: each stack (BlenderbotEncoder,
+// BlenderbotDecoder) runs embed_tokens (its scaled Embedding sharing model.shared's weight;
+// `shared` itself is never called), embed_positions, its layers (self_attn_layer_norm,
+// self_attn(q_proj, k_proj, v_proj, out_proj), the decoder's encoder_attn_layer_norm and
+// encoder_attn, final_layer_norm, fc1, activation_fn, fc2; dropout is functional) and its
+// layer_norm; then lm_head.
+Node blenderbot_tree(const models::ModelSpec& spec) {
+  const std::string c = "transformers.models.blenderbot.modeling_blenderbot.Blenderbot";
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
+  const std::string act = activation_class(spec.activation);
+  auto stack = [&](const std::string& name, const char* cls, std::int64_t layers) {
+    const bool decoder = name == "model.decoder";
+    Node st{name,
+            c + cls,
+            {leaf(name + ".embed_tokens", c + "ScaledWordEmbedding"),
+             leaf(name + ".embed_positions", c + "LearnedPositionalEmbedding")}};
+    for (int i = 0; i < layers; ++i) {
+      const std::string p = name + ".layers." + std::to_string(i) + ".";
+      Node layer{p.substr(0, p.size() - 1), c + (decoder ? "DecoderLayer" : "EncoderLayer"), {}};
+      auto attention = [&](const std::string& a) {
+        layer.children.push_back(leaf(p + a + "_layer_norm", ln));
+        Node attn{p + a, c + "Attention", {}};
+        for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
+          attn.children.push_back(leaf(p + a + "." + proj, kLinear));
+        }
+        layer.children.push_back(std::move(attn));
+      };
+      attention("self_attn");
+      if (decoder) attention("encoder_attn");
+      for (const char* m : {"final_layer_norm", "fc1", "activation_fn", "fc2"}) {
+        const std::string n = m;
+        layer.children.push_back(leaf(p + n, n == "final_layer_norm" ? ln
+                                             : n == "activation_fn"  ? act
+                                                                     : std::string(kLinear)));
+      }
+      st.children.push_back(std::move(layer));
+    }
+    st.children.push_back(leaf(name + ".layer_norm", ln));
+    return st;
+  };
+  Node model{"model",
+             c + "Model",
+             {stack("model.encoder", "Encoder", spec.num_layers),
+              stack("model.decoder", "Decoder", spec.num_decoder_layers)}};
+  return Node{"", c + "ForConditionalGeneration", {std::move(model), leaf("lm_head", kLinear)}};
+}
+
 // LlamaForCausalLM (Mistral, Qwen2, Qwen3, Mixtral and Phi-3 alike, each with its own class names):
 // LlamaModel.forward runs embed_tokens, the rotary embedding (cos/sin need no gradient), the
 // decoder layers and the norm. Qwen3Attention calls q_norm right after q_proj and k_norm after
@@ -437,11 +484,12 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                               const configs::LeafModules& leaves) {
   Node root = spec.model_type == models::ModelType::kGpt2
                   ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
-              : spec.model_type == models::ModelType::kOpt     ? opt_tree(spec)
-              : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
-              : spec.model_type == models::ModelType::kBert    ? bert_tree(spec)
-              : spec.model_type == models::ModelType::kT5      ? t5_tree(spec)
-                                                               : llama_tree(spec);
+              : spec.model_type == models::ModelType::kOpt        ? opt_tree(spec)
+              : spec.model_type == models::ModelType::kGptNeox    ? gpt_neox_tree(spec)
+              : spec.model_type == models::ModelType::kBert       ? bert_tree(spec)
+              : spec.model_type == models::ModelType::kT5         ? t5_tree(spec)
+              : spec.model_type == models::ModelType::kBlenderbot ? blenderbot_tree(spec)
+                                                                  : llama_tree(spec);
   Collapsed collapsed;
   collapse(&root, leaves, &collapsed);
   std::vector<const Node*> forward, exits;

@@ -6,8 +6,9 @@
 // (pre-order of the module tree as HF's forward() runs it); backward fetches, from the
 // pre-backward hooks on each module's outputs, in the reverse order of the modules' exits,
 // skipping modules whose outputs need no gradient (the rotary embedding). Checked against the
-// oracle's recorded fetch events (tests/plan/oracle_test.cc) for HF GPT-2 and Llama with SDPA
-// attention; Mistral and Qwen2 follow Llama's module structure. A ZeRO-3 leaf module
+// oracle's recorded fetch events (tests/plan/oracle_test.cc) for every family zerosim reads.
+// A module forward never calls (T5's and Blenderbot's `shared`) is fetched through the modules
+// that share its weight. A ZeRO-3 leaf module
 // (configs/leaf_module.h) is fetched whole and its submodules not at all. It depends on the
 // model, the attention kernel and the leaf modules only, so ModelGraph builds it once for every
 // plan of a sweep.

@@ -25,10 +25,10 @@ def params_of(path):
     cls = AutoModelForCausalLM
     if config.model_type == "bert":
         cls = getattr(transformers, (config.architectures or ["BertForMaskedLM"])[0])
-    if config.model_type == "t5":  # an encoder-decoder: the seq2seq LM
-        cls = transformers.T5ForConditionalGeneration
+    if config.is_encoder_decoder:  # the seq2seq LM
+        cls = transformers.AutoModelForSeq2SeqLM
     with torch.device("meta"):
-        model = cls._from_config(config) if cls is not AutoModelForCausalLM else cls.from_config(config)
+        model = cls.from_config(config) if hasattr(cls, "from_config") else cls._from_config(config)
     tensors = [[name, list(p.shape)] for name, p in model.named_parameters()]
     total = sum(p.numel() for p in model.parameters())
     return {"model_type": config.model_type, "params": total, "tensors": tensors}

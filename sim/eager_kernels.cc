@@ -126,6 +126,8 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
       return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
     case models::ModelType::kBert:  // recorded with BERT's default dropout, 0.1
       return sdpa ? "bert_sdpa" : "bert";
+    case models::ModelType::kBlenderbot:  // not recorded yet: OPT's modules, the nearest
+      return sdpa ? "opt_sdpa" : "opt";
     case models::ModelType::kT5:
       // Not recorded yet: T5LayerNorm is Llama's RMSNorm code (fp32 variance); the attention
       // and the MLP (activation, dropout) take BERT's modules, whose bias-gradient sums T5's

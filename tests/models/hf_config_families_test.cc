@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "models/hf_config.h"
+#include "models/ops.h"
 #include "models/parameters.h"
 #include "models/zoo.h"
 #include "tests/models/hf_config_test_util.h"
@@ -393,7 +394,7 @@ TEST(HfConfig, ReadsT5WithItsDefaults) {
   EXPECT_EQ(m->position, PositionKind::kRelativeBias);
   EXPECT_EQ(m->mlp, MlpKind::kGelu);
   EXPECT_EQ(m->activation, "relu");
-  EXPECT_EQ(m->dropout, (DropoutProbs{.embd = 0.1, .attn = 0.1, .resid = 0.1}));
+  EXPECT_EQ(m->dropout, (DropoutProbs{.embd = 0.1, .attn = 0.1, .resid = 0.1, .act = 0.1}));
   EXPECT_TRUE(m->tie_word_embeddings);
   const Result<ModelSpec> g = load_hf_config(write_temp("t5_gated.json", base + R"(,
       "feed_forward_proj": "gated-gelu", "num_decoder_layers": 3, "d_kv": 16,
@@ -412,6 +413,40 @@ TEST(HfConfig, ReadsT5WithItsDefaults) {
     const std::string msg = load_error("t5_refused.json", base + extra);
     EXPECT_NE(msg.find(expected), std::string::npos) << msg;
   }
+}
+
+// BlenderbotConfig: every size has a default; the decoder's heads and MLP width must be the
+// encoder's; dropout on the embeddings and each sublayer, activation_dropout after the GELU; the
+// head tied (an untied one is refused).
+TEST(HfConfig, ReadsBlenderbotAsAnEncoderDecoder) {
+  const std::string base = R"({"model_type": "blenderbot", "d_model": 64, "encoder_layers": 2,
+      "decoder_layers": 3, "encoder_attention_heads": 4, "decoder_attention_heads": 4,
+      "encoder_ffn_dim": 128, "vocab_size": 100,
+      "scale_embedding": true, "activation_dropout": 0.05)";
+  const Result<ModelSpec> m =
+      load_hf_config(write_temp("bb.json", base + R"(, "decoder_ffn_dim": 128})"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kBlenderbot);
+  EXPECT_TRUE(is_encoder_decoder(*m));
+  EXPECT_EQ(m->num_layers, 2);
+  EXPECT_EQ(m->num_decoder_layers, 3);
+  EXPECT_EQ(m->max_position_embeddings, 128);
+  EXPECT_TRUE(m->scaled_embedding);
+  EXPECT_EQ(m->position, PositionKind::kLearned);
+  EXPECT_EQ(m->dropout, (DropoutProbs{.embd = 0.1, .attn = 0, .resid = 0.1, .act = 0.05}));
+  EXPECT_TRUE(m->bias.qkv && m->bias.attn_out && m->bias.mlp);
+  const std::pair<std::string, std::string> refused[] = {
+      {R"(, "decoder_ffn_dim": 256})", "a decoder unlike the encoder"},
+      {R"(, "decoder_ffn_dim": 128, "tie_word_embeddings": false})", "an LM head of its own"},
+      {R"(, "decoder_ffn_dim": 128, "encoder_layerdrop": 0.1})", "layer drop"},
+  };
+  for (const auto& [extra, expected] : refused) {
+    const std::string msg = load_error("bb_refused.json", base + extra);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+  }
+  // The decoder's learned positions bound the target as the encoder's bound the source.
+  const Workload w{.micro_batch = 1, .seq_len = 16, .target_len = 129};
+  EXPECT_FALSE(validate_workload(*m, w).is_ok());
 }
 
 }  // namespace

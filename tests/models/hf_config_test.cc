@@ -186,7 +186,7 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       {"roberta.json",
        llama_with("model_type", "\"roberta\""),
        {": model_type: ", "\"roberta\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
-        "\"gpt_neox\", \"bert\" and \"t5\""}},
+        "\"bert\", \"t5\" and \"blenderbot\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

@@ -600,6 +600,36 @@ TEST(OpGraph, T5DecodesTheTargetOverTheEncodersOutput) {
   EXPECT_EQ(gradient_ready_order(spec).size(), params.size() - 3);
 }
 
+// Blenderbot (modeling_blenderbot.py): each stack's scaled embedding plus its learned positions,
+// pre-LN layers with the decoder's encoder_attn over the encoder's output, the stacks' final
+// LayerNorms without dropout.
+TEST(OpGraph, BlenderbotsStacksEmbedTheirPositionsAndNormLast) {
+  ModelSpec spec = tiny("bert-base-uncased");
+  spec.model_type = ModelType::kBlenderbot;
+  spec.num_kv_heads = spec.num_heads;
+  spec.post_norm = false;
+  spec.type_vocab_size = 0;
+  spec.head = HeadKind::kCausalLm;
+  spec.num_decoder_layers = 3;
+  spec.scaled_embedding = true;
+  spec.dropout = {.embd = 0.1, .attn = 0, .resid = 0.1, .act = 0};
+  ASSERT_TRUE(validate(spec).is_ok()) << validate(spec).message();
+  const Workload w{.micro_batch = 2, .seq_len = 16, .target_len = 8};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  const Op& embed = find_op(ops, "decoder.embed");
+  ASSERT_EQ(embed.param_ids.size(), 2u);
+  EXPECT_EQ(params[embed.param_ids[1]].name, "model.decoder.embed_positions.weight");
+  EXPECT_TRUE(std::get<EmbeddingShape>(embed.shape).scaled);
+  EXPECT_EQ(std::get<EmbeddingShape>(embed.shape).tokens, 2 * 8);
+  EXPECT_EQ(std::get<NormShape>(find_op(ops, "encoder.final_norm").shape).dropout, 0);
+  EXPECT_EQ(find_op(ops, "layers.2.cross.v_proj").inputs,
+            std::vector<int>{index_of(ops, "encoder.final_norm")});
+  EXPECT_EQ(params[find_op(ops, "layers.2.cross_norm").param_ids.at(0)].name,
+            "model.decoder.layers.0.encoder_attn_layer_norm.weight");
+  EXPECT_EQ(ops.back().layer, 5);
+}
+
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {
   for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
     const std::vector<Op> ops = forward_ops(spec, {.micro_batch = 2, .seq_len = 8});

@@ -1,5 +1,5 @@
-// modeling_t5.py's configuration (transformers 5.16 configuration_t5.py T5Config) read into a
-// ModelSpec.
+// The encoder-decoders' configurations read into a ModelSpec: modeling_t5.py's (transformers
+// 5.16 configuration_t5.py T5Config) and modeling_blenderbot.py's (BlenderbotConfig).
 #include <string>
 
 #include "models/hf_config_fields.h"
@@ -24,7 +24,7 @@ void read_t5(ObjectReader& r, ModelSpec* spec) {
   const auto decoder_layers = optional_size(r, "num_decoder_layers", 0, kMaxLayers);
   const auto buckets = optional_size(r, "relative_attention_num_buckets", 32, 1024);
   const double dropout = probability(r, "dropout_rate", 0.1);
-  spec->dropout = {.embd = dropout, .attn = dropout, .resid = dropout};
+  spec->dropout = {.embd = dropout, .attn = dropout, .resid = dropout, .act = dropout};
   spec->norm_eps =
       optional_number(r, "layer_norm_epsilon", 1e-6, {.min = 0, .min_exclusive = true});
   require_bool(r, "is_encoder_decoder", true,
@@ -69,6 +69,51 @@ void read_t5(ObjectReader& r, ModelSpec* spec) {
   spec->mlp = gated ? MlpKind::kSwiGlu : MlpKind::kGelu;
   spec->activation = act;
   spec->bias = {};
+  spec->tie_word_embeddings = true;
+}
+
+// BlenderbotConfig's keys and defaults. The encoder's and decoder's attention heads and MLP
+// widths must agree (every Blenderbot checkpoint's do); layer drop is refused.
+void read_blenderbot(ObjectReader& r, ModelSpec* spec) {
+  const auto vocab = optional_size(r, "vocab_size", 8008, kMaxVocabSize);
+  const auto h = optional_size(r, "d_model", 2560, kMaxHiddenSize);
+  const auto layers = optional_size(r, "encoder_layers", 2, kMaxLayers);
+  const auto decoder_layers = optional_size(r, "decoder_layers", 24, kMaxLayers);
+  const auto heads = optional_size(r, "encoder_attention_heads", 32, kMaxHiddenSize);
+  const auto decoder_heads = optional_size(r, "decoder_attention_heads", 32, kMaxHiddenSize);
+  const auto ffn = optional_size(r, "encoder_ffn_dim", 10240, kMaxIntermediateSize);
+  const auto decoder_ffn = optional_size(r, "decoder_ffn_dim", 10240, kMaxIntermediateSize);
+  const auto positions = optional_size(r, "max_position_embeddings", 128, kMaxPositions);
+  spec->activation = activation(r, "activation_function", "gelu");
+  spec->dropout = {.attn = probability(r, "attention_dropout", 0),
+                   .resid = probability(r, "dropout", 0.1),
+                   .act = probability(r, "activation_dropout", 0)};
+  spec->dropout.embd = spec->dropout.resid;  // the stacks drop out their embeddings with it
+  spec->scaled_embedding = optional_bool(r, "scale_embedding", false);
+  require_bool(r, "is_encoder_decoder", true, "Blenderbot's decoder alone is not modelled");
+  require_bool(r, "tie_word_embeddings", true, "an LM head of its own is not modelled");
+  for (const char* key : {"encoder_layerdrop", "decoder_layerdrop"}) {
+    if (optional_number(r, key, 0, {.min = 0, .max = 1}) > 0) {
+      r.report(key, Severity::kError, "not-modelled",
+               "a layer drop probability above 0 is not supported; expected 0 (zerosim runs "
+               "every layer every step)");
+    }
+  }
+  if (!vocab || !h || !layers || !decoder_layers || !heads || !decoder_heads || !ffn ||
+      !decoder_ffn || !positions) {
+    return;
+  }
+  if (*decoder_heads != *heads || *decoder_ffn != *ffn) {
+    r.report(*decoder_heads != *heads ? "decoder_attention_heads" : "decoder_ffn_dim",
+             Severity::kError, "not-modelled",
+             "a decoder unlike the encoder is not supported; expected the encoder's value (" +
+                 std::to_string(*decoder_heads != *heads ? *heads : *ffn) + ")");
+    return;
+  }
+  if (!check_divides(r, "encoder_attention_heads", *heads, "d_model", *h)) return;
+  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *ffn, *positions, spec);
+  spec->num_decoder_layers = *decoder_layers;
+  spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
   spec->tie_word_embeddings = true;
 }
 
