@@ -518,8 +518,10 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
     if (it == index.end()) {
       // A module forward never calls (T5's `shared`): its weight is fetched through the modules
       // that share it (the stacks' embed_tokens, lm_head).
+      // (Or through the leaf module that owns them.)
       ZS_CHECK(!p.tied && std::any_of(params.begin(), params.end(), [&](const auto& a) {
-        return a.tied && a.tied_to == p.id && index.count(a.module) > 0;
+        return a.tied && a.tied_to == p.id &&
+               (index.count(a.module) > 0 || collapsed.owner.count(a.module) > 0);
       }));
       continue;
     }

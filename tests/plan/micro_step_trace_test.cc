@@ -194,5 +194,21 @@ TEST(MicroStepTrace, LeafRulesMatchClassesNamesAndSuffixes) {
             std::vector<std::string>{});
 }
 
+// T5's `shared` is fetched through the modules sharing its weight, a leaf among them: a whole
+// stack made a leaf (T5Stack), its blocks (T5Block) or the model itself plan as any leaf does.
+TEST(MicroStepTrace, AnUncalledModulesWeightIsFetchedThroughALeafThatSharesIt) {
+  models::ModelSpec spec = models::zoo_model("t5-base").value();
+  spec.num_layers = spec.num_decoder_layers = 2;
+  const models::Workload w{1, 64, 2, true};
+  // The whole model a leaf: no module that shares the weight is in the tree but as the leaf's.
+  const std::pair<const char*, std::size_t> cases[] = {
+      {"T5Stack", 2}, {"T5Block", 4}, {"T5ForConditionalGeneration", 1}};
+  for (const auto& [cls, leaves] : cases) {
+    const auto g = make_model_graph(spec, w, {{cls}, {}, {}});
+    ASSERT_TRUE(g.ok()) << cls;
+    EXPECT_EQ((*g)->modules.leaves.size(), leaves) << cls;
+  }
+}
+
 }  // namespace
 }  // namespace zs::plan
