@@ -292,7 +292,7 @@ class OpListBuilder {
     const std::string m = std::string(decoder ? "model.decoder" : "model.encoder") + ".layers." +
                           std::to_string(i) + ".";
     const std::string p = "layers." + std::to_string(layer) + ".";
-    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    const std::int64_t h = spec_.hidden_size;
     const std::int64_t b = w_.micro_batch, s = tokens / b;
     auto modules = [&](const std::string& a) {
       return AttentionModules{.norm = m + a + "_layer_norm",
@@ -308,14 +308,7 @@ class OpListBuilder {
     }
     const int norm = add(p + "mlp_norm", OpKind::kNorm, layer, {m + "final_layer_norm"}, {resid_},
                          NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
-    const int up = add(p + "mlp.up", OpKind::kLinear, layer, {m + "fc1"}, {norm},
-                       GemmShape{tokens, I, h, true}, {act("input", tokens * h)});
-    std::vector<SavedTensor> act_saved = {act("input", tokens * I)};
-    if (spec_.dropout.act > 0) act_saved.push_back(mask(tokens * I));
-    const int gelu = add(p + "mlp.act", OpKind::kActivation, layer, {}, {up},
-                         ElementwiseShape{tokens * I, spec_.dropout.act}, std::move(act_saved));
-    const int down = add(p + "mlp.down", OpKind::kLinear, layer, {m + "fc2"}, {gelu},
-                         GemmShape{tokens, h, I, true}, {act("input", tokens * I)});
+    const int down = add_mlp(p, layer, {.up = m + "fc1", .down = m + "fc2"}, norm, tokens);
     resid_ = add_residual(p + "mlp.residual", layer, down, tokens);
   }
 
@@ -327,7 +320,7 @@ class OpListBuilder {
     const std::string m =
         std::string(decoder ? "decoder" : "encoder") + ".block." + std::to_string(i) + ".layer.";
     const std::string p = "layers." + std::to_string(layer) + ".";
-    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    const std::int64_t h = spec_.hidden_size;
     const std::int64_t b = w_.micro_batch, s = tokens / b;
     auto modules = [&](const std::string& sub, const char* a, bool relative) {
       const std::string x = m + sub + a;
@@ -347,29 +340,13 @@ class OpListBuilder {
     const std::string ff = m + (decoder ? "2." : "1.");
     const int norm = add(p + "mlp_norm", OpKind::kNorm, layer, {ff + "layer_norm"}, {resid_},
                          NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+    // T5DenseActDense: wi, act, dropout, wo; T5DenseGatedActDense: act(wi_0(x)) * wi_1(x).
     const std::string d = ff + "DenseReluDense.";
-    const double p_drop = spec_.dropout.act;
-    std::vector<SavedTensor> act_saved;
-    int act_op = 0;
-    if (spec_.mlp == MlpKind::kSwiGlu) {  // T5DenseGatedActDense: act(wi_0(x)) * wi_1(x)
-      const int gate = add(p + "mlp.gate", OpKind::kLinear, layer, {d + "wi_0"}, {norm},
-                           GemmShape{tokens, I, h, false}, {act("input", tokens * h)});
-      const int up = add(p + "mlp.up", OpKind::kLinear, layer, {d + "wi_1"}, {norm},
-                         GemmShape{tokens, I, h, false}, {});
-      act_saved = {act("gate", tokens * I), act("act_out", tokens * I), act("up", tokens * I)};
-      if (p_drop > 0) act_saved.push_back(mask(tokens * I));
-      act_op = add(p + "mlp.act", OpKind::kSwiGlu, layer, {}, {gate, up},
-                   ElementwiseShape{tokens * I, p_drop}, std::move(act_saved));
-    } else {  // T5DenseActDense: wi, act, dropout, wo
-      const int up = add(p + "mlp.up", OpKind::kLinear, layer, {d + "wi"}, {norm},
-                         GemmShape{tokens, I, h, false}, {act("input", tokens * h)});
-      act_saved = {act("input", tokens * I)};
-      if (p_drop > 0) act_saved.push_back(mask(tokens * I));
-      act_op = add(p + "mlp.act", OpKind::kActivation, layer, {}, {up},
-                   ElementwiseShape{tokens * I, p_drop}, std::move(act_saved));
-    }
-    const int down = add(p + "mlp.down", OpKind::kLinear, layer, {d + "wo"}, {act_op},
-                         GemmShape{tokens, h, I, false}, {act("input", tokens * I)});
+    const int down = add_mlp(p, layer,
+                             {.up = d + (spec_.mlp == MlpKind::kSwiGlu ? "wi_1" : "wi"),
+                              .gate = d + "wi_0",
+                              .down = d + "wo"},
+                             norm, tokens);
     resid_ = add_residual(p + "mlp.residual", layer, down, tokens);
   }
 
@@ -621,34 +598,46 @@ class OpListBuilder {
                std::move(saved));
   }
 
-  // Adds the MLP reading op `norm`'s output; returns the index of its down projection.
+  // Adds the MLP reading op `norm`'s output over `tokens` tokens (the micro-step's, or an
+  // encoder-decoder stack's); returns the index of its down projection. A dropout after the
+  // activation (dropout.act: T5's and Blenderbot's) is the activation op's, with its mask.
   int add_mlp(const std::string& p, int i, const LayerModules& m, int norm) {
-    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
+    return add_mlp(p, i, m, norm, t_);
+  }
+  int add_mlp(const std::string& p, int i, const LayerModules& m, int norm, std::int64_t tokens) {
+    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size, n = tokens * I;
     if (spec_.moe.enabled()) return add_moe(p, i, norm);
+    const double dropout = spec_.dropout.act;
+    auto with_mask = [&](std::vector<SavedTensor> saved) {
+      if (dropout > 0) saved.push_back(mask(n));
+      return saved;
+    };
+    const std::vector<SavedTensor> gated = {act("gate", n), act("silu_out", n), act("up", n)};
     int act_op = 0;
     if (fused_gate_up(spec_)) {
       // Phi3MLP.forward: gate, up = gate_up_proj(x).chunk(2); up * act(gate). The product keeps
       // what SwiGLU's does.
-      const int gate_up = add(p + "mlp.gate_up", OpKind::kLinear, i, {m.gate_up}, {norm},
-                              GemmShape{t_, 2 * I, h, spec_.bias.mlp}, {act("input", t_ * h)});
-      act_op = add(p + "mlp.act", OpKind::kSwiGlu, i, {}, {gate_up}, ElementwiseShape{t_ * I},
-                   {act("gate", t_ * I), act("silu_out", t_ * I), act("up", t_ * I)});
+      const int gate_up =
+          add(p + "mlp.gate_up", OpKind::kLinear, i, {m.gate_up}, {norm},
+              GemmShape{tokens, 2 * I, h, spec_.bias.mlp}, {act("input", tokens * h)});
+      act_op = add(p + "mlp.act", OpKind::kSwiGlu, i, {}, {gate_up}, ElementwiseShape{n, dropout},
+                   with_mask(gated));
     } else if (spec_.mlp == MlpKind::kGelu) {
       const int up = add(p + "mlp.up", OpKind::kLinear, i, {m.up}, {norm},
-                         GemmShape{t_, I, h, spec_.bias.mlp}, {act("input", t_ * h)});
-      act_op = add(p + "mlp.act", OpKind::kActivation, i, {}, {up}, ElementwiseShape{t_ * I},
-                   {act("input", t_ * I)});
+                         GemmShape{tokens, I, h, spec_.bias.mlp}, {act("input", tokens * h)});
+      act_op = add(p + "mlp.act", OpKind::kActivation, i, {}, {up}, ElementwiseShape{n, dropout},
+                   with_mask({act("input", n)}));
     } else {
       const int gate = add(p + "mlp.gate", OpKind::kLinear, i, {m.gate}, {norm},
-                           GemmShape{t_, I, h, spec_.bias.mlp}, {act("input", t_ * h)});
+                           GemmShape{tokens, I, h, spec_.bias.mlp}, {act("input", tokens * h)});
       // up_proj reads the tensor gate_proj saved.
       const int up = add(p + "mlp.up", OpKind::kLinear, i, {m.up}, {norm},
-                         GemmShape{t_, I, h, spec_.bias.mlp}, {});
-      act_op = add(p + "mlp.act", OpKind::kSwiGlu, i, {}, {gate, up}, ElementwiseShape{t_ * I},
-                   {act("gate", t_ * I), act("silu_out", t_ * I), act("up", t_ * I)});
+                         GemmShape{tokens, I, h, spec_.bias.mlp}, {});
+      act_op = add(p + "mlp.act", OpKind::kSwiGlu, i, {}, {gate, up}, ElementwiseShape{n, dropout},
+                   with_mask(gated));
     }
     return add(p + "mlp.down", OpKind::kLinear, i, {m.down}, {act_op},
-               GemmShape{t_, h, I, spec_.bias.mlp}, {act("input", t_ * I)});
+               GemmShape{tokens, h, I, spec_.bias.mlp}, {act("input", n)});
   }
 
   // The sparse MoE block reading op `norm`'s output (modeling_mixtral.py
