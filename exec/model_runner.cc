@@ -63,7 +63,7 @@ Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
     // come as slices of one fused projection each.
     missing = "Phi-3's fused qkv_proj and gate_up_proj";
   } else if (models::is_encoder(spec)) {
-    missing = "BERT's token types, unmasked attention, post-norm layers and heads";
+    missing = "an encoder's token types, unmasked attention, post-norm layers and heads";
   } else if (models::is_encoder_decoder(spec)) {
     missing = "the encoder-decoder stacks and cross-attention";
   }

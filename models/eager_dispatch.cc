@@ -507,6 +507,12 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "gpt_neox" : "gpt_neox_eager";
     case ModelType::kBert:  // BertForMaskedLM, dropout 0.1 (BertConfig's and every checkpoint's)
       return sdpa ? "bert" : "bert_eager";
+    case ModelType::kRoberta:
+      // BERT's entries: RobertaLayer, RobertaSelfAttention and the rest are modeling_bert.py's
+      // code under other names, and so are the heads (dense, gelu, LayerNorm, decoder). Not
+      // counted: RobertaEmbeddings' position ids from the input ids (ne, cumsum, mul, add: a few
+      // small integer kernels a step, forward only).
+      return sdpa ? "bert" : "bert_eager";
     case ModelType::kBlenderbot:
       // Not measured yet (t5_key names the cross-attention's ops as the self-attention's): OPT's
       // modules, the nearest measured (LayerNorm, k/v/q/out_proj with biases, dropout 0.1).
@@ -564,7 +570,7 @@ std::string_view blenderbot_key(std::string_view key) {
 
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
-  if (spec.model_type == ModelType::kBert) key = bert_key(key);
+  if (is_encoder(spec)) key = bert_key(key);
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
   if (spec.model_type == ModelType::kBlenderbot) key = blenderbot_key(key);
   EagerDispatch d;

@@ -55,7 +55,6 @@ constexpr Unmodelled kUnmodelled[] = {
      "a config.json of its own (model_type gemma3_text), is the language model alone"},
     {"falcon", "Falcon's parallel attention and multi-query layout"},
     {"bloom", "BLOOM's ALiBi attention"},
-    {"roberta", "an encoder"},
     {"deberta-v2", "an encoder with disentangled attention"},
     {"bart", "an encoder-decoder (BART's, not T5's layout)"},
 };
@@ -117,6 +116,7 @@ void read_opt(ObjectReader& r, ModelSpec* spec) {
   }
   if (!check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) return;
   set_learned_layernorm_model(*vocab, *h, *layers, *heads, *ffn, *positions, spec);
+  spec->position_offset = 2;
 }
 
 // The HF config defaults that differ between the SwiGLU families.
@@ -478,7 +478,7 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     read_opt(r, spec);
   } else if (spec->model_type == ModelType::kGptNeox) {
     read_gpt_neox(r, spec);
-  } else if (spec->model_type == ModelType::kBert) {
+  } else if (is_encoder(*spec)) {
     hf::read_bert(r, spec);
   } else if (spec->model_type == ModelType::kT5) {
     hf::read_t5(r, spec);

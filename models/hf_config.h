@@ -21,6 +21,10 @@
 //     ["BertForQuestionAnswering"], ["BertForSequenceClassification"]), num_labels (2; the
 //     length of id2label when it has one); refused: is_decoder and add_cross_attention true, a
 //     position_embedding_type other than "absolute", another architecture.
+//   roberta: bert's keys and defaults (vocab_size and the like required, a checkpoint states
+//     them), the heads Roberta*, and pad_token_id (1): the position table's first
+//     pad_token_id + 1 rows precede position 0, so max_position_embeddings (514 in the
+//     checkpoints) less them is the longest sequence; refused: pad_token_id null.
 //   t5: vocab_size, d_model, num_layers, num_heads, d_ff (required); d_kv (64),
 //     num_decoder_layers (null = num_layers), relative_attention_num_buckets (32), dropout_rate
 //     (0.1), layer_norm_epsilon (1e-6), feed_forward_proj ("relu"; "gated-ACT" for the gated

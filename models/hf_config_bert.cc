@@ -1,5 +1,5 @@
-// modeling_bert.py's configuration (transformers 5.16 configuration_bert.py BertConfig) read into
-// a ModelSpec.
+// modeling_bert.py's and modeling_roberta.py's configurations (transformers 5.16
+// configuration_bert.py BertConfig, configuration_roberta.py RobertaConfig) read into a ModelSpec.
 #include <string>
 
 #include "models/hf_config_fields.h"
@@ -10,38 +10,41 @@ namespace {
 using json::Json;
 using json::ObjectReader;
 
-// The heads zerosim models, by the class name config.json's architectures[0] gives.
+// The heads zerosim models, by the class name config.json's architectures[0] gives after the
+// family's prefix ("Bert", "Roberta").
 struct Head {
-  std::string_view cls;
+  std::string_view suffix;
   HeadKind kind;
 };
 constexpr Head kHeads[] = {
-    {"BertForMaskedLM", HeadKind::kMaskedLm},
-    {"BertForQuestionAnswering", HeadKind::kQuestionAnswering},
-    {"BertForSequenceClassification", HeadKind::kSequenceClassification},
+    {"ForMaskedLM", HeadKind::kMaskedLm},
+    {"ForQuestionAnswering", HeadKind::kQuestionAnswering},
+    {"ForSequenceClassification", HeadKind::kSequenceClassification},
 };
 
-std::string known_heads() {
+std::string known_heads(std::string_view prefix) {
   std::string out;
-  for (const Head& h : kHeads) out += (out.empty() ? "\"" : ", \"") + std::string(h.cls) + "\"";
+  for (const Head& h : kHeads) {
+    out += (out.empty() ? "\"" : ", \"") + std::string(prefix) + std::string(h.suffix) + "\"";
+  }
   return out;
 }
 
-// architectures[0]; BertForMaskedLM (BERT's pre-training objective, the hub checkpoints' own
+// architectures[0]; *ForMaskedLM (the pre-training objective, the hub checkpoints' own
 // architectures) when absent.
-HeadKind head_of(ObjectReader& r) {
+HeadKind head_of(ObjectReader& r, std::string_view prefix) {
   if (!r.has("architectures")) return HeadKind::kMaskedLm;
   const Json* v = r.raw("architectures");
   const bool list_of_one = v->is_array() && v->size() == 1 && (*v)[0].is_string();
   const std::string cls = list_of_one ? (*v)[0].get<std::string>() : "";
   for (const Head& h : kHeads) {
-    if (cls == h.cls) return h.kind;
+    if (cls == std::string(prefix) + std::string(h.suffix)) return h.kind;
   }
   r.report("architectures", Severity::kError, "not-modelled",
            (list_of_one ? "[\"" + cls + "\"]" : std::string("this value")) +
-               " is not supported; expected a list of one of " + known_heads() +
-               " (BertForPreTraining's next-sentence head and the causal BertLMHeadModel are "
-               "not modelled)");
+               " is not supported; expected a list of one of " + known_heads(prefix) +
+               " (BertForPreTraining's next-sentence head and the causal *ForCausalLM and "
+               "BertLMHeadModel are not modelled)");
   return HeadKind::kMaskedLm;
 }
 
@@ -57,14 +60,35 @@ std::optional<std::int64_t> num_labels(ObjectReader& r) {
 
 }  // namespace
 
-// BertConfig's keys and defaults. Refused: is_decoder and add_cross_attention (BERT as a
-// decoder), a position_embedding_type other than absolute (the relative kinds transformers 4
-// had).
+// BertConfig's and RobertaConfig's keys and defaults (RobertaConfig's differ only in
+// vocab_size 50265 and pad_token_id 1; both require hidden_size and the like here, as a checkpoint
+// states them). Refused: is_decoder and add_cross_attention (a decoder), a
+// position_embedding_type other than absolute (the relative kinds transformers 4 had); for
+// RoBERTa a pad_token_id that leaves no position (RobertaEmbeddings numbers the tokens from
+// pad_token_id + 1 and has no positions without it).
 void read_bert(ObjectReader& r, ModelSpec* spec) {
+  const bool roberta = spec->model_type == ModelType::kRoberta;
   const auto [vocab, h, layers, heads] = required_sizes(r, kSizeKeys);
   const auto inner = required_size(r, "intermediate_size", kMaxIntermediateSize);
   const auto positions = optional_size(r, "max_position_embeddings", 512, kMaxPositions);
   const auto types = optional_size(r, "type_vocab_size", 2, 16);
+  // RoBERTa's table: rows 0..pad_token_id hold no position.
+  std::int64_t offset = 0;
+  bool pad_ok = true;
+  if (roberta) {
+    if (r.has("pad_token_id") && r.raw("pad_token_id")->is_null()) {
+      r.report("pad_token_id", Severity::kError, "not-modelled",
+               "null is not supported; expected the padding token's id (RobertaEmbeddings "
+               "numbers positions from pad_token_id + 1)");
+      pad_ok = false;
+    } else if (!r.has("pad_token_id")) {
+      offset = 2;  // RobertaConfig's pad_token_id 1
+    } else if (const auto pad = r.get_int("pad_token_id", {.min = 0, .max = kMaxPositions - 1})) {
+      offset = *pad + 1;
+    } else {
+      pad_ok = false;
+    }
+  }
   const auto labels = num_labels(r);
   spec->activation = activation(r, "hidden_act", "gelu");
   const double hidden_dropout = probability(r, "hidden_dropout_prob", 0.1);
@@ -73,9 +97,9 @@ void read_bert(ObjectReader& r, ModelSpec* spec) {
                    .resid = hidden_dropout};
   spec->norm_eps = optional_number(r, "layer_norm_eps", 1e-12, {.min = 0, .min_exclusive = true});
   spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", true);
-  spec->head = head_of(r);
-  require_bool(r, "is_decoder", false, "BERT as a causal decoder is not modelled");
-  require_bool(r, "add_cross_attention", false, "BERT with cross-attention is not modelled");
+  spec->head = head_of(r, roberta ? "Roberta" : "Bert");
+  require_bool(r, "is_decoder", false, "an encoder as a causal decoder is not modelled");
+  require_bool(r, "add_cross_attention", false, "an encoder with cross-attention is not modelled");
   if (r.has("position_embedding_type")) {
     const Json* v = r.raw("position_embedding_type");
     if (!v->is_string() || v->get<std::string>() != "absolute") {
@@ -84,9 +108,19 @@ void read_bert(ObjectReader& r, ModelSpec* spec) {
                "are not modelled)");
     }
   }
-  if (!vocab || !h || !layers || !heads || !inner || !positions || !types || !labels) return;
+  if (!vocab || !h || !layers || !heads || !inner || !positions || !types || !labels || !pad_ok) {
+    return;
+  }
   if (!check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) return;
-  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *inner, *positions, spec);
+  if (*positions <= offset) {
+    r.report("max_position_embeddings", Severity::kError, "out-of-range",
+             std::to_string(*positions) +
+                 " leaves no position; expected more than pad_token_id + " +
+                 "1 = " + std::to_string(offset) + " rows (RoBERTa numbers positions from there)");
+    return;
+  }
+  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *inner, *positions - offset, spec);
+  spec->position_offset = offset;
   spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
   spec->post_norm = true;
   spec->type_vocab_size = *types;

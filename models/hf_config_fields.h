@@ -62,7 +62,8 @@ void set_learned_layernorm_model(std::int64_t vocab, std::int64_t h, std::int64_
 // Reports `key` unless it is absent or `allowed` (a bool), naming what zerosim does not model.
 void require_bool(json::ObjectReader& r, std::string_view key, bool allowed, std::string_view what);
 
-// modeling_bert.py (model_type bert): see models/hf_config.h for the keys read.
+// modeling_bert.py and modeling_roberta.py (model_type bert, roberta; spec->model_type says
+// which): see models/hf_config.h for the keys read.
 void read_bert(json::ObjectReader& r, ModelSpec* spec);
 // modeling_t5.py (model_type t5): see models/hf_config.h for the keys read.
 void read_t5(json::ObjectReader& r, ModelSpec* spec);

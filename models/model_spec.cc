@@ -18,11 +18,11 @@ constexpr std::string_view kActivations[] = {
 
 // model_type_name's strings in ModelType order.
 constexpr std::string_view kModelTypeNames[] = {
-    "gpt2",      "llama",     "mistral", "qwen2", "qwen3",     "mixtral",
-    "qwen3_moe", "qwen2_moe", "phi3",    "gemma", "gemma2",    "gemma3_text",
-    "opt",       "gpt_neox",  "bert",    "t5",    "blenderbot"};
+    "gpt2",      "llama",     "mistral", "qwen2", "qwen3",      "mixtral",
+    "qwen3_moe", "qwen2_moe", "phi3",    "gemma", "gemma2",     "gemma3_text",
+    "opt",       "gpt_neox",  "bert",    "t5",    "blenderbot", "roberta"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kBlenderbot) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kRoberta) + 1);
 
 constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
                                                "sequence_classification"};
@@ -82,17 +82,18 @@ Status validate_gemma(const ModelSpec& spec) {
   return Status::ok();
 }
 
-// BERT's pieces (the table in model_spec.h): learned positions, LayerNorm after each residual
-// add, a two-matrix MLP, every head splitting hidden_size, token types and an encoder's head;
-// no other family has post_norm, token types or another head than the causal LM's.
+// BERT's and RoBERTa's pieces (the table in model_spec.h): learned positions, LayerNorm after each
+// residual add, a two-matrix MLP, every head splitting hidden_size, token types and an encoder's
+// head; no other family has post_norm, token types or another head than the causal LM's.
 Status validate_encoder(const ModelSpec& spec) {
   if (!is_encoder(spec)) {
     if (spec.post_norm) {
-      return structure_error(spec, "normalizes before each sublayer (post_norm is bert's)");
+      return structure_error(spec,
+                             "normalizes before each sublayer (post_norm is bert's and roberta's)");
     }
     if (spec.type_vocab_size != 0) {
       return field_error(spec, "type_vocab_size", std::to_string(spec.type_vocab_size),
-                         "0 (token types are bert's)");
+                         "0 (token types are bert's and roberta's)");
     }
     if (spec.head != HeadKind::kCausalLm) {
       return field_error(spec, "head", std::string(head_kind_name(spec.head)),
@@ -180,8 +181,29 @@ Status validate_encoder_decoder(const ModelSpec& spec) {
   return Status::ok();
 }
 
+// OPT's offset of 2 (OPTLearnedPositionalEmbedding), RoBERTa's of pad_token_id + 1, none for
+// the others.
+Status validate_position_offset(const ModelSpec& spec) {
+  const std::int64_t o = spec.position_offset;
+  if (spec.model_type == ModelType::kOpt && o != 2) {
+    return field_error(spec, "position_offset", std::to_string(o),
+                       "2 (OPTLearnedPositionalEmbedding's offset)");
+  }
+  if (spec.model_type == ModelType::kRoberta && (o < 1 || o > kMaxPositions)) {
+    return field_error(
+        spec, "position_offset", std::to_string(o),
+        "an integer from 1 to " + std::to_string(kMaxPositions) + " (RoBERTa's pad_token_id + 1)");
+  }
+  if (spec.model_type != ModelType::kOpt && spec.model_type != ModelType::kRoberta && o != 0) {
+    return field_error(spec, "position_offset", std::to_string(o),
+                       "0 (an offset position table is opt's and roberta's)");
+  }
+  return Status::ok();
+}
+
 // The module structure each model_type's HF implementation has (the table in model_spec.h).
 Status validate_structure(const ModelSpec& spec) {
+  ZS_RETURN_IF_ERROR(validate_position_offset(spec));
   ZS_RETURN_IF_ERROR(validate_gemma(spec));
   ZS_RETURN_IF_ERROR(validate_encoder(spec));
   ZS_RETURN_IF_ERROR(validate_encoder_decoder(spec));
@@ -316,7 +338,9 @@ bool is_gemma(const ModelSpec& spec) {
          spec.model_type == ModelType::kGemma3Text;
 }
 
-bool is_encoder(const ModelSpec& spec) { return spec.model_type == ModelType::kBert; }
+bool is_encoder(const ModelSpec& spec) {
+  return spec.model_type == ModelType::kBert || spec.model_type == ModelType::kRoberta;
+}
 
 bool is_encoder_decoder(const ModelSpec& spec) {
   return spec.model_type == ModelType::kT5 || spec.model_type == ModelType::kBlenderbot;

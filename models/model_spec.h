@@ -1,12 +1,11 @@
 // ModelSpec: the architecture of a decoder-only, encoder-only or encoder-decoder transformer, as
 // far as memory and time depend on it.
 //
-// One struct covers the seventeen Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the eighteen Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox, bert, t5, blenderbot); the
-// differences between them are
-// fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
-// entry are interchangeable:
+// gpt_neox, bert, t5, blenderbot, roberta); the differences between them are fields rather than
+// code paths keyed on the family, so a spec read from a config.json and a zoo entry are
+// interchangeable:
 //
 //   family   positions  norm                  MLP                       linear biases   dropout
 //   gpt2     learned    LayerNorm (w + b)     GELU, 2 matrices (h->4h)  all             0.1 x 3
@@ -26,6 +25,7 @@
 //   bert     learned+type LayerNorm after add GELU, 2 matrices          all             0.1 x 3
 //   t5       relative bias RMSNorm (w only)   ReLU, 2 (or gated-gelu, 3) none           0.1 x 4
 //   blenderbot learned  LayerNorm (w + b)     GELU, 2 (fc1/fc2)          all             0.1 resid*
+//   roberta  learned+pad+type LayerNorm after add GELU, 2 matrices      all             0.1 x 3
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -52,13 +52,21 @@
 // and the logits with tanh (attn_softcap, logit_softcap). Their MLP is the SwiGLU's gated layout
 // with gelu_pytorch_tanh for silu (MlpKind::kSwiGlu covers both: the activation names it).
 //
+// OPT's and RoBERTa's learned position tables start past their first rows (position_offset):
+// OPT's by 2, RoBERTa's past its padding row (RobertaEmbeddings numbers positions from
+// pad_token_id + 1); the table has max_position_embeddings + position_offset rows and
+// max_position_embeddings is the longest sequence.
+//
 // BERT (model_type bert) is an encoder: every token attends to every other (no causal mask), its
 // embedding adds a token-type table (type_vocab_size rows) to the word and position tables and
 // normalizes the sum (LayerNorm, then dropout), and its layers normalize after each residual add
 // (post_norm: x = LN(x + dropout(sublayer(x))), no final norm). What it is trained for is its
 // head (HeadKind): the masked-LM head (a dense layer, GELU, a LayerNorm and the decoder tied to
 // the word table, with a bias of its own) over every token, or a question-answering or
-// sequence-classification head of a few outputs.
+// sequence-classification head of a few outputs. RoBERTa (model_type roberta) is BERT's encoder
+// under other module names (roberta.*, lm_head with dense, layer_norm and decoder) with its
+// position ids counted from the tokens that are not padding and a classification head of its own
+// (classifier.dense, tanh, classifier.out_proj on each sequence's first token; no pooler).
 //
 // T5 (model_type t5) is an encoder-decoder: num_layers encoder layers (self-attention without a
 // mask, then the MLP) and num_decoder_layers decoder layers (causal self-attention,
@@ -103,7 +111,8 @@ enum class ModelType {
   kGptNeox,
   kBert,
   kT5,
-  kBlenderbot
+  kBlenderbot,
+  kRoberta
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -184,6 +193,9 @@ struct ModelSpec {
   std::int64_t head_dim = 0;           // usually h / a; HF's head_dim key may set it independently
   std::int64_t intermediate_size = 0;  // I: the MLP's inner width
   std::int64_t max_position_embeddings = 0;
+  // The learned position table's first row in use (see above): opt 2, roberta pad_token_id + 1,
+  // 0 for every other family.
+  std::int64_t position_offset = 0;
 
   bool tie_word_embeddings = false;  // lm_head.weight is the token embedding (counted once)
   PositionKind position = PositionKind::kLearned;
@@ -254,8 +266,8 @@ struct ModelSpec {
 };
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
-// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot": the HF
-// model_type string.
+// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot", "roberta": the
+// HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -267,7 +279,7 @@ bool fused_qkv(const ModelSpec& spec);
 bool fused_gate_up(const ModelSpec& spec);
 // gemma, gemma2 or gemma3_text.
 bool is_gemma(const ModelSpec& spec);
-// Every token attends to every other (bert): no causal mask.
+// Every token attends to every other (bert, roberta): no causal mask.
 bool is_encoder(const ModelSpec& spec);
 // An encoder and a decoder joined by cross-attention (t5, blenderbot).
 bool is_encoder_decoder(const ModelSpec& spec);
@@ -320,10 +332,11 @@ double expert_parameters(const ModelSpec& spec);
 // MoE families and only they have
 // experts (qwen2_moe and only it a shared expert, at most kMaxIntermediateSize wide), 1 <=
 // experts_per_token <= num_experts <= kMaxExperts, at most kMaxExpertParameters in all, and no
-// MLP bias; bert has learned positions, LayerNorm after each residual add (post_norm), a GELU
-// MLP, no GQA, 1 to 16 token types (type_vocab_size; no other family has them) and a masked-LM,
-// question-answering or classification head (num_labels from 1 to 1024); every other family a
-// causal-LM head and neither post_norm nor token types; t5 and blenderbot have 1 to kMaxLayers
+// MLP bias; bert and roberta have learned positions, LayerNorm after each residual add (post_norm),
+// a GELU MLP, no GQA, 1 to 16 token types (type_vocab_size; no other family has them) and a
+// masked-LM, question-answering or classification head (num_labels from 1 to 1024); every other
+// family a causal-LM head and neither post_norm nor token types; opt's position_offset is 2,
+// roberta's from 1 to kMaxPositions, every other family's 0; t5 and blenderbot have 1 to kMaxLayers
 // decoder layers, no GQA and a tied causal-LM head over the decoder, t5 relative-bias positions
 // (1 to 1024 buckets), RMSNorm and no linear biases, blenderbot learned positions, LayerNorm, a
 // two-matrix MLP and a scaled embedding; no other family has decoder layers or relative

@@ -57,10 +57,11 @@ class OpListBuilder {
   static SavedTensor mask(std::int64_t numel) { return {"dropout_mask", kMaskBytes * numel}; }
 
   // modeling_bert.py: BertEmbeddings (the word, token-type and position tables summed, LayerNorm,
-  // dropout), post-norm layers, the head.
+  // dropout), post-norm layers, the head. modeling_roberta.py's under roberta.* (its position ids,
+  // counted from the input ids, are integer work outside the ops).
   std::vector<Op> build_encoder() && {
     const std::int64_t h = spec_.hidden_size;
-    const std::string e = "bert.embeddings.";
+    const std::string e = encoder_base() + ".embeddings.";
     const int embed =
         add("embed", OpKind::kEmbedding, kEmbeddingLayer,
             {e + "word_embeddings", e + "token_type_embeddings", e + "position_embeddings"},
@@ -84,7 +85,7 @@ class OpListBuilder {
   // intermediate (dense, GELU), output.dense, dropout + add, LayerNorm. The norm after each add
   // keeps the sum; its output is the residual stream and the next linears' saved input.
   void add_encoder_layer(int i) {
-    const std::string m = "bert.encoder.layer." + std::to_string(i) + ".";
+    const std::string m = encoder_base() + ".encoder.layer." + std::to_string(i) + ".";
     const std::string p = "layers." + std::to_string(i) + ".";
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
     const int q = add(p + "attn.q_proj", OpKind::kLinear, i, {m + "attention.self.query"}, {resid_},
@@ -110,15 +111,24 @@ class OpListBuilder {
                  NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
   }
 
+  // "bert" or "roberta": the encoder's module prefix.
+  std::string encoder_base() const {
+    return spec_.model_type == ModelType::kRoberta ? "roberta" : "bert";
+  }
+
   // The head's ops and the loss, reading the last layer's output.
-  //   masked_lm: head.dense, head.act, head.norm (BertPredictionHeadTransform), lm_head (the
-  //     decoder over V, its bias cls.predictions.bias), loss over every token.
+  //   masked_lm: head.dense, head.act, head.norm (BertPredictionHeadTransform; RobertaLMHead's
+  //     dense, gelu, layer_norm), lm_head (the decoder over V, its bias cls.predictions.bias or
+  //     lm_head.bias), loss over every token.
   //   question_answering: head (qa_outputs, num_labels = 2 outputs a token), loss: the start and
   //     end logits of each sequence, num_labels rows of s classes per sequence (fp32).
   //   sequence_classification: pooler (bert.pooler.dense on each sequence's first token), its
   //     tanh (pooler.act), head (classifier), loss over b rows of num_labels. The classifier's
-  //     dropout on b x h (a mask of b x h bytes) is not counted.
+  //     dropout on b x h (a mask of b x h bytes) is not counted. RoBERTa's classifier takes each
+  //     first token through dropout, dense, tanh, dropout, out_proj: the dense saves the
+  //     dropout's b x h output, not the last layer's (those b x h masks are not counted either).
   void add_encoder_head() {
+    const bool roberta = spec_.model_type == ModelType::kRoberta;
     const int top = static_cast<int>(spec_.num_layers);
     const std::int64_t h = spec_.hidden_size, V = spec_.vocab_size, L = spec_.num_labels;
     const std::int64_t b = w_.micro_batch, s = w_.seq_len;
@@ -130,12 +140,14 @@ class OpListBuilder {
     };
     switch (spec_.head) {
       case HeadKind::kMaskedLm: {
-        const std::string c = "cls.predictions.";
-        const int dense = add("head.dense", OpKind::kLinear, top, {c + "transform.dense"}, {resid_},
-                              GemmShape{t_, h, h, true}, {act("input", t_ * h)});
+        const std::string c = roberta ? "lm_head." : "cls.predictions.";
+        const int dense =
+            add("head.dense", OpKind::kLinear, top, {c + (roberta ? "dense" : "transform.dense")},
+                {resid_}, GemmShape{t_, h, h, true}, {act("input", t_ * h)});
         const int gelu = add("head.act", OpKind::kActivation, top, {}, {dense},
                              ElementwiseShape{t_ * h}, {act("input", t_ * h)});
-        const int norm = add("head.norm", OpKind::kNorm, top, {c + "transform.LayerNorm"}, {gelu},
+        const int norm = add("head.norm", OpKind::kNorm, top,
+                             {c + (roberta ? "layer_norm" : "transform.LayerNorm")}, {gelu},
                              NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
         const int logits = add("lm_head", OpKind::kLinear, top, {c + "decoder"}, {norm},
                                GemmShape{t_, V, h, true}, {act("input", t_ * h)});
@@ -149,13 +161,16 @@ class OpListBuilder {
         return;
       }
       case HeadKind::kSequenceClassification: {
-        // The pooler's input is a view of the last layer's output: autograd keeps all of it.
-        const int pooler = add("pooler", OpKind::kLinear, top, {"bert.pooler.dense"}, {resid_},
-                               GemmShape{b, h, h, true}, {act("input (a view of t x h)", t_ * h)});
+        // BERT's pooler's input is a view of the last layer's output: autograd keeps all of it.
+        const int pooler = add(
+            "pooler", OpKind::kLinear, top, {roberta ? "classifier.dense" : "bert.pooler.dense"},
+            {resid_}, GemmShape{b, h, h, true},
+            {roberta ? act("input", b * h) : act("input (a view of t x h)", t_ * h)});
         const int tanh = add("pooler.act", OpKind::kActivation, top, {}, {pooler},
                              ElementwiseShape{b * h}, {act("output", b * h)});
-        const int logits = add("head", OpKind::kLinear, top, {"classifier"}, {tanh},
-                               GemmShape{b, L, h, true}, {act("input", b * h)});
+        const int logits =
+            add("head", OpKind::kLinear, top, {roberta ? "classifier.out_proj" : "classifier"},
+                {tanh}, GemmShape{b, L, h, true}, {act("input", b * h)});
         loss(logits, b, L);
         return;
       }
@@ -575,9 +590,10 @@ class OpListBuilder {
     // Gemma 2's soft-capping: tanh keeps its output (eager_attention_forward's softcap).
     if (spec_.attn_softcap > 0) saved.push_back(act("softcap tanh_out", scores));
     const bool dropout = spec_.dropout.attn > 0;
-    if (spec_.model_type == ModelType::kGpt2 || spec_.model_type == ModelType::kBert ||
+    if (spec_.model_type == ModelType::kGpt2 || is_encoder(spec_) ||
         spec_.model_type == ModelType::kT5) {
-      // GPT-2's, BERT's and T5's eager_attention_forward: softmax in the activations' dtype
+      // GPT-2's, BERT's, RoBERTa's and T5's eager_attention_forward: softmax in the activations'
+      // dtype
       // keeps its output, which P.V reads too when there is no dropout.
       saved.push_back(act("softmax_out", scores));
     } else {

@@ -114,7 +114,8 @@ void build_opt(const ModelSpec& m, ParamListBuilder* b) {
   const std::int64_t h = m.hidden_size, I = m.intermediate_size;
   b->add("model.decoder.embed_tokens", kEmbeddingLayer, {m.vocab_size, h});
   const int embed = b->last_id();
-  b->add("model.decoder.embed_positions", kEmbeddingLayer, {m.max_position_embeddings + 2, h});
+  b->add("model.decoder.embed_positions", kEmbeddingLayer,
+         {m.max_position_embeddings + m.position_offset, h});
   const int top = static_cast<int>(m.num_layers);
   b->add("model.decoder.final_layer_norm", top, {h}, h);
   for (int i = 0; i < m.num_layers; ++i) {
@@ -213,16 +214,24 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
 // cls.predictions.bias [V] before its transform (dense, LayerNorm) and its decoder, whose weight
 // is the word table (unless tie_word_embeddings is false) and whose bias is that vector
 // (BertForMaskedLM._tied_weights_keys).
+// transformers/models/roberta/modeling_roberta.py: the same under roberta.*, its embeddings
+// registering word_embeddings, token_type_embeddings, LayerNorm, then position_embeddings
+// (max_position_embeddings + position_offset rows); the masked-LM head lm_head(bias, dense,
+// layer_norm, decoder), the classification head classifier(dense, out_proj), no pooler.
 void build_bert(const ModelSpec& m, ParamListBuilder* b) {
   const std::int64_t h = m.hidden_size, I = m.intermediate_size, V = m.vocab_size;
-  const std::string e = "bert.embeddings.";
+  const bool roberta = m.model_type == ModelType::kRoberta;
+  const std::string base = roberta ? "roberta" : "bert";
+  const std::string e = base + ".embeddings.";
   b->add(e + "word_embeddings", kEmbeddingLayer, {V, h});
   const int word = b->last_id();
-  b->add(e + "position_embeddings", kEmbeddingLayer, {m.max_position_embeddings, h});
+  const std::vector<std::int64_t> positions = {m.max_position_embeddings + m.position_offset, h};
+  if (!roberta) b->add(e + "position_embeddings", kEmbeddingLayer, positions);
   b->add(e + "token_type_embeddings", kEmbeddingLayer, {m.type_vocab_size, h});
   b->add(e + "LayerNorm", kEmbeddingLayer, {h}, h);
+  if (roberta) b->add(e + "position_embeddings", kEmbeddingLayer, positions);
   for (int i = 0; i < m.num_layers; ++i) {
-    const std::string p = "bert.encoder.layer." + std::to_string(i) + ".";
+    const std::string p = base + ".encoder.layer." + std::to_string(i) + ".";
     for (const char* proj : {"query", "key", "value"}) {
       b->add(p + "attention.self." + proj, i, {h, h}, h);
     }
@@ -235,24 +244,25 @@ void build_bert(const ModelSpec& m, ParamListBuilder* b) {
   const int top = static_cast<int>(m.num_layers);
   switch (m.head) {
     case HeadKind::kMaskedLm: {
-      b->add_named("cls.predictions", "bias", top, {V}, /*is_bias=*/true);
+      const std::string head = roberta ? "lm_head" : "cls.predictions";
+      b->add_named(head, "bias", top, {V}, /*is_bias=*/true);
       const int bias = b->last_id();
-      b->add("cls.predictions.transform.dense", top, {h, h}, h);
-      b->add("cls.predictions.transform.LayerNorm", top, {h}, h);
+      b->add(head + (roberta ? ".dense" : ".transform.dense"), top, {h, h}, h);
+      b->add(head + (roberta ? ".layer_norm" : ".transform.LayerNorm"), top, {h}, h);
       if (m.tie_word_embeddings) {
-        b->add_tied("cls.predictions.decoder", top, word);
+        b->add_tied(head + ".decoder", top, word);
       } else {
-        b->add("cls.predictions.decoder", top, {V, h});
+        b->add(head + ".decoder", top, {V, h});
       }
-      b->add_tied("cls.predictions.decoder", top, bias, "bias");
+      b->add_tied(head + ".decoder", top, bias, "bias");
       break;
     }
     case HeadKind::kQuestionAnswering:
       b->add("qa_outputs", top, {m.num_labels, h}, m.num_labels);
       break;
     case HeadKind::kSequenceClassification:
-      b->add("bert.pooler.dense", top, {h, h}, h);
-      b->add("classifier", top, {m.num_labels, h}, m.num_labels);
+      b->add(roberta ? "classifier.dense" : "bert.pooler.dense", top, {h, h}, h);
+      b->add(roberta ? "classifier.out_proj" : "classifier", top, {m.num_labels, h}, m.num_labels);
       break;
     case HeadKind::kCausalLm:
       ZS_UNREACHABLE();
@@ -360,7 +370,7 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_opt(spec, &b);
   } else if (spec.model_type == ModelType::kGptNeox) {
     build_gpt_neox(spec, &b);
-  } else if (spec.model_type == ModelType::kBert) {
+  } else if (is_encoder(spec)) {
     build_bert(spec, &b);
   } else if (spec.model_type == ModelType::kT5) {
     build_t5(spec, &b);

@@ -75,6 +75,10 @@ constexpr ZooRow kZoo[] = {
   // two token types, the masked-LM head tied to the word table.
   {"bert-base-uncased",  "google-bert/bert-base-uncased",  ModelType::kBert, 30522, 768,  12, 12, 12, 3072, 512, true, 1e-12, 0},
   {"bert-large-uncased", "google-bert/bert-large-uncased", ModelType::kBert, 30522, 1024, 24, 16, 16, 4096, 512, true, 1e-12, 0},
+  // RoBERTa (RobertaForMaskedLM): BERT's layers, one token type, 514 position rows of which the
+  // first two sit before position 0 (pad_token_id 1), so 512 tokens at most.
+  {"roberta-base",  "FacebookAI/roberta-base",  ModelType::kRoberta, 50265, 768,  12, 12, 12, 3072, 512, true, 1e-5, 0},
+  {"roberta-large", "FacebookAI/roberta-large", ModelType::kRoberta, 50265, 1024, 24, 16, 16, 4096, 512, true, 1e-5, 0},
   // T5 (T5ForConditionalGeneration, v1.0): encoder and decoder of `layers` each, ReLU MLP, the LM
   // head tied to `shared`. T5-3B's heads are 128 wide (d_kv), 32 of them over d_model 1024.
   {"t5-base",  "google-t5/t5-base",  ModelType::kT5, 32128, 768,  12, 12, 12, 3072,  512, true, 1e-6, 0},
@@ -172,9 +176,12 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->activation = "relu";
     spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
     spec->dropout = {.resid = 0.1};
+    spec->position_offset = 2;
     return;
   }
-  if (type == ModelType::kBert) {  // BertConfig: gelu, biases, dropout 0.1, 2 token types
+  if (type == ModelType::kBert || type == ModelType::kRoberta) {
+    // BertConfig and RobertaConfig: gelu, biases, dropout 0.1; the checkpoints' token types (2
+    // and 1) and RoBERTa's padding row 1
     spec->position = PositionKind::kLearned;
     spec->norm = NormKind::kLayerNorm;
     spec->mlp = MlpKind::kGelu;
@@ -182,7 +189,8 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
     spec->dropout = {.embd = 0.1, .attn = 0.1, .resid = 0.1};
     spec->post_norm = true;
-    spec->type_vocab_size = 2;
+    spec->type_vocab_size = type == ModelType::kBert ? 2 : 1;
+    spec->position_offset = type == ModelType::kBert ? 0 : 2;
     spec->head = HeadKind::kMaskedLm;
     return;
   }
@@ -281,9 +289,8 @@ ModelSpec spec_from_row(const ZooRow& row) {
     spec.checkpoint_dtype = "fp32";  // Gemma 2's config.json: torch_dtype float32
   } else if (row.type == ModelType::kOpt || row.type == ModelType::kGptNeox) {
     spec.checkpoint_dtype = "fp16";  // OPT's and Pythia's: float16
-  } else if (row.type != ModelType::kGpt2 && row.type != ModelType::kBert &&
-             row.type != ModelType::kT5) {
-    spec.checkpoint_dtype = "bf16";  // BERT's, like GPT-2's, states none (fp32 weights)
+  } else if (row.type != ModelType::kGpt2 && !is_encoder(spec) && row.type != ModelType::kT5) {
+    spec.checkpoint_dtype = "bf16";  // BERT's and RoBERTa's, like GPT-2's, state none (fp32)
   }
   apply_family_defaults(row.type, &spec);
   if (row.name == std::string_view("gpt-neox-20b"))

@@ -133,15 +133,20 @@ Node opt_tree(const models::ModelSpec& spec) {
 // LayerNorm), intermediate (dense, intermediate_act_fn) and output (dense, dropout, LayerNorm);
 // then the pooler (dense, activation) for classification, and the head: cls.predictions
 // (transform: dense, transform_act_fn, LayerNorm; decoder), qa_outputs, or dropout and
-// classifier.
+// classifier. RobertaFor* (modeling_roberta.py): the same modules under roberta.*, the masked-LM
+// head lm_head (dense, gelu as a function, layer_norm, decoder), the classification head
+// classifier (dropout, dense, tanh as a function, dropout again, out_proj), no pooler.
 Node bert_tree(const models::ModelSpec& spec) {
-  const std::string c = "transformers.models.bert.modeling_bert.Bert";
+  const bool roberta = spec.model_type == models::ModelType::kRoberta;
+  const std::string c = roberta ? "transformers.models.roberta.modeling_roberta.Roberta"
+                                : "transformers.models.bert.modeling_bert.Bert";
   const std::string ln = "torch.nn.modules.normalization.LayerNorm";
   const std::string act = activation_class(spec.activation);
-  const std::string e = "bert.embeddings";
-  Node encoder{"bert.encoder", c + "Encoder", {}};
+  const std::string base = roberta ? "roberta" : "bert";
+  const std::string e = base + ".embeddings";
+  Node encoder{base + ".encoder", c + "Encoder", {}};
   for (int i = 0; i < spec.num_layers; ++i) {
-    const std::string p = "bert.encoder.layer." + std::to_string(i);
+    const std::string p = base + ".encoder.layer." + std::to_string(i);
     Node self{p + ".attention.self",
               c + "SelfAttention",
               {leaf(p + ".attention.self.query", kLinear), leaf(p + ".attention.self.key", kLinear),
@@ -164,7 +169,7 @@ Node bert_tree(const models::ModelSpec& spec) {
                    {leaf(p + ".output.dense", kLinear), leaf(p + ".output.dropout", kDropout),
                     leaf(p + ".output.LayerNorm", ln)}}}});
   }
-  Node bert{"bert",
+  Node bert{base,
             c + "Model",
             {Node{e,
                   c + "Embeddings",
@@ -175,6 +180,13 @@ Node bert_tree(const models::ModelSpec& spec) {
              std::move(encoder)}};
   switch (spec.head) {
     case models::HeadKind::kMaskedLm: {
+      if (roberta) {
+        Node head{"lm_head",
+                  c + "LMHead",
+                  {leaf("lm_head.dense", kLinear), leaf("lm_head.layer_norm", ln),
+                   leaf("lm_head.decoder", kLinear)}};
+        return Node{"", c + "ForMaskedLM", {std::move(bert), std::move(head)}};
+      }
       const std::string t = "cls.predictions.transform";
       Node transform{t,
                      c + "PredictionHeadTransform",
@@ -190,6 +202,13 @@ Node bert_tree(const models::ModelSpec& spec) {
     case models::HeadKind::kQuestionAnswering:
       return Node{"", c + "ForQuestionAnswering", {std::move(bert), leaf("qa_outputs", kLinear)}};
     case models::HeadKind::kSequenceClassification:
+      if (roberta) {
+        Node head{"classifier",
+                  c + "ClassificationHead",
+                  {leaf("classifier.dropout", kDropout), leaf("classifier.dense", kLinear),
+                   leaf("classifier.out_proj", kLinear)}};
+        return Node{"", c + "ForSequenceClassification", {std::move(bert), std::move(head)}};
+      }
       bert.children.push_back(
           Node{"bert.pooler",
                c + "Pooler",
@@ -486,7 +505,7 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                   ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
               : spec.model_type == models::ModelType::kOpt        ? opt_tree(spec)
               : spec.model_type == models::ModelType::kGptNeox    ? gpt_neox_tree(spec)
-              : spec.model_type == models::ModelType::kBert       ? bert_tree(spec)
+              : models::is_encoder(spec)                          ? bert_tree(spec)
               : spec.model_type == models::ModelType::kT5         ? t5_tree(spec)
               : spec.model_type == models::ModelType::kBlenderbot ? blenderbot_tree(spec)
                                                                   : llama_tree(spec);

@@ -124,7 +124,9 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
       return sdpa ? "opt_sdpa" : "opt";
     case models::ModelType::kGptNeox:  // recorded rotating all of each head
       return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
-    case models::ModelType::kBert:  // recorded with BERT's default dropout, 0.1
+    case models::ModelType::kBert:     // recorded with BERT's default dropout, 0.1
+    case models::ModelType::kRoberta:  // BERT's modules under other names (its position ids not
+                                       // counted: see models/eager_dispatch.cc)
       return sdpa ? "bert_sdpa" : "bert";
     case models::ModelType::kBlenderbot:  // not recorded yet: OPT's modules, the nearest
       return sdpa ? "opt_sdpa" : "opt";

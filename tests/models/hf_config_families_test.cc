@@ -366,7 +366,7 @@ TEST(HfConfig, ReadsBertWithItsHead) {
   const std::pair<std::string, std::string> refused[] = {
       {R"(, "architectures": ["BertForPreTraining"]})",
        "[\"BertForPreTraining\"] is not supported"},
-      {R"(, "is_decoder": true})", "BERT as a causal decoder is not modelled"},
+      {R"(, "is_decoder": true})", "an encoder as a causal decoder is not modelled"},
       {R"(, "position_embedding_type": "relative_key"})", "\"absolute\""},
       {R"(, "type_vocab_size": 0})", "type_vocab_size"},
   };
@@ -374,6 +374,44 @@ TEST(HfConfig, ReadsBertWithItsHead) {
     const std::string msg = load_error("bert_refused.json", base + extra);
     EXPECT_NE(msg.find(expected), std::string::npos) << msg;
     EXPECT_NE(msg.find("bert_refused.json"), std::string::npos) << msg;
+  }
+}
+
+// RobertaConfig: BERT's keys; the position table's first pad_token_id + 1 rows precede position 0
+// (514 rows and pad 1 in the checkpoints: 512 tokens); the heads named Roberta*.
+TEST(HfConfig, ReadsRobertaWithItsPaddingOffset) {
+  const std::string base = R"({"model_type": "roberta", "vocab_size": 100, "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 256,
+      "max_position_embeddings": 514, "type_vocab_size": 1)";
+  const Result<ModelSpec> m = load_hf_config(write_temp("roberta_min.json", base + "}"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kRoberta);
+  EXPECT_TRUE(is_encoder(*m));
+  EXPECT_TRUE(m->post_norm);
+  EXPECT_EQ(m->max_position_embeddings, 512);
+  EXPECT_EQ(m->position_offset, 2);  // RobertaConfig's pad_token_id 1
+  EXPECT_EQ(m->head, HeadKind::kMaskedLm);
+  const Result<ModelSpec> pad0 =
+      load_hf_config(write_temp("roberta_pad0.json", base + R"(, "pad_token_id": 0})"));
+  ASSERT_TRUE(pad0.ok()) << pad0.status().message();
+  EXPECT_EQ(pad0->max_position_embeddings, 513);
+  EXPECT_EQ(pad0->position_offset, 1);
+  const Result<ModelSpec> cls = load_hf_config(write_temp("roberta_cls.json", base + R"(,
+      "architectures": ["RobertaForSequenceClassification"], "id2label": {"0": "a"}})"));
+  ASSERT_TRUE(cls.ok()) << cls.status().message();
+  EXPECT_EQ(cls->head, HeadKind::kSequenceClassification);
+  EXPECT_EQ(cls->num_labels, 1);
+  const std::pair<std::string, std::string> refused[] = {
+      {R"(, "architectures": ["BertForMaskedLM"]})",
+       "expected a list of one of \"RobertaForMaskedLM\""},
+      {R"(, "pad_token_id": null})", "pad_token_id: null is not supported"},
+      {R"(, "pad_token_id": 513})", "514 leaves no position"},
+      {R"(, "pad_token_id": -1})", "pad_token_id"},
+  };
+  for (const auto& [extra, expected] : refused) {
+    const std::string msg = load_error("roberta_refused.json", base + extra);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+    EXPECT_NE(msg.find("roberta_refused.json"), std::string::npos) << msg;
   }
 }
 

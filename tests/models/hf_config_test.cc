@@ -183,10 +183,12 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       {"no_type.json", llama_with("model_type", ""), {": model_type: ", "missing", "\"qwen2\""}},
       // A family zerosim does not model yet is named as such, with no near-miss suggestion
       // ("deepseek_v2" is not a misspelt anything).
-      {"roberta.json",
-       llama_with("model_type", "\"roberta\""),
-       {": model_type: ", "\"roberta\" (an encoder) is not modelled yet", "\"gpt2\", \"llama\"",
-        "\"bert\", \"t5\" and \"blenderbot\""}},
+      {"bart.json",
+       llama_with("model_type", "\"bart\""),
+       {": model_type: ",
+        "\"bart\" (an encoder-decoder (BART's, not T5's layout)) is not "
+        "modelled yet",
+        "\"gpt2\", \"llama\"", "\"t5\", \"blenderbot\" and \"roberta\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

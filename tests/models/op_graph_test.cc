@@ -565,6 +565,36 @@ TEST(OpGraph, BertHeadsEndInTheirOwnLosses) {
   EXPECT_EQ(parameter_tensors(spec).rbegin()[2].name, "bert.pooler.dense.bias");
 }
 
+// RoBERTa (modeling_roberta.py): BERT's ops under roberta.* and lm_head.*; its classification
+// head's dense reads the first tokens through a dropout, so it keeps b x h, not the last layer's
+// t x h as BERT's pooler does; the position table holds the padding offset's rows too.
+TEST(OpGraph, RobertaIsBertUnderItsOwnNames) {
+  ModelSpec spec = tiny("roberta-base");
+  spec.num_kv_heads = spec.num_heads;
+  ASSERT_TRUE(validate(spec).is_ok()) << validate(spec).message();
+  const Workload w{.micro_batch = 3, .seq_len = 8};
+  ModelSpec bert = spec;
+  bert.model_type = ModelType::kBert;
+  bert.position_offset = 0;
+  std::vector<Op> ops = forward_ops(spec, w);
+  EXPECT_EQ(names(ops), names(forward_ops(bert, w)));
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  EXPECT_EQ(params[find_op(ops, "layers.1.attn.q_proj").param_ids.at(0)].name,
+            "roberta.encoder.layer.1.attention.self.query.weight");
+  EXPECT_EQ(params[find_op(ops, "head.norm").param_ids.at(0)].name, "lm_head.layer_norm.weight");
+  EXPECT_EQ(params[params[find_op(ops, "lm_head").param_ids.at(1)].tied_to].name, "lm_head.bias");
+  EXPECT_EQ(params[4].name, "roberta.embeddings.position_embeddings.weight");
+  EXPECT_EQ(params[4].shape.at(0), spec.max_position_embeddings + 2);
+  EXPECT_EQ(parameter_count(spec), parameter_count(bert) + 2 * spec.hidden_size);
+  spec.head = bert.head = HeadKind::kSequenceClassification;
+  ops = forward_ops(spec, w);
+  EXPECT_EQ(parameter_tensors(spec).size(), parameter_tensors(bert).size());
+  EXPECT_EQ(parameter_tensors(spec).rbegin()[1].name, "classifier.out_proj.weight");
+  const std::int64_t h = spec.hidden_size;
+  EXPECT_EQ(find_op(ops, "pooler").saved_bytes(), w.act_bytes * 3 * h);
+  EXPECT_EQ(find_op(forward_ops(bert, w), "pooler").saved_bytes(), w.act_bytes * 3 * 8 * h);
+}
+
 // T5 (modeling_t5.py): the encoder over seq_len tokens, then the decoder over target_len, each
 // decoder layer's cross-attention reading the encoder's output (its keys and values the
 // encoder's tokens); the relative-position bias read by each stack's first core.

@@ -46,6 +46,8 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       // BertForMaskedLM on the meta device (transformers 5.16.1): no pooler, the decoder tied.
       {"bert-base-uncased", 109'514'298},
       {"bert-large-uncased", 335'174'458},
+      {"roberta-base", 124'697'433},  // RobertaForMaskedLM, transformers 5.16.1 on the meta device
+      {"roberta-large", 355'412'057},
       // T5ForConditionalGeneration on the meta device (transformers 5.16.1): the head tied.
       {"t5-base", 222'903'552},
       {"t5-large", 737'668'096},
@@ -105,7 +107,7 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("bert-large-uncased, t5-base, t5-large, t5-3b, tiny-gpt"), std::string::npos)
+  EXPECT_NE(msg.find("roberta-large, t5-base, t5-large, t5-3b, tiny-gpt"), std::string::npos)
       << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
 
