@@ -514,6 +514,7 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       // small integer kernels a step, forward only).
       return sdpa ? "bert" : "bert_eager";
     case ModelType::kBlenderbot:
+    case ModelType::kBart:
       // Not measured yet (t5_key names the cross-attention's ops as the self-attention's): OPT's
       // modules, the nearest measured (LayerNorm, k/v/q/out_proj with biases, dropout 0.1).
       return sdpa ? "opt" : "opt_eager";
@@ -552,8 +553,9 @@ std::string_view t5_key(std::string_view key) {
   return key;
 }
 
-// Blenderbot's ops under OPT's entries' names: the cross-attention's as the self-attention's,
-// the stacks' final norms as the final norm, the decoder's embedding as the embedding.
+// Blenderbot's and BART's ops under OPT's entries' names: the cross-attention's as the
+// self-attention's, the stacks' final norms (BART's embedding norms) as the final norm, the
+// decoder's embedding as the embedding.
 std::string_view blenderbot_key(std::string_view key) {
   if (key.starts_with("cross.")) {
     for (std::string_view k :
@@ -565,6 +567,8 @@ std::string_view blenderbot_key(std::string_view key) {
   if (key == "cross_norm") return "attn_norm";
   if (key == "encoder.final_norm") return "final_norm";
   if (key == "decoder.embed") return "embed";
+  // BART's layernorm_embedding
+  if (key == "embed_norm" || key == "decoder.embed_norm") return "final_norm";
   return key;
 }
 
@@ -572,7 +576,9 @@ EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload
   std::string_view key = op_key(op);
   if (is_encoder(spec)) key = bert_key(key);
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
-  if (spec.model_type == ModelType::kBlenderbot) key = blenderbot_key(key);
+  if (spec.model_type == ModelType::kBlenderbot || spec.model_type == ModelType::kBart) {
+    key = blenderbot_key(key);
+  }
   EagerDispatch d;
   // Inside the attention module's entry; Mixtral's router linear inside mlp.route's (the
   // router module's calls).

@@ -56,7 +56,7 @@ constexpr Unmodelled kUnmodelled[] = {
     {"falcon", "Falcon's parallel attention and multi-query layout"},
     {"bloom", "BLOOM's ALiBi attention"},
     {"deberta-v2", "an encoder with disentangled attention"},
-    {"bart", "an encoder-decoder (BART's, not T5's layout)"},
+    {"mbart", "BART with a LayerNorm before each sublayer and after each stack"},
 };
 
 void read_gpt2(ObjectReader& r, ModelSpec* spec) {
@@ -482,7 +482,7 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     hf::read_bert(r, spec);
   } else if (spec->model_type == ModelType::kT5) {
     hf::read_t5(r, spec);
-  } else if (spec->model_type == ModelType::kBlenderbot) {
+  } else if (spec->model_type == ModelType::kBlenderbot || spec->model_type == ModelType::kBart) {
     hf::read_blenderbot(r, spec);
   } else {
     read_llama_family(r, spec->model_type, spec);

@@ -36,6 +36,10 @@
 //     ("gelu"), dropout (0.1; the embeddings' too), attention_dropout and activation_dropout (0),
 //     scale_embedding (false); refused: is_encoder_decoder or tie_word_embeddings false, layer
 //     drop above 0.
+//   bart: blenderbot's keys with BartConfig's defaults: vocab_size (50265), d_model (1024),
+//     encoder_layers and decoder_layers (12), attention heads (16), ffn dims (4096),
+//     max_position_embeddings (1024; the table has 2 more rows); architectures
+//     ["BartForConditionalGeneration"] or ["BartModel"] (or absent); another is refused.
 //   llama, mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2,
 //     gemma3_text: vocab_size, hidden_size,
 //     num_hidden_layers, num_attention_heads, intermediate_size (required; the MoE families'

@@ -67,7 +67,8 @@ void require_bool(json::ObjectReader& r, std::string_view key, bool allowed, std
 void read_bert(json::ObjectReader& r, ModelSpec* spec);
 // modeling_t5.py (model_type t5): see models/hf_config.h for the keys read.
 void read_t5(json::ObjectReader& r, ModelSpec* spec);
-// modeling_blenderbot.py (model_type blenderbot): see models/hf_config.h for the keys read.
+// modeling_blenderbot.py and modeling_bart.py (model_type blenderbot, bart; spec->model_type
+// says which): see models/hf_config.h for the keys read.
 void read_blenderbot(json::ObjectReader& r, ModelSpec* spec);
 
 }  // namespace zs::models::hf

@@ -1,5 +1,6 @@
 // The encoder-decoders' configurations read into a ModelSpec: modeling_t5.py's (transformers
-// 5.16 configuration_t5.py T5Config) and modeling_blenderbot.py's (BlenderbotConfig).
+// 5.16 configuration_t5.py T5Config), modeling_blenderbot.py's (BlenderbotConfig) and
+// modeling_bart.py's (BartConfig).
 #include <string>
 
 #include "models/hf_config_fields.h"
@@ -72,25 +73,45 @@ void read_t5(ObjectReader& r, ModelSpec* spec) {
   spec->tie_word_embeddings = true;
 }
 
-// BlenderbotConfig's keys and defaults. The encoder's and decoder's attention heads and MLP
-// widths must agree (every Blenderbot checkpoint's do); layer drop is refused.
+// BlenderbotConfig's and BartConfig's keys and defaults (spec->model_type says which). The
+// encoder's and decoder's attention heads and MLP widths must agree (every checkpoint's do);
+// layer drop is refused. BART: the architectures zerosim models are BartForConditionalGeneration
+// and BartModel (the hub's bart-base and bart-large, fine-tuned as the former); a classification
+// or question-answering head is refused.
 void read_blenderbot(ObjectReader& r, ModelSpec* spec) {
-  const auto vocab = optional_size(r, "vocab_size", 8008, kMaxVocabSize);
-  const auto h = optional_size(r, "d_model", 2560, kMaxHiddenSize);
-  const auto layers = optional_size(r, "encoder_layers", 2, kMaxLayers);
-  const auto decoder_layers = optional_size(r, "decoder_layers", 24, kMaxLayers);
-  const auto heads = optional_size(r, "encoder_attention_heads", 32, kMaxHiddenSize);
-  const auto decoder_heads = optional_size(r, "decoder_attention_heads", 32, kMaxHiddenSize);
-  const auto ffn = optional_size(r, "encoder_ffn_dim", 10240, kMaxIntermediateSize);
-  const auto decoder_ffn = optional_size(r, "decoder_ffn_dim", 10240, kMaxIntermediateSize);
-  const auto positions = optional_size(r, "max_position_embeddings", 128, kMaxPositions);
+  const bool bart = spec->model_type == ModelType::kBart;
+  const auto vocab = optional_size(r, "vocab_size", bart ? 50265 : 8008, kMaxVocabSize);
+  const auto h = optional_size(r, "d_model", bart ? 1024 : 2560, kMaxHiddenSize);
+  const auto layers = optional_size(r, "encoder_layers", bart ? 12 : 2, kMaxLayers);
+  const auto decoder_layers = optional_size(r, "decoder_layers", bart ? 12 : 24, kMaxLayers);
+  const std::int64_t default_heads = bart ? 16 : 32, default_ffn = bart ? 4096 : 10240;
+  const auto heads = optional_size(r, "encoder_attention_heads", default_heads, kMaxHiddenSize);
+  const auto decoder_heads =
+      optional_size(r, "decoder_attention_heads", default_heads, kMaxHiddenSize);
+  const auto ffn = optional_size(r, "encoder_ffn_dim", default_ffn, kMaxIntermediateSize);
+  const auto decoder_ffn = optional_size(r, "decoder_ffn_dim", default_ffn, kMaxIntermediateSize);
+  // BartLearnedPositionalEmbedding holds max_position_embeddings + 2 rows.
+  const auto positions = optional_size(r, "max_position_embeddings", bart ? 1024 : 128,
+                                       bart ? kMaxPositions - 2 : kMaxPositions);
+  if (bart && r.has("architectures")) {
+    const Json* v = r.raw("architectures");
+    const bool list_of_one = v->is_array() && v->size() == 1 && (*v)[0].is_string();
+    const std::string cls = list_of_one ? (*v)[0].get<std::string>() : "";
+    if (cls != "BartForConditionalGeneration" && cls != "BartModel") {
+      r.report("architectures", Severity::kError, "not-modelled",
+               (list_of_one ? "[\"" + cls + "\"]" : std::string("this value")) +
+                   " is not supported; expected [\"BartForConditionalGeneration\"] or "
+                   "[\"BartModel\"] (BART's classification and question-answering heads are "
+                   "not modelled)");
+    }
+  }
   spec->activation = activation(r, "activation_function", "gelu");
   spec->dropout = {.attn = probability(r, "attention_dropout", 0),
                    .resid = probability(r, "dropout", 0.1),
                    .act = probability(r, "activation_dropout", 0)};
   spec->dropout.embd = spec->dropout.resid;  // the stacks drop out their embeddings with it
   spec->scaled_embedding = optional_bool(r, "scale_embedding", false);
-  require_bool(r, "is_encoder_decoder", true, "Blenderbot's decoder alone is not modelled");
+  require_bool(r, "is_encoder_decoder", true, "the decoder alone is not modelled");
   require_bool(r, "tie_word_embeddings", true, "an LM head of its own is not modelled");
   for (const char* key : {"encoder_layerdrop", "decoder_layerdrop"}) {
     if (optional_number(r, key, 0, {.min = 0, .max = 1}) > 0) {
@@ -115,6 +136,10 @@ void read_blenderbot(ObjectReader& r, ModelSpec* spec) {
   spec->num_decoder_layers = *decoder_layers;
   spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
   spec->tie_word_embeddings = true;
+  if (bart) {
+    spec->post_norm = true;
+    spec->position_offset = 2;
+  }
 }
 
 }  // namespace zs::models::hf

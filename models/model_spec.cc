@@ -18,11 +18,11 @@ constexpr std::string_view kActivations[] = {
 
 // model_type_name's strings in ModelType order.
 constexpr std::string_view kModelTypeNames[] = {
-    "gpt2",      "llama",     "mistral", "qwen2", "qwen3",      "mixtral",
-    "qwen3_moe", "qwen2_moe", "phi3",    "gemma", "gemma2",     "gemma3_text",
-    "opt",       "gpt_neox",  "bert",    "t5",    "blenderbot", "roberta"};
+    "gpt2",      "llama", "mistral",    "qwen2",   "qwen3",       "mixtral", "qwen3_moe",
+    "qwen2_moe", "phi3",  "gemma",      "gemma2",  "gemma3_text", "opt",     "gpt_neox",
+    "bert",      "t5",    "blenderbot", "roberta", "bart"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kRoberta) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kBart) + 1);
 
 constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
                                                "sequence_classification"};
@@ -54,8 +54,10 @@ Status validate_gemma(const ModelSpec& spec) {
   const bool sandwich =
       spec.model_type == ModelType::kGemma2 || spec.model_type == ModelType::kGemma3Text;
   // Blenderbot's scale_embedding is a config key (true for its checkpoints).
-  if (spec.scaled_embedding && !gemma && spec.model_type != ModelType::kBlenderbot) {
-    return structure_error(spec, "has no scaled embedding (the gemma families' and blenderbot's)");
+  if (spec.scaled_embedding && !gemma && spec.model_type != ModelType::kBlenderbot &&
+      spec.model_type != ModelType::kBart) {
+    return structure_error(
+        spec, "has no scaled embedding (the gemma families', blenderbot's and bart's)");
   }
   if (gemma && !spec.scaled_embedding) {
     return structure_error(spec, "scales its embedding by sqrt(hidden_size)");
@@ -87,7 +89,7 @@ Status validate_gemma(const ModelSpec& spec) {
 // head; no other family has post_norm, token types or another head than the causal LM's.
 Status validate_encoder(const ModelSpec& spec) {
   if (!is_encoder(spec)) {
-    if (spec.post_norm) {
+    if (spec.post_norm && spec.model_type != ModelType::kBart) {
       return structure_error(spec,
                              "normalizes before each sublayer (post_norm is bert's and roberta's)");
     }
@@ -171,32 +173,39 @@ Status validate_encoder_decoder(const ModelSpec& spec) {
   if (t5 && (spec.bias.qkv || spec.bias.attn_out || spec.bias.mlp)) {
     return structure_error(spec, "has no linear biases");
   }
-  if (spec.qk_norm || spec.moe.enabled() || spec.parallel_residual || spec.post_norm ||
+  if (spec.qk_norm || spec.moe.enabled() || spec.parallel_residual ||
       spec.partial_rotary_factor != 1.0 || spec.type_vocab_size != 0 ||
       spec.head != HeadKind::kCausalLm) {
     return structure_error(spec,
-                           "has no q/k norms, experts, parallel residual, post-norm, rotary "
-                           "embedding or token types, and a causal-LM head over its decoder");
+                           "has no q/k norms, experts, parallel residual, rotary embedding or "
+                           "token types, and a causal-LM head over its decoder");
+  }
+  const bool bart = spec.model_type == ModelType::kBart;
+  if (spec.post_norm != bart) {
+    return structure_error(spec, bart ? "normalizes after each residual add (post_norm)"
+                                      : "normalizes before each sublayer (post_norm is bart's)");
   }
   return Status::ok();
 }
 
-// OPT's offset of 2 (OPTLearnedPositionalEmbedding), RoBERTa's of pad_token_id + 1, none for
+// OPT's and BART's offset of 2 (OPTLearnedPositionalEmbedding, BartLearnedPositionalEmbedding),
+// RoBERTa's of pad_token_id + 1, none for
 // the others.
 Status validate_position_offset(const ModelSpec& spec) {
   const std::int64_t o = spec.position_offset;
-  if (spec.model_type == ModelType::kOpt && o != 2) {
+  const bool two = spec.model_type == ModelType::kOpt || spec.model_type == ModelType::kBart;
+  if (two && o != 2) {
     return field_error(spec, "position_offset", std::to_string(o),
-                       "2 (OPTLearnedPositionalEmbedding's offset)");
+                       "2 (OPT's and BART's LearnedPositionalEmbedding offset)");
   }
   if (spec.model_type == ModelType::kRoberta && (o < 1 || o > kMaxPositions)) {
     return field_error(
         spec, "position_offset", std::to_string(o),
         "an integer from 1 to " + std::to_string(kMaxPositions) + " (RoBERTa's pad_token_id + 1)");
   }
-  if (spec.model_type != ModelType::kOpt && spec.model_type != ModelType::kRoberta && o != 0) {
+  if (!two && spec.model_type != ModelType::kRoberta && o != 0) {
     return field_error(spec, "position_offset", std::to_string(o),
-                       "0 (an offset position table is opt's and roberta's)");
+                       "0 (an offset position table is opt's, bart's and roberta's)");
   }
   return Status::ok();
 }
@@ -343,7 +352,8 @@ bool is_encoder(const ModelSpec& spec) {
 }
 
 bool is_encoder_decoder(const ModelSpec& spec) {
-  return spec.model_type == ModelType::kT5 || spec.model_type == ModelType::kBlenderbot;
+  return spec.model_type == ModelType::kT5 || spec.model_type == ModelType::kBlenderbot ||
+         spec.model_type == ModelType::kBart;
 }
 
 std::int64_t total_layers(const ModelSpec& spec) {

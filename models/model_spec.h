@@ -1,10 +1,10 @@
 // ModelSpec: the architecture of a decoder-only, encoder-only or encoder-decoder transformer, as
 // far as memory and time depend on it.
 //
-// One struct covers the eighteen Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the nineteen Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox, bert, t5, blenderbot, roberta); the differences between them are fields rather than
-// code paths keyed on the family, so a spec read from a config.json and a zoo entry are
+// gpt_neox, bert, t5, blenderbot, roberta, bart); the differences between them are fields rather
+// than code paths keyed on the family, so a spec read from a config.json and a zoo entry are
 // interchangeable:
 //
 //   family   positions  norm                  MLP                       linear biases   dropout
@@ -26,6 +26,7 @@
 //   t5       relative bias RMSNorm (w only)   ReLU, 2 (or gated-gelu, 3) none           0.1 x 4
 //   blenderbot learned  LayerNorm (w + b)     GELU, 2 (fc1/fc2)          all             0.1 resid*
 //   roberta  learned+pad+type LayerNorm after add GELU, 2 matrices      all             0.1 x 3
+//   bart     learned+2  LayerNorm after add   GELU, 2 (fc1/fc2)          all             0.1 resid*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -52,10 +53,10 @@
 // and the logits with tanh (attn_softcap, logit_softcap). Their MLP is the SwiGLU's gated layout
 // with gelu_pytorch_tanh for silu (MlpKind::kSwiGlu covers both: the activation names it).
 //
-// OPT's and RoBERTa's learned position tables start past their first rows (position_offset):
-// OPT's by 2, RoBERTa's past its padding row (RobertaEmbeddings numbers positions from
-// pad_token_id + 1); the table has max_position_embeddings + position_offset rows and
-// max_position_embeddings is the longest sequence.
+// OPT's, BART's and RoBERTa's learned position tables start past their first rows
+// (position_offset): OPT's and BART's by 2, RoBERTa's past its padding row (RobertaEmbeddings
+// numbers positions from pad_token_id + 1); the table has max_position_embeddings + position_offset
+// rows and max_position_embeddings is the longest sequence.
 //
 // BERT (model_type bert) is an encoder: every token attends to every other (no causal mask), its
 // embedding adds a token-type table (type_vocab_size rows) to the word and position tables and
@@ -79,7 +80,10 @@
 // blenderbot, BART's code with LayerNorm before each sublayer) is an encoder-decoder too: learned
 // positions and a scaled embedding in each stack, OPT's attention (k/v/q/out_proj with biases,
 // the query scaled), a final LayerNorm per stack, the head tied to `shared` plus a fixed
-// final_logits_bias.
+// final_logits_bias. BART (model_type bart, BartForConditionalGeneration) is Blenderbot's skeleton
+// with BERT's post-norm layers (LayerNorm after each residual add, post_norm), each stack's
+// embedding sum normalized (layernorm_embedding) before its dropout, no final norm per stack, and
+// positions offset by 2 like OPT's.
 //
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
@@ -112,7 +116,8 @@ enum class ModelType {
   kBert,
   kT5,
   kBlenderbot,
-  kRoberta
+  kRoberta,
+  kBart
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -193,8 +198,8 @@ struct ModelSpec {
   std::int64_t head_dim = 0;           // usually h / a; HF's head_dim key may set it independently
   std::int64_t intermediate_size = 0;  // I: the MLP's inner width
   std::int64_t max_position_embeddings = 0;
-  // The learned position table's first row in use (see above): opt 2, roberta pad_token_id + 1,
-  // 0 for every other family.
+  // The learned position table's first row in use (see above): opt and bart 2, roberta
+  // pad_token_id + 1, 0 for every other family.
   std::int64_t position_offset = 0;
 
   bool tie_word_embeddings = false;  // lm_head.weight is the token embedding (counted once)
@@ -266,8 +271,8 @@ struct ModelSpec {
 };
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
-// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot", "roberta": the
-// HF model_type string.
+// "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot", "roberta",
+// "bart": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -281,7 +286,7 @@ bool fused_gate_up(const ModelSpec& spec);
 bool is_gemma(const ModelSpec& spec);
 // Every token attends to every other (bert, roberta): no causal mask.
 bool is_encoder(const ModelSpec& spec);
-// An encoder and a decoder joined by cross-attention (t5, blenderbot).
+// An encoder and a decoder joined by cross-attention (t5, blenderbot, bart).
 bool is_encoder_decoder(const ModelSpec& spec);
 // The transformer layers of every stack: num_layers + num_decoder_layers. The final norm, the
 // head and the loss take this layer index (models/parameters.h).
@@ -335,14 +340,14 @@ double expert_parameters(const ModelSpec& spec);
 // MLP bias; bert and roberta have learned positions, LayerNorm after each residual add (post_norm),
 // a GELU MLP, no GQA, 1 to 16 token types (type_vocab_size; no other family has them) and a
 // masked-LM, question-answering or classification head (num_labels from 1 to 1024); every other
-// family a causal-LM head and neither post_norm nor token types; opt's position_offset is 2,
-// roberta's from 1 to kMaxPositions, every other family's 0; t5 and blenderbot have 1 to kMaxLayers
+// family a causal-LM head and no token types, and only bart post_norm too; opt's and bart's
+// position_offset is 2, roberta's from 1 to kMaxPositions, every other family's 0; t5, blenderbot
+// and bart have 1 to kMaxLayers
 // decoder layers, no GQA and a tied causal-LM head over the decoder, t5 relative-bias positions
-// (1 to 1024 buckets), RMSNorm and no linear biases, blenderbot learned positions, LayerNorm, a
-// two-matrix MLP and a scaled embedding; no other family has decoder layers or relative
-// positions. Biases and dropout are free.
-// For the llama family head_dim * num_heads need not equal hidden_size (HF allows an explicit
-// head_dim).
+// (1 to 1024 buckets), RMSNorm and no linear biases, blenderbot and bart learned positions,
+// LayerNorm and a two-matrix MLP (and may scale their embedding); no other family has decoder
+// layers or relative positions. Biases and dropout are free. For the llama family head_dim *
+// num_heads need not equal hidden_size (HF allows an explicit head_dim).
 Status validate(const ModelSpec& spec);
 
 }  // namespace zs::models

@@ -187,6 +187,11 @@ class OpListBuilder {
   // Not counted: each stack's first layer materializes position_bias (+ the mask) as one b x a
   // x s x s_k tensor its other layers add (not saved by autograd), the decoder output's scaling
   // by d_model^-0.5 (one t x h multiply), and fp16's inf clamps after every sublayer.
+  // Blenderbot's and BART's (modeling_bart.py BartForConditionalGeneration.forward) take the same
+  // path; BART's stacks normalize their embeddings (layernorm_embedding, its dropout after it)
+  // and end at their last layer's norm, the encoder's output and the head's input. Not counted:
+  // BART's embedding scale of 1.0 without scale_embedding (one t x h multiply per stack) and the
+  // final_logits_bias add (one t x V add), as Blenderbot's.
   std::vector<Op> build_encoder_decoder() && {
     const std::int64_t h = spec_.hidden_size;
     const std::int64_t te = t_, td = w_.micro_batch * w_.decoder_len();
@@ -202,11 +207,14 @@ class OpListBuilder {
         add_bart_layer(i, tokens, encoder_out);
       }
     };
+    const bool post = spec_.post_norm;  // BART's
     resid_ = add_stack_embedding("embed", enc, te, kTokenIdsInput);
     for (int i = 0; i < spec_.num_layers; ++i) layer(i, te, -1);
     encoder_out_ =
-        add("encoder.final_norm", OpKind::kNorm, kEmbeddingLayer, {enc + final_norm}, {resid_},
-            NormShape{te, h, spec_.norm, final_dropout}, norm_saved(te, final_dropout));
+        post ? resid_
+             : add("encoder.final_norm", OpKind::kNorm, kEmbeddingLayer, {enc + final_norm},
+                   {resid_}, NormShape{te, h, spec_.norm, final_dropout},
+                   norm_saved(te, final_dropout));
     resid_ = add_stack_embedding("decoder.embed", dec, td, kTargetsInput);
     for (int i = 0; i < spec_.num_decoder_layers; ++i) {
       layer(static_cast<int>(spec_.num_layers) + i, td, encoder_out_);
@@ -214,8 +222,9 @@ class OpListBuilder {
     const int top = static_cast<int>(total_layers(spec_));
     const std::int64_t V = spec_.vocab_size;
     const int norm =
-        add("final_norm", OpKind::kNorm, top, {dec + final_norm}, {resid_},
-            NormShape{td, h, spec_.norm, final_dropout}, norm_saved(td, final_dropout));
+        post ? resid_
+             : add("final_norm", OpKind::kNorm, top, {dec + final_norm}, {resid_},
+                   NormShape{td, h, spec_.norm, final_dropout}, norm_saved(td, final_dropout));
     const int head = add("lm_head", OpKind::kLinear, top, {"lm_head"}, {norm},
                          GemmShape{td, V, h, false}, {act("input", td * h)});
     // CrossEntropyLoss on the 16-bit logits: log_softmax keeps them in their dtype.
@@ -232,22 +241,28 @@ class OpListBuilder {
   }
 
   // A stack's embed_tokens (the shared table; Blenderbot's scaled, plus its embed_positions) and
-  // dropout over `tokens` ids.
-  int add_stack_embedding(std::string name, const std::string& stack, std::int64_t tokens,
+  // dropout over `tokens` ids; BART's dropout after the sum's layernorm_embedding (`name`_norm).
+  int add_stack_embedding(const std::string& name, const std::string& stack, std::int64_t tokens,
                           int ids) {
+    const std::int64_t h = spec_.hidden_size;
+    const bool post = spec_.post_norm;
+    const double dropout = spec_.dropout.embd;
     std::vector<SavedTensor> saved = {{"input_ids (int64)", kInt64Bytes * tokens}};
-    if (spec_.dropout.embd > 0) saved.push_back(mask(tokens * spec_.hidden_size));
+    if (dropout > 0 && !post) saved.push_back(mask(tokens * h));
     const bool learned = spec_.position == PositionKind::kLearned;
     std::vector<std::string> modules = {stack + ".embed_tokens"};
     if (learned) modules.push_back(stack + ".embed_positions");
-    return add(std::move(name), OpKind::kEmbedding, kEmbeddingLayer, std::move(modules), {ids},
-               EmbeddingShape{.tokens = tokens,
-                              .hidden = spec_.hidden_size,
-                              .vocab = spec_.vocab_size,
-                              .learned_positions = learned,
-                              .dropout = spec_.dropout.embd,
-                              .scaled = spec_.scaled_embedding},
-               std::move(saved));
+    const int embed = add(name, OpKind::kEmbedding, kEmbeddingLayer, std::move(modules), {ids},
+                          EmbeddingShape{.tokens = tokens,
+                                         .hidden = h,
+                                         .vocab = spec_.vocab_size,
+                                         .learned_positions = learned,
+                                         .dropout = post ? 0 : dropout,
+                                         .scaled = spec_.scaled_embedding},
+                          std::move(saved));
+    if (!post) return embed;
+    return add(name + "_norm", OpKind::kNorm, kEmbeddingLayer, {stack + ".layernorm_embedding"},
+               {embed}, NormShape{tokens, h, spec_.norm, dropout}, norm_saved(tokens, dropout));
   }
 
   // An encoder-decoder layer's attention sublayer's HF modules (T5's or Blenderbot's).
@@ -259,15 +274,18 @@ class OpListBuilder {
   // A pre-normed attention sublayer `prefix` ("layers.N.attn" or ".cross") of `tokens` query
   // tokens: its norm, q, k and v projections (a cross-attention's k and v over op kv_input's
   // output, kv_seq tokens a sequence), the core, the output projection, dropout + the residual
-  // add. Blenderbot's Linears have biases, T5's none.
+  // add. Blenderbot's and BART's Linears have biases, T5's none. BART's (post_norm) norm comes
+  // after the add instead.
   void add_seq2seq_attention(const std::string& prefix, int layer, std::int64_t tokens,
                              const AttentionModules& m, int kv_input, std::int64_t kv_seq,
                              bool causal) {
     const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), b = w_.micro_batch;
     const std::int64_t s = tokens / b, kv_tokens = b * kv_seq;
     const bool bias = spec_.bias.qkv;
-    const int norm = add(prefix + "_norm", OpKind::kNorm, layer, {m.norm}, {resid_},
-                         NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+    const int norm = spec_.post_norm
+                         ? resid_
+                         : add(prefix + "_norm", OpKind::kNorm, layer, {m.norm}, {resid_},
+                               NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
     const std::string o = prefix + ".";
     const int qp = add(o + "q_proj", OpKind::kLinear, layer, {m.q}, {norm},
                        GemmShape{tokens, q, h, bias}, {act("input", tokens * h)});
@@ -295,12 +313,17 @@ class OpListBuilder {
     const int out = add(o + "out_proj", OpKind::kLinear, layer, {m.o}, {core},
                         GemmShape{tokens, h, q, spec_.bias.attn_out}, {act("input", tokens * q)});
     resid_ = add_residual(o + "residual", layer, out, tokens);
+    if (spec_.post_norm) {
+      resid_ = add(prefix + "_norm", OpKind::kNorm, layer, {m.norm}, {resid_},
+                   NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+    }
   }
 
   // A Blenderbot layer `layer` over `tokens` tokens (an encoder layer when encoder_out < 0):
   // self_attn_layer_norm, self_attn (q_proj, k_proj, v_proj, the core, out_proj), dropout + add;
   // the decoder's encoder_attn_layer_norm and encoder_attn over op encoder_out's output; then
   // final_layer_norm, fc1, the activation (activation_dropout after it), fc2, dropout + add.
+  // BART's (post_norm): each norm after its sublayer's add.
   void add_bart_layer(int layer, std::int64_t tokens, int encoder_out) {
     const bool decoder = encoder_out >= 0;
     const int i = decoder ? layer - static_cast<int>(spec_.num_layers) : layer;
@@ -321,10 +344,14 @@ class OpListBuilder {
       add_seq2seq_attention(p + "cross", layer, tokens, modules("encoder_attn"), encoder_out,
                             w_.seq_len, false);
     }
-    const int norm = add(p + "mlp_norm", OpKind::kNorm, layer, {m + "final_layer_norm"}, {resid_},
-                         NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+    auto final_norm = [&] {
+      return add(p + "mlp_norm", OpKind::kNorm, layer, {m + "final_layer_norm"}, {resid_},
+                 NormShape{tokens, h, spec_.norm}, {act("input", tokens * h)});
+    };
+    const int norm = spec_.post_norm ? resid_ : final_norm();
     const int down = add_mlp(p, layer, {.up = m + "fc1", .down = m + "fc2"}, norm, tokens);
     resid_ = add_residual(p + "mlp.residual", layer, down, tokens);
+    if (spec_.post_norm) resid_ = final_norm();
   }
 
   // T5Block `layer` over `tokens` tokens: an encoder block (encoder_out < 0) or a decoder block

@@ -322,15 +322,19 @@ void build_t5(const ModelSpec& m, ParamListBuilder* b) {
 // layers[i](self_attn(k_proj, v_proj, q_proj, out_proj), self_attn_layer_norm, fc1, fc2,
 // final_layer_norm), layer_norm), decoder(the same, each layer with encoder_attn and its
 // encoder_attn_layer_norm after self_attn_layer_norm)), lm_head = shared). Biases everywhere;
-// final_logits_bias is a buffer.
+// final_logits_bias is a buffer. modeling_bart.py's BartForConditionalGeneration: the same, each
+// stack's embed_positions [max_positions + 2, h] and its layernorm_embedding (registered after
+// the layers) where Blenderbot has a final layer_norm.
 void build_blenderbot(const ModelSpec& m, ParamListBuilder* b) {
   const std::int64_t h = m.hidden_size, I = m.intermediate_size;
+  const bool bart = m.model_type == ModelType::kBart;
   b->add("model.shared", kEmbeddingLayer, {m.vocab_size, h});
   const int shared = b->last_id();
   auto stack = [&](const std::string& name, int first_layer, std::int64_t layers) {
     const bool decoder = name == "model.decoder";
     b->add_tied(name + ".embed_tokens", kEmbeddingLayer, shared);
-    b->add(name + ".embed_positions", kEmbeddingLayer, {m.max_position_embeddings, h});
+    b->add(name + ".embed_positions", kEmbeddingLayer,
+           {m.max_position_embeddings + m.position_offset, h});
     auto attention = [&](const std::string& a, int layer) {
       for (const char* proj : {"k_proj", "v_proj", "q_proj", "out_proj"}) {
         b->add(a + proj, layer, {h, h}, h);
@@ -350,11 +354,12 @@ void build_blenderbot(const ModelSpec& m, ParamListBuilder* b) {
       b->add(p + "final_layer_norm", layer, {h}, h);
     }
   };
+  const char* norm = bart ? ".layernorm_embedding" : ".layer_norm";
   stack("model.encoder", 0, m.num_layers);
-  b->add("model.encoder.layer_norm", kEmbeddingLayer, {h}, h);
+  b->add(std::string("model.encoder") + norm, kEmbeddingLayer, {h}, h);
   stack("model.decoder", static_cast<int>(m.num_layers), m.num_decoder_layers);
   const int top = static_cast<int>(total_layers(m));
-  b->add("model.decoder.layer_norm", top, {h}, h);
+  b->add(std::string("model.decoder") + norm, bart ? kEmbeddingLayer : top, {h}, h);
   b->add_tied("lm_head", top, shared);
 }
 
@@ -374,7 +379,7 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_bert(spec, &b);
   } else if (spec.model_type == ModelType::kT5) {
     build_t5(spec, &b);
-  } else if (spec.model_type == ModelType::kBlenderbot) {
+  } else if (spec.model_type == ModelType::kBlenderbot || spec.model_type == ModelType::kBart) {
     build_blenderbot(spec, &b);
   } else {
     build_llama(spec, &b);

@@ -84,6 +84,10 @@ constexpr ZooRow kZoo[] = {
   {"t5-base",  "google-t5/t5-base",  ModelType::kT5, 32128, 768,  12, 12, 12, 3072,  512, true, 1e-6, 0},
   {"t5-large", "google-t5/t5-large", ModelType::kT5, 32128, 1024, 24, 16, 16, 4096,  512, true, 1e-6, 0},
   {"t5-3b",    "google-t5/t5-3b",    ModelType::kT5, 32128, 1024, 24, 32, 32, 16384, 512, true, 1e-6, 0},
+  // BART (BartForConditionalGeneration): encoder and decoder of `layers` each, post-LayerNorm,
+  // positions offset by 2 (1026 rows), the LM head tied to `shared`.
+  {"bart-base",  "facebook/bart-base",  ModelType::kBart, 50265, 768,  6,  12, 12, 3072, 1024, true, 1e-5, 0},
+  {"bart-large", "facebook/bart-large", ModelType::kBart, 50265, 1024, 12, 16, 16, 4096, 1024, true, 1e-5, 0},
   // A GPT-2-shaped model small enough for unit tests and the CPU executor (120,576 parameters).
   {"tiny-gpt",    "(zerosim test model)",            ModelType::kGpt2,    256,    64,    2,     4,    4,  256,   64,       true,  1e-5, 0},
 };
@@ -194,6 +198,20 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->head = HeadKind::kMaskedLm;
     return;
   }
+  if (type == ModelType::kBart) {
+    // The checkpoints' config.json: gelu, biases, dropout, attention_dropout and
+    // activation_dropout 0.1, no embedding scale
+    spec->position = PositionKind::kLearned;
+    spec->norm = NormKind::kLayerNorm;
+    spec->mlp = MlpKind::kGelu;
+    spec->activation = "gelu";
+    spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+    spec->dropout = {.embd = 0.1, .attn = 0.1, .resid = 0.1, .act = 0.1};
+    spec->num_decoder_layers = spec->num_layers;
+    spec->post_norm = true;
+    spec->position_offset = 2;
+    return;
+  }
   if (type == ModelType::kT5) {  // T5Config: relu, no biases, dropout 0.1, 32 buckets
     spec->position = PositionKind::kRelativeBias;
     spec->norm = NormKind::kRmsNorm;
@@ -289,8 +307,9 @@ ModelSpec spec_from_row(const ZooRow& row) {
     spec.checkpoint_dtype = "fp32";  // Gemma 2's config.json: torch_dtype float32
   } else if (row.type == ModelType::kOpt || row.type == ModelType::kGptNeox) {
     spec.checkpoint_dtype = "fp16";  // OPT's and Pythia's: float16
-  } else if (row.type != ModelType::kGpt2 && !is_encoder(spec) && row.type != ModelType::kT5) {
-    spec.checkpoint_dtype = "bf16";  // BERT's and RoBERTa's, like GPT-2's, state none (fp32)
+  } else if (row.type != ModelType::kGpt2 && !is_encoder(spec) && !is_encoder_decoder(spec)) {
+    spec.checkpoint_dtype = "bf16";  // BERT's, RoBERTa's, T5's and BART's, like GPT-2's, state
+                                     // none (fp32)
   }
   apply_family_defaults(row.type, &spec);
   if (row.name == std::string_view("gpt-neox-20b"))

@@ -291,9 +291,14 @@ Node t5_tree(const models::ModelSpec& spec) {
 // `shared` itself is never called), embed_positions, its layers (self_attn_layer_norm,
 // self_attn(q_proj, k_proj, v_proj, out_proj), the decoder's encoder_attn_layer_norm and
 // encoder_attn, final_layer_norm, fc1, activation_fn, fc2; dropout is functional) and its
-// layer_norm; then lm_head.
+// layer_norm; then lm_head. BartForConditionalGeneration (modeling_bart.py): each stack runs
+// embed_tokens, embed_positions and layernorm_embedding before its layers, each layer's norms
+// after their sublayers (self_attn, self_attn_layer_norm, encoder_attn, encoder_attn_layer_norm,
+// fc1, activation_fn, fc2, final_layer_norm), and no norm after them.
 Node blenderbot_tree(const models::ModelSpec& spec) {
-  const std::string c = "transformers.models.blenderbot.modeling_blenderbot.Blenderbot";
+  const bool bart = spec.model_type == models::ModelType::kBart;
+  const std::string c = bart ? "transformers.models.bart.modeling_bart.Bart"
+                             : "transformers.models.blenderbot.modeling_blenderbot.Blenderbot";
   const std::string ln = "torch.nn.modules.normalization.LayerNorm";
   const std::string act = activation_class(spec.activation);
   auto stack = [&](const std::string& name, const char* cls, std::int64_t layers) {
@@ -302,28 +307,29 @@ Node blenderbot_tree(const models::ModelSpec& spec) {
             c + cls,
             {leaf(name + ".embed_tokens", c + "ScaledWordEmbedding"),
              leaf(name + ".embed_positions", c + "LearnedPositionalEmbedding")}};
+    if (bart) st.children.push_back(leaf(name + ".layernorm_embedding", ln));
     for (int i = 0; i < layers; ++i) {
       const std::string p = name + ".layers." + std::to_string(i) + ".";
       Node layer{p.substr(0, p.size() - 1), c + (decoder ? "DecoderLayer" : "EncoderLayer"), {}};
       auto attention = [&](const std::string& a) {
-        layer.children.push_back(leaf(p + a + "_layer_norm", ln));
+        if (!bart) layer.children.push_back(leaf(p + a + "_layer_norm", ln));
         Node attn{p + a, c + "Attention", {}};
         for (const char* proj : {"q_proj", "k_proj", "v_proj", "out_proj"}) {
           attn.children.push_back(leaf(p + a + "." + proj, kLinear));
         }
         layer.children.push_back(std::move(attn));
+        if (bart) layer.children.push_back(leaf(p + a + "_layer_norm", ln));
       };
       attention("self_attn");
       if (decoder) attention("encoder_attn");
-      for (const char* m : {"final_layer_norm", "fc1", "activation_fn", "fc2"}) {
-        const std::string n = m;
-        layer.children.push_back(leaf(p + n, n == "final_layer_norm" ? ln
-                                             : n == "activation_fn"  ? act
-                                                                     : std::string(kLinear)));
-      }
+      if (!bart) layer.children.push_back(leaf(p + "final_layer_norm", ln));
+      layer.children.push_back(leaf(p + "fc1", kLinear));
+      layer.children.push_back(leaf(p + "activation_fn", act));
+      layer.children.push_back(leaf(p + "fc2", kLinear));
+      if (bart) layer.children.push_back(leaf(p + "final_layer_norm", ln));
       st.children.push_back(std::move(layer));
     }
-    st.children.push_back(leaf(name + ".layer_norm", ln));
+    if (!bart) st.children.push_back(leaf(name + ".layer_norm", ln));
     return st;
   };
   Node model{"model",
@@ -503,12 +509,14 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                               const configs::LeafModules& leaves) {
   Node root = spec.model_type == models::ModelType::kGpt2
                   ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
-              : spec.model_type == models::ModelType::kOpt        ? opt_tree(spec)
-              : spec.model_type == models::ModelType::kGptNeox    ? gpt_neox_tree(spec)
-              : models::is_encoder(spec)                          ? bert_tree(spec)
-              : spec.model_type == models::ModelType::kT5         ? t5_tree(spec)
-              : spec.model_type == models::ModelType::kBlenderbot ? blenderbot_tree(spec)
-                                                                  : llama_tree(spec);
+              : spec.model_type == models::ModelType::kOpt     ? opt_tree(spec)
+              : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
+              : models::is_encoder(spec)                       ? bert_tree(spec)
+              : spec.model_type == models::ModelType::kT5      ? t5_tree(spec)
+              : spec.model_type == models::ModelType::kBlenderbot ||
+                      spec.model_type == models::ModelType::kBart
+                  ? blenderbot_tree(spec)
+                  : llama_tree(spec);
   Collapsed collapsed;
   collapse(&root, leaves, &collapsed);
   std::vector<const Node*> forward, exits;

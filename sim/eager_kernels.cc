@@ -129,6 +129,7 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
                                        // counted: see models/eager_dispatch.cc)
       return sdpa ? "bert_sdpa" : "bert";
     case models::ModelType::kBlenderbot:  // not recorded yet: OPT's modules, the nearest
+    case models::ModelType::kBart:
       return sdpa ? "opt_sdpa" : "opt";
     case models::ModelType::kT5:
       // Not recorded yet: T5LayerNorm is Llama's RMSNorm code (fp32 variance); the attention

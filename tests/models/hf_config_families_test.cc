@@ -487,5 +487,39 @@ TEST(HfConfig, ReadsBlenderbotAsAnEncoderDecoder) {
   EXPECT_FALSE(validate_workload(*m, w).is_ok());
 }
 
+// BartConfig: Blenderbot's keys with BART's defaults (bart-large's sizes), post-norm layers,
+// positions offset by 2; BartModel and BartForConditionalGeneration read, another head refused.
+TEST(HfConfig, ReadsBartWithItsDefaultsAndPostNorm) {
+  const Result<ModelSpec> d =
+      load_hf_config(write_temp("bart_min.json", R"({"model_type": "bart"})"));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->model_type, ModelType::kBart);
+  EXPECT_TRUE(is_encoder_decoder(*d));
+  EXPECT_EQ(d->vocab_size, 50265);
+  EXPECT_EQ(d->hidden_size, 1024);
+  EXPECT_EQ(d->num_layers, 12);
+  EXPECT_EQ(d->num_decoder_layers, 12);
+  EXPECT_EQ(d->num_heads, 16);
+  EXPECT_EQ(d->intermediate_size, 4096);
+  EXPECT_EQ(d->max_position_embeddings, 1024);
+  EXPECT_EQ(d->position_offset, 2);
+  EXPECT_TRUE(d->post_norm);
+  EXPECT_FALSE(d->scaled_embedding);
+  EXPECT_EQ(d->dropout, (DropoutProbs{.embd = 0.1, .attn = 0, .resid = 0.1, .act = 0}));
+  Result<ModelSpec> gen = load_hf_config(write_temp("bart_gen.json", R"({"model_type": "bart",
+      "architectures": ["BartForConditionalGeneration"]})"));
+  ASSERT_TRUE(gen.ok()) << gen.status().message();
+  gen->name = gen->hf_repo = d->name;
+  EXPECT_EQ(*gen, *d);
+  const std::string msg = load_error("bart_cls.json", R"({"model_type": "bart",
+      "architectures": ["BartForSequenceClassification"]})");
+  EXPECT_NE(msg.find("[\"BartForSequenceClassification\"] is not supported"), std::string::npos)
+      << msg;
+  EXPECT_NE(msg.find("bart_cls.json"), std::string::npos) << msg;
+  // 1024 positions: the table's 1026 rows less the offset.
+  EXPECT_TRUE(validate_workload(*d, {.micro_batch = 1, .seq_len = 1024}).is_ok());
+  EXPECT_FALSE(validate_workload(*d, {.micro_batch = 1, .seq_len = 1025}).is_ok());
+}
+
 }  // namespace
 }  // namespace zs::models

@@ -183,12 +183,12 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
       {"no_type.json", llama_with("model_type", ""), {": model_type: ", "missing", "\"qwen2\""}},
       // A family zerosim does not model yet is named as such, with no near-miss suggestion
       // ("deepseek_v2" is not a misspelt anything).
-      {"bart.json",
-       llama_with("model_type", "\"bart\""),
+      {"mbart.json",
+       llama_with("model_type", "\"mbart\""),
        {": model_type: ",
-        "\"bart\" (an encoder-decoder (BART's, not T5's layout)) is not "
+        "\"mbart\" (BART with a LayerNorm before each sublayer and after each stack) is not "
         "modelled yet",
-        "\"gpt2\", \"llama\"", "\"t5\", \"blenderbot\" and \"roberta\""}},
+        "\"gpt2\", \"llama\"", "\"roberta\" and \"bart\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

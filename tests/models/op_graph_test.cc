@@ -660,6 +660,38 @@ TEST(OpGraph, BlenderbotsStacksEmbedTheirPositionsAndNormLast) {
   EXPECT_EQ(ops.back().layer, 5);
 }
 
+// BART (modeling_bart.py): each stack's embedding sum normalized (layernorm_embedding, then its
+// dropout), every norm after its sublayer's add, no final norm: the encoder's output is its last
+// layer's final_layer_norm, the head reads the decoder's.
+TEST(OpGraph, BartNormalizesAfterEachAddAndEndsAtItsLastLayer) {
+  const ModelSpec spec = zoo("bart-base");
+  const Workload w{.micro_batch = 2, .seq_len = 16, .target_len = 8};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  const std::int64_t h = spec.hidden_size;
+  EXPECT_EQ(find_op(ops, "embed_norm").inputs, std::vector<int>{index_of(ops, "embed")});
+  EXPECT_EQ(std::get<NormShape>(find_op(ops, "decoder.embed_norm").shape).dropout, 0.1);
+  EXPECT_EQ(std::get<EmbeddingShape>(find_op(ops, "embed").shape).dropout, 0);
+  EXPECT_EQ(params[find_op(ops, "decoder.embed_norm").param_ids.at(0)].name,
+            "model.decoder.layernorm_embedding.weight");
+  EXPECT_EQ(find_op(ops, "layers.0.attn.q_proj").inputs,
+            std::vector<int>{index_of(ops, "embed_norm")});
+  EXPECT_EQ(find_op(ops, "layers.0.attn_norm").inputs,
+            std::vector<int>{index_of(ops, "layers.0.attn.residual")});
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.up").inputs,
+            std::vector<int>{index_of(ops, "layers.0.attn_norm")});
+  const int encoder_out = index_of(ops, "layers.5.mlp_norm");
+  EXPECT_EQ(find_op(ops, "layers.6.cross.k_proj").inputs, std::vector<int>{encoder_out});
+  EXPECT_EQ(find_op(ops, "layers.6.cross_norm").inputs,
+            std::vector<int>{index_of(ops, "layers.6.cross.residual")});
+  EXPECT_EQ(find_op(ops, "lm_head").inputs, std::vector<int>{index_of(ops, "layers.11.mlp_norm")});
+  for (const Op& op : ops) EXPECT_EQ(op.name.find("final_norm"), std::string::npos) << op.name;
+  EXPECT_EQ(find_op(ops, "layers.6.cross.k_proj").saved_bytes(), w.act_bytes * 2 * 16 * h);
+  EXPECT_EQ(params[2].name, "model.encoder.embed_positions.weight");
+  EXPECT_EQ(params[2].shape.at(0), spec.max_position_embeddings + 2);
+  EXPECT_EQ(ops.back().layer, 12);
+}
+
 TEST(OpGraph, InputsNameEarlierOpsAndWireTheResidualStream) {
   for (const ModelSpec& spec : {zoo("tiny-gpt"), tiny_llama()}) {
     const std::vector<Op> ops = forward_ops(spec, {.micro_batch = 2, .seq_len = 8});
