@@ -114,6 +114,11 @@ std::string model_json(const Row& r) {
            R"(,"encoder_ffn_dim":5120,"decoder_ffn_dim":5120,"vocab_size":)" + r["vocab"] +
            R"(,"max_position_embeddings":128,"scale_embedding":true})";
   }
+  // The BLOOM rows (BL01-BL06): bigscience/bloom-560m's config.json (models/hf_configs/).
+  if (r["model"].find("bloom") != std::string::npos) {
+    return R"({"model_type":"bloom","n_layer":)" + r["layers"] + R"(,"hidden_size":)" +
+           r["hidden"] + R"(,"n_head":)" + r["heads"] + R"(,"vocab_size":)" + r["vocab"] + "}";
+  }
   // The T5 rows (HF03-HF06) fine-tune google-t5/t5-large: its config.json.
   if (r["model"] == "t5-large") {
     return R"({"model_type":"t5","num_layers":24,"d_model":)" + r["hidden"] + R"(,"num_heads":)" +
@@ -144,10 +149,8 @@ std::string model_json(const Row& r) {
            r["heads"] + R"(,"num_key_value_heads":2,"vocab_size":)" + r["vocab"] +
            R"(,"max_position_embeddings":32768,"tie_word_embeddings":true})";
   }
-  // BLOOM (ALiBi, no dropout) as GPT-2 without dropout: its learned position table is the
-  // difference the parameter count beside shows. This project's own runs (DH) set dropout 0.
-  const bool no_dropout =
-      r["model"].find("bloom") != std::string::npos || r["id"].substr(0, 2) == "DH";
+  // This project's own runs (DH) set dropout 0.
+  const bool no_dropout = r["id"].substr(0, 2) == "DH";
   const std::string dropout = no_dropout ? R"(,"resid_pdrop":0,"attn_pdrop":0,"embd_pdrop":0)" : "";
   return R"({"model_type":"gpt2","n_layer":)" + r["layers"] + R"(,"n_embd":)" + r["hidden"] +
          R"(,"n_head":)" + r["heads"] + R"(,"vocab_size":)" + vocab_as_run(r) +

@@ -505,6 +505,11 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "opt" : "opt_eager";
     case ModelType::kGptNeox:
       return sdpa ? "gpt_neox" : "gpt_neox_eager";
+    case ModelType::kBloom:
+      // Not measured yet: GPT-NeoX's eager modules, the nearest measured (LayerNorm, a fused
+      // query_key_value, an eager core with an fp32 softmax, dense_h_to_4h/dense_4h_to_h with
+      // biases; its rotary kernels stand in for BLOOM's ALiBi and mask). BLOOM has no SDPA path.
+      return "gpt_neox_eager";
     case ModelType::kBert:  // BertForMaskedLM, dropout 0.1 (BertConfig's and every checkpoint's)
       return sdpa ? "bert" : "bert_eager";
     case ModelType::kRoberta:
@@ -575,6 +580,8 @@ std::string_view blenderbot_key(std::string_view key) {
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
   if (is_encoder(spec)) key = bert_key(key);
+  // BLOOM's word_embeddings_layernorm as a layer's LayerNorm.
+  if (spec.model_type == ModelType::kBloom && key == "embed_norm") key = "attn_norm";
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
   if (spec.model_type == ModelType::kBlenderbot || spec.model_type == ModelType::kBart) {
     key = blenderbot_key(key);

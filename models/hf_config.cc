@@ -54,7 +54,6 @@ constexpr Unmodelled kUnmodelled[] = {
      "Gemma 3's vision-language model, Gemma3ForConditionalGeneration; its text_config, saved as "
      "a config.json of its own (model_type gemma3_text), is the language model alone"},
     {"falcon", "Falcon's parallel attention and multi-query layout"},
-    {"bloom", "BLOOM's ALiBi attention"},
     {"deberta-v2", "an encoder with disentangled attention"},
     {"mbart", "BART with a LayerNorm before each sublayer and after each stack"},
 };
@@ -482,6 +481,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     hf::read_bert(r, spec);
   } else if (spec->model_type == ModelType::kT5) {
     hf::read_t5(r, spec);
+  } else if (spec->model_type == ModelType::kBloom) {
+    hf::read_bloom(r, spec);
   } else if (spec->model_type == ModelType::kBlenderbot || spec->model_type == ModelType::kBart) {
     hf::read_blenderbot(r, spec);
   } else {

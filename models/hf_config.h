@@ -36,6 +36,12 @@
 //     ("gelu"), dropout (0.1; the embeddings' too), attention_dropout and activation_dropout (0),
 //     scale_embedding (false); refused: is_encoder_decoder or tie_word_embeddings false, layer
 //     drop above 0.
+//   bloom: vocab_size (250880), hidden_size (64; n_embed when given), n_layer or
+//     num_hidden_layers (2), n_head or num_attention_heads (8), layer_norm_epsilon (1e-5),
+//     hidden_dropout and attention_dropout (0), tie_word_embeddings (true), pretraining_tp (1);
+//     the MLP 4 x hidden_size; refused: apply_residual_connection_post_layernorm true,
+//     slow_but_exact true with pretraining_tp above 1, n_layer and num_hidden_layers (or n_head
+//     and num_attention_heads) that differ.
 //   bart: blenderbot's keys with BartConfig's defaults: vocab_size (50265), d_model (1024),
 //     encoder_layers and decoder_layers (12), attention heads (16), ffn dims (4096),
 //     max_position_embeddings (1024; the table has 2 more rows); architectures

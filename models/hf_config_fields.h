@@ -1,7 +1,8 @@
 // Internal to models/: the readers of config.json fields that every family's reader shares
-// (models/hf_config.cc, hf_config_bert.cc, hf_config_seq2seq.cc). Each reports a bad value through
-// the ObjectReader (file, line:column, JSON path, the value and what is allowed) and returns what
-// the caller goes on with: std::nullopt for a size it cannot use, the fallback otherwise.
+// (models/hf_config.cc, hf_config_bert.cc, hf_config_bloom.cc, hf_config_seq2seq.cc). Each reports
+// a bad value through the ObjectReader (file, line:column, JSON path, the value and what is
+// allowed) and returns what the caller goes on with: std::nullopt for a size it cannot use, the
+// fallback otherwise.
 #pragma once
 
 #include <array>
@@ -65,6 +66,8 @@ void require_bool(json::ObjectReader& r, std::string_view key, bool allowed, std
 // modeling_bert.py and modeling_roberta.py (model_type bert, roberta; spec->model_type says
 // which): see models/hf_config.h for the keys read.
 void read_bert(json::ObjectReader& r, ModelSpec* spec);
+// modeling_bloom.py (model_type bloom): see models/hf_config.h for the keys read.
+void read_bloom(json::ObjectReader& r, ModelSpec* spec);
 // modeling_t5.py (model_type t5): see models/hf_config.h for the keys read.
 void read_t5(json::ObjectReader& r, ModelSpec* spec);
 // modeling_blenderbot.py and modeling_bart.py (model_type blenderbot, bart; spec->model_type

@@ -20,9 +20,9 @@ constexpr std::string_view kActivations[] = {
 constexpr std::string_view kModelTypeNames[] = {
     "gpt2",      "llama", "mistral",    "qwen2",   "qwen3",       "mixtral", "qwen3_moe",
     "qwen2_moe", "phi3",  "gemma",      "gemma2",  "gemma3_text", "opt",     "gpt_neox",
-    "bert",      "t5",    "blenderbot", "roberta", "bart"};
+    "bert",      "t5",    "blenderbot", "roberta", "bart",        "bloom"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kBart) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kBloom) + 1);
 
 constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
                                                "sequence_classification"};
@@ -227,6 +227,25 @@ Status validate_structure(const ModelSpec& spec) {
                            "runs its attention and MLP in sequence (parallel_residual is "
                            "gpt_neox's)");
   }
+  const bool alibi = spec.position == PositionKind::kAlibi;
+  if (alibi != (spec.model_type == ModelType::kBloom)) {
+    return structure_error(spec, alibi ? "has no ALiBi (bloom's)" : "has ALiBi positions");
+  }
+  if (alibi) {
+    // modeling_bloom.py: LayerNorm, query_key_value over every head, dense_h_to_4h and
+    // dense_4h_to_h of 4 x hidden_size.
+    if (spec.norm != NormKind::kLayerNorm || spec.mlp != MlpKind::kGelu ||
+        spec.num_kv_heads != spec.num_heads || spec.q_dim() != spec.hidden_size ||
+        spec.intermediate_size != 4 * spec.hidden_size) {
+      return structure_error(spec,
+                             "has LayerNorm, num_heads heads of hidden_size / num_heads for q, k "
+                             "and v, and a two-matrix MLP of 4 x hidden_size");
+    }
+    if (spec.qk_norm || spec.moe.enabled() || spec.dropout.embd > 0) {
+      return structure_error(spec, "has no q/k norms, no experts and no embedding dropout");
+    }
+    return Status::ok();
+  }
   if (spec.model_type == ModelType::kGptNeox) {
     // modeling_gpt_neox.py: rotary positions, LayerNorm, dense_h_to_4h and dense_4h_to_h, one
     // query_key_value over every head.
@@ -337,8 +356,10 @@ std::span<const std::string_view> model_type_names() { return kModelTypeNames; }
 
 bool fused_qkv(const ModelSpec& spec) {
   return spec.model_type == ModelType::kGpt2 || spec.model_type == ModelType::kPhi3 ||
-         spec.model_type == ModelType::kGptNeox;
+         spec.model_type == ModelType::kGptNeox || spec.model_type == ModelType::kBloom;
 }
+
+bool supports_sdpa(const ModelSpec& spec) { return spec.model_type != ModelType::kBloom; }
 
 bool fused_gate_up(const ModelSpec& spec) { return spec.model_type == ModelType::kPhi3; }
 

@@ -1,10 +1,10 @@
 // ModelSpec: the architecture of a decoder-only, encoder-only or encoder-decoder transformer, as
 // far as memory and time depend on it.
 //
-// One struct covers the nineteen Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the twenty Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox, bert, t5, blenderbot, roberta, bart); the differences between them are fields rather
-// than code paths keyed on the family, so a spec read from a config.json and a zoo entry are
+// gpt_neox, bert, t5, blenderbot, roberta, bart, bloom); the differences between them are fields
+// rather than code paths keyed on the family, so a spec read from a config.json and a zoo entry are
 // interchangeable:
 //
 //   family   positions  norm                  MLP                       linear biases   dropout
@@ -27,6 +27,7 @@
 //   blenderbot learned  LayerNorm (w + b)     GELU, 2 (fc1/fc2)          all             0.1 resid*
 //   roberta  learned+pad+type LayerNorm after add GELU, 2 matrices      all             0.1 x 3
 //   bart     learned+2  LayerNorm after add   GELU, 2 (fc1/fc2)          all             0.1 resid*
+//   bloom    ALiBi      LayerNorm, + embedding GELU, 2 matrices (h->4h) all             none*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -36,8 +37,8 @@
 //   through; see MoeSpec. ** Phi-3 and GPT-NeoX (0.25 by default) may rotate only the first
 //   partial_rotary_factor of each head.)
 //
-// Three families fuse projections into one Linear (fused_qkv(), fused_gate_up()): GPT-2's c_attn,
-// Phi-3's qkv_proj and GPT-NeoX's query_key_value compute q, k and v in one GEMM; Phi-3's
+// Four families fuse projections into one Linear (fused_qkv(), fused_gate_up()): GPT-2's c_attn,
+// Phi-3's qkv_proj, GPT-NeoX's and BLOOM's query_key_value compute q, k and v in one GEMM; Phi-3's
 // gate_up_proj computes the SwiGLU's gate and up halves in one. A fused Linear is one module, so
 // ZeRO-3 fetches it whole and its hooks fire once.
 //
@@ -46,6 +47,11 @@
 // first), and its decoder registers final_layer_norm before the layers. GPT-NeoX (Pythia) runs
 // its attention and MLP side by side on the same input by default (parallel_residual):
 // x + attn(ln1(x)) + mlp(ln2(x)).
+//
+// BLOOM (model_type bloom) has no position embedding: ALiBi adds a per-head linear bias to the
+// attention scores (PositionKind::kAlibi), computed into the score GEMM (baddbmm). It normalizes
+// the token embedding (word_embeddings_layernorm) and, in transformers, has no SDPA path: its
+// attention is eager whatever the workload asks (supports_sdpa), its softmax in fp32.
 //
 // The Gemma families scale the token embedding by sqrt(hidden_size) (scaled_embedding) and tie
 // the LM head to it by default; Gemma 2 and 3 also normalize each sublayer's output before its
@@ -117,7 +123,8 @@ enum class ModelType {
   kT5,
   kBlenderbot,
   kRoberta,
-  kBart
+  kBart,
+  kBloom
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -141,6 +148,9 @@ enum class PositionKind {
   // T5's: a learned bias per head and relative-distance bucket added to the attention scores,
   // [buckets, heads] in the first layer of each stack, shared by its other layers
   kRelativeBias,
+  // ALiBi (BLOOM): a fixed per-head slope times the key's position added to the scores; no
+  // parameters
+  kAlibi,
 };
 
 // Which linear layers carry a bias vector.
@@ -272,7 +282,7 @@ struct ModelSpec {
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
 // "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot", "roberta",
-// "bart": the HF model_type string.
+// "bart", "bloom": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -282,6 +292,9 @@ bool fused_qkv(const ModelSpec& spec);
 // The SwiGLU's gate and up halves come from one Linear of width 2I (Phi-3's gate_up_proj, whose
 // output's first half is the gate).
 bool fused_gate_up(const ModelSpec& spec);
+// transformers runs the model's attention through SDPA when asked (every family but bloom, whose
+// BloomAttention computes its scores itself).
+bool supports_sdpa(const ModelSpec& spec);
 // gemma, gemma2 or gemma3_text.
 bool is_gemma(const ModelSpec& spec);
 // Every token attends to every other (bert, roberta): no causal mask.
@@ -330,7 +343,9 @@ double expert_parameters(const ModelSpec& spec);
 // (OPTAttention's separate q/k/v over hidden_size; no embedding dropout); llama, mistral,
 // qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3 and the gemma families have rotary positions,
 // RMSNorm and the gated MLP (MlpKind::kSwiGlu); phi3 has no linear biases and no embedding
-// dropout; gpt_neox has rotary positions, LayerNorm, a two-matrix MLP and no GQA;
+// dropout; gpt_neox has rotary positions, LayerNorm, a two-matrix MLP and no GQA; bloom and only
+// it ALiBi positions, with LayerNorm, a two-matrix MLP of 4 x hidden_size, no GQA and no
+// embedding dropout;
 // qwen3, qwen3_moe and gemma3_text and only they have qk_norm; the gemma families and
 // only they have a scaled embedding, gemma2 and gemma3_text and only they sandwich norms and
 // logit soft-capping, gemma2 alone attention soft-capping (each cap finite and >= 0); the three

@@ -33,6 +33,12 @@ class OpListBuilder {
     if (is_encoder(spec_)) return std::move(*this).build_encoder();
     if (is_encoder_decoder(spec_)) return std::move(*this).build_encoder_decoder();
     resid_ = add_embedding();
+    if (spec_.model_type == ModelType::kBloom) {  // BloomModel.forward: word_embeddings_layernorm
+      resid_ =
+          add("embed_norm", OpKind::kNorm, kEmbeddingLayer,
+              {"transformer.word_embeddings_layernorm"}, {resid_},
+              NormShape{t_, spec_.hidden_size, spec_.norm}, {act("input", t_ * spec_.hidden_size)});
+    }
     for (int i = 0; i < spec_.num_layers; ++i) add_layer(i);
     const int top = static_cast<int>(spec_.num_layers);
     const std::int64_t h = spec_.hidden_size, V = spec_.vocab_size;
@@ -401,6 +407,8 @@ class OpListBuilder {
         return "model.decoder.final_layer_norm";
       case ModelType::kGptNeox:
         return "gpt_neox.final_layer_norm";
+      case ModelType::kBloom:
+        return "transformer.ln_f";
       default:
         return "model.norm";
     }
@@ -437,6 +445,7 @@ class OpListBuilder {
       modules = {"model.decoder.embed_tokens", "model.decoder.embed_positions"};
     }
     if (spec_.model_type == ModelType::kGptNeox) modules = {"gpt_neox.embed_in"};
+    if (spec_.model_type == ModelType::kBloom) modules = {"transformer.word_embeddings"};
     return add("embed", OpKind::kEmbedding, kEmbeddingLayer, modules, {kTokenIdsInput},
                EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd,
                               spec_.scaled_embedding},
@@ -459,6 +468,15 @@ class OpListBuilder {
               .mlp_norm = p + "post_attention_layernorm",
               .qkv = p + "attention.query_key_value",
               .out = p + "attention.dense",
+              .up = p + "mlp.dense_h_to_4h",
+              .down = p + "mlp.dense_4h_to_h"};
+    }
+    if (spec_.model_type == ModelType::kBloom) {  // modeling_bloom.py BloomBlock
+      const std::string p = "transformer.h." + std::to_string(i) + ".";
+      return {.attn_norm = p + "input_layernorm",
+              .mlp_norm = p + "post_attention_layernorm",
+              .qkv = p + "self_attention.query_key_value",
+              .out = p + "self_attention.dense",
               .up = p + "mlp.dense_h_to_4h",
               .down = p + "mlp.dense_4h_to_h"};
     }
@@ -603,7 +621,7 @@ class OpListBuilder {
                const AttentionShape& shape) {
     const std::int64_t q = spec_.q_dim(), kv = spec_.kv_dim();
     const std::int64_t t = shape.batch * shape.seq, tk = shape.batch * shape.keys();
-    if (w_.flash_attention) {
+    if (w_.flash_attention && supports_sdpa(spec_)) {
       const std::int64_t rows = shape.batch * shape.heads * shape.seq;
       return add(std::move(name), OpKind::kFlashAttention, i, std::move(modules), std::move(inputs),
                  shape,
@@ -620,11 +638,11 @@ class OpListBuilder {
     if (spec_.model_type == ModelType::kGpt2 || is_encoder(spec_) ||
         spec_.model_type == ModelType::kT5) {
       // GPT-2's, BERT's, RoBERTa's and T5's eager_attention_forward: softmax in the activations'
-      // dtype
-      // keeps its output, which P.V reads too when there is no dropout.
+      // dtype keeps its output, which P.V reads too when there is no dropout.
       saved.push_back(act("softmax_out", scores));
     } else {
-      // Every other family's (modeling_llama.py eager_attention_forward and its copies):
+      // Every other family's (modeling_llama.py eager_attention_forward and its copies, and
+      // BloomAttention.forward, whose ALiBi enters the scores' baddbmm):
       // softmax(..., dtype=torch.float32).to(query.dtype). The softmax keeps its fp32 output;
       // P.V keeps the cast (the dropout's output instead when there is dropout; in fp32 the
       // cast is the softmax's own tensor). Measured on LlamaAttention with saved-tensor hooks:

@@ -106,6 +106,33 @@ void build_gpt_neox(const ModelSpec& m, ParamListBuilder* b) {
   }
 }
 
+// transformers/models/bloom/modeling_bloom.py: BloomForCausalLM(transformer(word_embeddings,
+// word_embeddings_layernorm, h[i](input_layernorm, self_attention(query_key_value, dense),
+// post_attention_layernorm, mlp(dense_h_to_4h, dense_4h_to_h)), ln_f), lm_head). Biases
+// everywhere; no position table (ALiBi).
+void build_bloom(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size;
+  b->add("transformer.word_embeddings", kEmbeddingLayer, {m.vocab_size, h});
+  const int embed = b->last_id();
+  b->add("transformer.word_embeddings_layernorm", kEmbeddingLayer, {h}, h);
+  for (int i = 0; i < m.num_layers; ++i) {
+    const std::string p = "transformer.h." + std::to_string(i) + ".";
+    b->add(p + "input_layernorm", i, {h}, h);
+    b->add(p + "self_attention.query_key_value", i, {3 * h, h}, 3 * h);
+    b->add(p + "self_attention.dense", i, {h, h}, h);
+    b->add(p + "post_attention_layernorm", i, {h}, h);
+    b->add(p + "mlp.dense_h_to_4h", i, {I, h}, I);
+    b->add(p + "mlp.dense_4h_to_h", i, {h, I}, h);
+  }
+  const int top = static_cast<int>(m.num_layers);
+  b->add("transformer.ln_f", top, {h}, h);
+  if (m.tie_word_embeddings) {
+    b->add_tied("lm_head", top, embed);
+  } else {
+    b->add("lm_head", top, {m.vocab_size, h});
+  }
+}
+
 // transformers/models/opt/modeling_opt.py: OPTForCausalLM(model.decoder(embed_tokens,
 // embed_positions [max_positions + 2, h], final_layer_norm, layers[i](self_attn(k_proj, v_proj,
 // q_proj, out_proj), self_attn_layer_norm, fc1, fc2, final_layer_norm)), lm_head). The decoder
@@ -375,6 +402,8 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_opt(spec, &b);
   } else if (spec.model_type == ModelType::kGptNeox) {
     build_gpt_neox(spec, &b);
+  } else if (spec.model_type == ModelType::kBloom) {
+    build_bloom(spec, &b);
   } else if (is_encoder(spec)) {
     build_bert(spec, &b);
   } else if (spec.model_type == ModelType::kT5) {

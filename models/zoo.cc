@@ -71,6 +71,9 @@ constexpr ZooRow kZoo[] = {
   {"pythia-6.9b", "EleutherAI/pythia-6.9b",          ModelType::kGptNeox, 50432,  4096,  32,    32,   32, 16384, 2048,     false, 1e-5, 0},
   {"pythia-12b",  "EleutherAI/pythia-12b",           ModelType::kGptNeox, 50688,  5120,  36,    40,   40, 20480, 2048,     false, 1e-5, 0},
   {"gpt-neox-20b", "EleutherAI/gpt-neox-20b",        ModelType::kGptNeox, 50432,  6144,  44,    64,   64, 24576, 2048,     false, 1e-5, 0},
+  // BLOOM (BloomForCausalLM): ALiBi, so `positions` is only the trained length; the MLP 4h.
+  {"bloom-560m",  "bigscience/bloom-560m",           ModelType::kBloom,   250880, 1024,  24,    16,   16, 4096,  2048,     true,  1e-5, 0},
+  {"bloom-7b1",   "bigscience/bloom-7b1",            ModelType::kBloom,   250880, 4096,  30,    32,   32, 16384, 2048,     true,  1e-5, 0},
   // BERT (BertForMaskedLM, the hub checkpoints' architectures): post-LayerNorm encoder layers,
   // two token types, the masked-LM head tied to the word table.
   {"bert-base-uncased",  "google-bert/bert-base-uncased",  ModelType::kBert, 30522, 768,  12, 12, 12, 3072, 512, true, 1e-12, 0},
@@ -198,6 +201,15 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->head = HeadKind::kMaskedLm;
     return;
   }
+  if (type == ModelType::kBloom) {  // BloomConfig: no dropout, biases, BloomGelu (tanh)
+    spec->position = PositionKind::kAlibi;
+    spec->norm = NormKind::kLayerNorm;
+    spec->mlp = MlpKind::kGelu;
+    spec->activation = "gelu_new";
+    spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+    spec->dropout = {};
+    return;
+  }
   if (type == ModelType::kBart) {
     // The checkpoints' config.json: gelu, biases, dropout, attention_dropout and
     // activation_dropout 0.1, no embedding scale
@@ -307,9 +319,10 @@ ModelSpec spec_from_row(const ZooRow& row) {
     spec.checkpoint_dtype = "fp32";  // Gemma 2's config.json: torch_dtype float32
   } else if (row.type == ModelType::kOpt || row.type == ModelType::kGptNeox) {
     spec.checkpoint_dtype = "fp16";  // OPT's and Pythia's: float16
-  } else if (row.type != ModelType::kGpt2 && !is_encoder(spec) && !is_encoder_decoder(spec)) {
-    spec.checkpoint_dtype = "bf16";  // BERT's, RoBERTa's, T5's and BART's, like GPT-2's, state
-                                     // none (fp32)
+  } else if (row.type != ModelType::kGpt2 && row.type != ModelType::kBloom && !is_encoder(spec) &&
+             !is_encoder_decoder(spec)) {
+    spec.checkpoint_dtype = "bf16";  // BLOOM's, BERT's, RoBERTa's, T5's and BART's, like
+                                     // GPT-2's, state none (fp32)
   }
   apply_family_defaults(row.type, &spec);
   if (row.name == std::string_view("gpt-neox-20b"))

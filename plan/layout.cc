@@ -106,8 +106,9 @@ Result<Layout> make_layout(const PlanRequest& r) {
     l.pin_param = op.pin_memory.value;
   }
 
-  const models::Workload w{l.micro_batch, l.seq_len, l.param_bytes, r.flash_attention,
-                           r.target_len};
+  // A family without an SDPA path (BLOOM) runs its eager attention whatever was asked.
+  const models::Workload w{l.micro_batch, l.seq_len, l.param_bytes,
+                           r.flash_attention && models::supports_sdpa(*r.model), r.target_len};
   // Read at every stage, used by stage 3's: a sweep across stages shares one graph.
   configs::LeafModules leaves;
   if (auto issue = configs::read_leaf_modules(

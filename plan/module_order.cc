@@ -98,6 +98,38 @@ Node gpt_neox_tree(const models::ModelSpec& spec) {
   return Node{"", g + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
+// transformers 5.16 BloomForCausalLM: BloomModel.forward runs word_embeddings,
+// word_embeddings_layernorm, the blocks (input_layernorm, self_attention(query_key_value,
+// attention_dropout, dense), post_attention_layernorm, mlp(dense_h_to_4h, gelu_impl,
+// dense_4h_to_h); dropout_add is functional) and ln_f.
+Node bloom_tree(const models::ModelSpec& spec) {
+  const std::string g = "transformers.models.bloom.modeling_bloom.Bloom";
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
+  Node model{"transformer",
+             g + "Model",
+             {leaf("transformer.word_embeddings", kEmbedding),
+              leaf("transformer.word_embeddings_layernorm", ln)}};
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string p = "transformer.h." + std::to_string(i);
+    model.children.push_back(
+        Node{p,
+             g + "Block",
+             {leaf(p + ".input_layernorm", ln),
+              Node{p + ".self_attention",
+                   g + "Attention",
+                   {leaf(p + ".self_attention.query_key_value", kLinear),
+                    leaf(p + ".self_attention.attention_dropout", kDropout),
+                    leaf(p + ".self_attention.dense", kLinear)}},
+              leaf(p + ".post_attention_layernorm", ln),
+              Node{p + ".mlp",
+                   g + "MLP",
+                   {leaf(p + ".mlp.dense_h_to_4h", kLinear), leaf(p + ".mlp.gelu_impl", g + "Gelu"),
+                    leaf(p + ".mlp.dense_4h_to_h", kLinear)}}}});
+  }
+  model.children.push_back(leaf("transformer.ln_f", ln));
+  return Node{"", g + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
+}
+
 // transformers 5.16 OPTForCausalLM: OPTDecoder.forward runs embed_tokens, embed_positions, the
 // layers (self_attn_layer_norm, self_attn calling q_proj, k_proj, v_proj, out_proj, then
 // final_layer_norm, fc1, activation_fn, fc2) and final_layer_norm.
@@ -511,6 +543,7 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                   ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
               : spec.model_type == models::ModelType::kOpt     ? opt_tree(spec)
               : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
+              : spec.model_type == models::ModelType::kBloom   ? bloom_tree(spec)
               : models::is_encoder(spec)                       ? bert_tree(spec)
               : spec.model_type == models::ModelType::kT5      ? t5_tree(spec)
               : spec.model_type == models::ModelType::kBlenderbot ||

@@ -205,7 +205,11 @@ std::string render_simulation_text(const sim::SimulationResult& r,
          "; train_batch_size " + std::to_string(r.train_batch_size) + "; DeepSpeed " +
          request.check.version.str() + " rules\n";
   if (l.checkpointing) out += "  activation checkpointing: every layer\n";
-  out += std::string("  attention: ") + (request.flash_attention ? "fused (flash)" : "eager") +
+  const bool flash = l.graph->workload.flash_attention;
+  out += std::string("  attention: ") +
+         (flash                     ? "fused (flash)"
+          : request.flash_attention ? "eager (the model's attention has no SDPA path)"
+                                    : "eager") +
          "; other kernels: " +
          (r.profile.kernel_style == sim::KernelStyle::kEager
               ? "eager (HF modules, one kernel per PyTorch op)"

@@ -487,6 +487,42 @@ TEST(HfConfig, ReadsBlenderbotAsAnEncoderDecoder) {
   EXPECT_FALSE(validate_workload(*m, w).is_ok());
 }
 
+// BloomConfig: n_layer / num_hidden_layers and n_head / num_attention_heads read alike (both
+// given must agree), n_embed for hidden_size, ALiBi, the MLP 4h wide, no dropout by default.
+TEST(HfConfig, ReadsBloomUnderEitherKeyName) {
+  const Result<ModelSpec> m = load_hf_config(write_temp("bloom.json", R"({"model_type": "bloom",
+      "vocab_size": 100, "hidden_size": 64, "n_layer": 3, "n_head": 4})"));
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->model_type, ModelType::kBloom);
+  EXPECT_EQ(m->position, PositionKind::kAlibi);
+  EXPECT_EQ(m->num_layers, 3);
+  EXPECT_EQ(m->num_heads, 4);
+  EXPECT_EQ(m->intermediate_size, 256);
+  EXPECT_EQ(m->dropout, DropoutProbs{});
+  EXPECT_TRUE(m->tie_word_embeddings);
+  EXPECT_TRUE(fused_qkv(*m));
+  EXPECT_FALSE(supports_sdpa(*m));
+  Result<ModelSpec> alias = load_hf_config(write_temp("bloom_alias.json", R"({"model_type": "bloom",
+      "vocab_size": 100, "n_embed": 64, "num_hidden_layers": 3, "num_attention_heads": 4})"));
+  ASSERT_TRUE(alias.ok()) << alias.status().message();
+  alias->name = alias->hf_repo = m->name;
+  EXPECT_EQ(*alias, *m);
+  const std::pair<std::string, std::string> refused[] = {
+      {R"(, "n_layer": 3, "num_hidden_layers": 4})", "n_layer says 3"},
+      {R"(, "apply_residual_connection_post_layernorm": true})", "after the layer norm"},
+      {R"(, "pretraining_tp": 4, "slow_but_exact": true})", "pretraining_tp slices"},
+      {R"(, "n_head": 5})", "does not divide hidden_size = 64"},
+  };
+  for (const auto& [extra, expected] : refused) {
+    const std::string msg =
+        load_error("bloom_refused.json", R"({"model_type": "bloom", "hidden_size": 64)" + extra);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+    EXPECT_NE(msg.find("bloom_refused.json"), std::string::npos) << msg;
+  }
+  // A long sequence is no position table's business.
+  EXPECT_TRUE(validate_workload(*m, {.micro_batch = 1, .seq_len = 8192}).is_ok());
+}
+
 // BartConfig: Blenderbot's keys with BART's defaults (bart-large's sizes), post-norm layers,
 // positions offset by 2; BartModel and BartForConditionalGeneration read, another head refused.
 TEST(HfConfig, ReadsBartWithItsDefaultsAndPostNorm) {

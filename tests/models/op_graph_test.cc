@@ -660,6 +660,31 @@ TEST(OpGraph, BlenderbotsStacksEmbedTheirPositionsAndNormLast) {
   EXPECT_EQ(ops.back().layer, 5);
 }
 
+// BLOOM (modeling_bloom.py): the word embedding normalized, GPT-NeoX's fused query_key_value
+// without a rotary op (ALiBi enters the scores), an eager core with its fp32 softmax even when
+// the workload asks for flash attention (BloomAttention has no SDPA path).
+TEST(OpGraph, BloomNormsItsEmbeddingAndAttendsEagerly) {
+  const ModelSpec spec = zoo("bloom-560m");
+  const Workload w{.micro_batch = 2, .seq_len = 16, .flash_attention = true};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  EXPECT_EQ(find_op(ops, "embed_norm").inputs, std::vector<int>{index_of(ops, "embed")});
+  EXPECT_EQ(params[find_op(ops, "embed_norm").param_ids.at(0)].name,
+            "transformer.word_embeddings_layernorm.weight");
+  EXPECT_EQ(find_op(ops, "layers.0.attn_norm").inputs,
+            std::vector<int>{index_of(ops, "embed_norm")});
+  EXPECT_EQ(params[find_op(ops, "layers.3.attn.qkv").param_ids.at(0)].name,
+            "transformer.h.3.self_attention.query_key_value.weight");
+  for (const Op& op : ops) EXPECT_EQ(op.name.find("rotary"), std::string::npos) << op.name;
+  const Op& core = find_op(ops, "layers.0.attn.core");
+  EXPECT_EQ(core.kind, OpKind::kAttention);
+  bool fp32_softmax = false;
+  for (const SavedTensor& t : core.saved)
+    fp32_softmax = fp32_softmax || t.what == "softmax_out (fp32)";
+  EXPECT_TRUE(fp32_softmax);
+  EXPECT_EQ(params[find_op(ops, "final_norm").param_ids.at(0)].name, "transformer.ln_f.weight");
+}
+
 // BART (modeling_bart.py): each stack's embedding sum normalized (layernorm_embedding, then its
 // dropout), every norm after its sublayer's add, no final norm: the encoder's output is its last
 // layer's final_layer_norm, the head reads the decoder's.

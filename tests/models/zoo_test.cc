@@ -43,6 +43,9 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"pythia-6.9b", 6'857'302'016},
       {"pythia-12b", 11'846'072'320},
       {"gpt-neox-20b", 20'554'567'680},
+      // BloomForCausalLM on the meta device (transformers 5.16.1): the head tied.
+      {"bloom-560m", 559'214'592},
+      {"bloom-7b1", 7'069'016'064},
       // BertForMaskedLM on the meta device (transformers 5.16.1): no pooler, the decoder tied.
       {"bert-base-uncased", 109'514'298},
       {"bert-large-uncased", 335'174'458},
