@@ -56,6 +56,8 @@ Status check_runnable(const ModelSpec& spec, const models::Workload& w) {
     // The executor's learned positions are GPT-2's (no offset rows), its attention a fused
     // c_attn's.
     missing = "OPT's offset positions and separate projections";
+  } else if (spec.model_type == models::ModelType::kFalcon) {
+    missing = "Falcon's parallel attention and multi-query fused projection";
   } else if (spec.model_type == models::ModelType::kBloom) {
     missing = "BLOOM's ALiBi and embedding LayerNorm";
   } else if (models::is_gemma(spec)) {

@@ -505,6 +505,11 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "opt" : "opt_eager";
     case ModelType::kGptNeox:
       return sdpa ? "gpt_neox" : "gpt_neox_eager";
+    case ModelType::kFalcon:
+      // Not measured yet: GPT-NeoX's modules, the nearest measured (a fused query_key_value,
+      // rotary, a two-matrix GELU MLP beside the attention; GPT-NeoX's second LayerNorm stands
+      // in for nothing: Falcon-7B shares one).
+      return sdpa ? "gpt_neox" : "gpt_neox_eager";
     case ModelType::kBloom:
       // Not measured yet: GPT-NeoX's eager modules, the nearest measured (LayerNorm, a fused
       // query_key_value, an eager core with an fp32 softmax, dense_h_to_4h/dense_4h_to_h with

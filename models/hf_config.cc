@@ -53,7 +53,6 @@ constexpr Unmodelled kUnmodelled[] = {
     {"gemma3",
      "Gemma 3's vision-language model, Gemma3ForConditionalGeneration; its text_config, saved as "
      "a config.json of its own (model_type gemma3_text), is the language model alone"},
-    {"falcon", "Falcon's parallel attention and multi-query layout"},
     {"deberta-v2", "an encoder with disentangled attention"},
     {"mbart", "BART with a LayerNorm before each sublayer and after each stack"},
 };
@@ -332,6 +331,46 @@ void read_gpt_neox(ObjectReader& r, ModelSpec* spec) {
   spec->position = PositionKind::kRotary;
 }
 
+// modeling_falcon.py FalconForCausalLM in Falcon-7B's layout: parallel_attn (attention and MLP
+// on one input_layernorm's output), multi_query (one key/value head; every head's own without
+// it), rotary positions, query_key_value and dense without biases unless bias, the MLP
+// ffn_hidden_size (4h) wide, hidden_dropout before the residual add. attention_dropout is read by
+// nothing on the rotary path (neither the eager softmax nor SDPA, dropout_p 0.0). Refused:
+// new_decoder_architecture (Falcon-40B's and -180B's grouped query_key_value, its keys and values
+// copied out to every head), alibi, parallel_attn false.
+void read_falcon(ObjectReader& r, ModelSpec* spec) {
+  const auto vocab = optional_size(r, "vocab_size", 65024, kMaxVocabSize);
+  const auto h =
+      optional_size(r, r.has("n_embed") ? "n_embed" : "hidden_size", 4544, kMaxHiddenSize);
+  const auto layers = optional_size(r, "num_hidden_layers", 32, kMaxLayers);
+  const auto heads = optional_size(r, "num_attention_heads", 71, kMaxHiddenSize);
+  const auto positions = optional_size(r, "max_position_embeddings", 2048, kMaxPositions);
+  const auto ffn = optional_size(r, "ffn_hidden_size", 0, kMaxIntermediateSize);
+  spec->activation = activation(r, "activation", "gelu");
+  spec->norm_eps =
+      optional_number(r, "layer_norm_epsilon", 1e-5, {.min = 0, .min_exclusive = true});
+  probability(r, "attention_dropout", 0);
+  spec->dropout = {.resid = probability(r, "hidden_dropout", 0)};
+  spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", true);
+  const bool bias = optional_bool(r, "bias", false);
+  spec->bias = {.qkv = bias, .attn_out = bias, .mlp = bias};
+  const bool multi_query = optional_bool(r, "multi_query", true);
+  spec->rope_theta = rope_parameter(r, "rope_theta", 10000.0, {.min = 0, .min_exclusive = true});
+  require_bool(r, "new_decoder_architecture", false,
+               "Falcon-40B's and -180B's grouped layout is not modelled yet");
+  require_bool(r, "alibi", false, "Falcon's ALiBi variants are not modelled");
+  require_bool(r, "parallel_attn", true,
+               "Falcon with attention and MLP in sequence is not modelled");
+  if (!vocab || !h || !layers || !heads || !positions || !ffn) return;
+  if (!check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) return;
+  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *ffn > 0 ? *ffn : 4 * *h, *positions,
+                              spec);
+  spec->position = PositionKind::kRotary;
+  spec->num_kv_heads = multi_query ? 1 : *heads;
+  spec->parallel_residual = true;
+  spec->parallel_shared_norm = true;
+}
+
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {
   const FamilyDefaults defaults = family_defaults(type);
   const auto [vocab, h, layers, heads] = required_sizes(r, kSizeKeys);
@@ -483,6 +522,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     hf::read_t5(r, spec);
   } else if (spec->model_type == ModelType::kBloom) {
     hf::read_bloom(r, spec);
+  } else if (spec->model_type == ModelType::kFalcon) {
+    read_falcon(r, spec);
   } else if (spec->model_type == ModelType::kBlenderbot || spec->model_type == ModelType::kBart) {
     hf::read_blenderbot(r, spec);
   } else {

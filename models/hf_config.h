@@ -42,6 +42,12 @@
 //     the MLP 4 x hidden_size; refused: apply_residual_connection_post_layernorm true,
 //     slow_but_exact true with pretraining_tp above 1, n_layer and num_hidden_layers (or n_head
 //     and num_attention_heads) that differ.
+//   falcon: vocab_size (65024), hidden_size (4544; n_embed when given), num_hidden_layers (32),
+//     num_attention_heads (71), max_position_embeddings (2048), ffn_hidden_size (null = 4h),
+//     activation ("gelu"), layer_norm_epsilon (1e-5), hidden_dropout (0), bias (false),
+//     multi_query (true: one key/value head), rope_theta (10000, from rope_parameters first),
+//     tie_word_embeddings (true); refused: new_decoder_architecture or alibi true, parallel_attn
+//     false.
 //   bart: blenderbot's keys with BartConfig's defaults: vocab_size (50265), d_model (1024),
 //     encoder_layers and decoder_layers (12), attention heads (16), ffn dims (4096),
 //     max_position_embeddings (1024; the table has 2 more rows); architectures

@@ -20,9 +20,9 @@ constexpr std::string_view kActivations[] = {
 constexpr std::string_view kModelTypeNames[] = {
     "gpt2",      "llama", "mistral",    "qwen2",   "qwen3",       "mixtral", "qwen3_moe",
     "qwen2_moe", "phi3",  "gemma",      "gemma2",  "gemma3_text", "opt",     "gpt_neox",
-    "bert",      "t5",    "blenderbot", "roberta", "bart",        "bloom"};
+    "bert",      "t5",    "blenderbot", "roberta", "bart",        "bloom",   "falcon"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kBloom) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kFalcon) + 1);
 
 constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
                                                "sequence_classification"};
@@ -216,16 +216,39 @@ Status validate_structure(const ModelSpec& spec) {
   ZS_RETURN_IF_ERROR(validate_gemma(spec));
   ZS_RETURN_IF_ERROR(validate_encoder(spec));
   ZS_RETURN_IF_ERROR(validate_encoder_decoder(spec));
+  const bool falcon = spec.model_type == ModelType::kFalcon;
+  if (spec.parallel_shared_norm && (!spec.parallel_residual || !falcon)) {
+    return structure_error(spec,
+                           "has no norm shared by a parallel attention and MLP "
+                           "(parallel_shared_norm is falcon's, with parallel_residual)");
+  }
   if (is_encoder(spec) || is_encoder_decoder(spec)) return Status::ok();
   const bool neox = spec.model_type == ModelType::kGptNeox;
   if (spec.partial_rotary_factor != 1.0 && !neox && spec.model_type != ModelType::kPhi3) {
     return field_error(spec, "partial_rotary_factor", format_double(spec.partial_rotary_factor),
                        "1 (a partial rotary embedding is phi3's and gpt_neox's)");
   }
-  if (spec.parallel_residual && !neox) {
+  if (spec.parallel_residual && !neox && !falcon) {
     return structure_error(spec,
                            "runs its attention and MLP in sequence (parallel_residual is "
-                           "gpt_neox's)");
+                           "gpt_neox's and falcon's)");
+  }
+  if (falcon) {
+    // modeling_falcon.py (Falcon-7B's layout): rotary positions, LayerNorm, query_key_value of
+    // the query heads and one key/value head (multi_query) or of every head, dense_h_to_4h and
+    // dense_4h_to_h.
+    if (spec.position != PositionKind::kRotary || spec.norm != NormKind::kLayerNorm ||
+        spec.mlp != MlpKind::kGelu || spec.q_dim() != spec.hidden_size ||
+        (spec.num_kv_heads != 1 && spec.num_kv_heads != spec.num_heads)) {
+      return structure_error(spec,
+                             "has rotary positions, LayerNorm, a two-matrix MLP and num_heads "
+                             "heads of hidden_size / num_heads with one key/value head or one "
+                             "per query head");
+    }
+    if (spec.qk_norm || spec.moe.enabled() || spec.dropout.embd > 0) {
+      return structure_error(spec, "has no q/k norms, no experts and no embedding dropout");
+    }
+    return Status::ok();
   }
   const bool alibi = spec.position == PositionKind::kAlibi;
   if (alibi != (spec.model_type == ModelType::kBloom)) {
@@ -356,7 +379,8 @@ std::span<const std::string_view> model_type_names() { return kModelTypeNames; }
 
 bool fused_qkv(const ModelSpec& spec) {
   return spec.model_type == ModelType::kGpt2 || spec.model_type == ModelType::kPhi3 ||
-         spec.model_type == ModelType::kGptNeox || spec.model_type == ModelType::kBloom;
+         spec.model_type == ModelType::kGptNeox || spec.model_type == ModelType::kBloom ||
+         spec.model_type == ModelType::kFalcon;
 }
 
 bool supports_sdpa(const ModelSpec& spec) { return spec.model_type != ModelType::kBloom; }

@@ -1,11 +1,11 @@
 // ModelSpec: the architecture of a decoder-only, encoder-only or encoder-decoder transformer, as
 // far as memory and time depend on it.
 //
-// One struct covers the twenty Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the twenty-one Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox, bert, t5, blenderbot, roberta, bart, bloom); the differences between them are fields
-// rather than code paths keyed on the family, so a spec read from a config.json and a zoo entry are
-// interchangeable:
+// gpt_neox, bert, t5, blenderbot, roberta, bart, bloom, falcon); the differences between them are
+// fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
+// entry are interchangeable:
 //
 //   family   positions  norm                  MLP                       linear biases   dropout
 //   gpt2     learned    LayerNorm (w + b)     GELU, 2 matrices (h->4h)  all             0.1 x 3
@@ -28,6 +28,7 @@
 //   roberta  learned+pad+type LayerNorm after add GELU, 2 matrices      all             0.1 x 3
 //   bart     learned+2  LayerNorm after add   GELU, 2 (fc1/fc2)          all             0.1 resid*
 //   bloom    ALiBi      LayerNorm, + embedding GELU, 2 matrices (h->4h) all             none*
+//   falcon   rotary     LayerNorm, one a layer GELU, 2 matrices (h->4h) none*           none*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -37,8 +38,9 @@
 //   through; see MoeSpec. ** Phi-3 and GPT-NeoX (0.25 by default) may rotate only the first
 //   partial_rotary_factor of each head.)
 //
-// Four families fuse projections into one Linear (fused_qkv(), fused_gate_up()): GPT-2's c_attn,
-// Phi-3's qkv_proj, GPT-NeoX's and BLOOM's query_key_value compute q, k and v in one GEMM; Phi-3's
+// Five families fuse projections into one Linear (fused_qkv(), fused_gate_up()): GPT-2's c_attn,
+// Phi-3's qkv_proj, GPT-NeoX's, BLOOM's and Falcon's query_key_value compute q, k and v in one
+// GEMM; Phi-3's
 // gate_up_proj computes the SwiGLU's gate and up halves in one. A fused Linear is one module, so
 // ZeRO-3 fetches it whole and its hooks fire once.
 //
@@ -52,6 +54,12 @@
 // attention scores (PositionKind::kAlibi), computed into the score GEMM (baddbmm). It normalizes
 // the token embedding (word_embeddings_layernorm) and, in transformers, has no SDPA path: its
 // attention is eager whatever the workload asks (supports_sdpa), its softmax in fp32.
+//
+// Falcon (model_type falcon; Falcon-7B's layout) runs attention and MLP side by side on one
+// LayerNorm's output (parallel_residual with parallel_shared_norm: x + attn(ln(x)) + mlp(ln(x)))
+// and its multi-query attention has one key/value head (num_kv_heads 1) inside the fused
+// query_key_value. Falcon-40B's and -180B's grouped layout (new_decoder_architecture) and the
+// ALiBi variants are refused.
 //
 // The Gemma families scale the token embedding by sqrt(hidden_size) (scaled_embedding) and tie
 // the LM head to it by default; Gemma 2 and 3 also normalize each sublayer's output before its
@@ -124,7 +132,8 @@ enum class ModelType {
   kBlenderbot,
   kRoberta,
   kBart,
-  kBloom
+  kBloom,
+  kFalcon
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -236,6 +245,9 @@ struct ModelSpec {
   // The MLP reads the layer's input (through its own norm) rather than the attention's output,
   // and the two branches are added to the input together (GPT-NeoX's use_parallel_residual).
   bool parallel_residual = false;
+  // With parallel_residual, the MLP reads the attention's norm rather than a norm of its own
+  // (Falcon-7B's one input_layernorm a layer).
+  bool parallel_shared_norm = false;
   // BERT's: the layer normalizes after each residual add (see above); no final norm.
   bool post_norm = false;
   // Rows of BERT's token-type table (type_vocab_size); 0: none.
@@ -282,7 +294,7 @@ struct ModelSpec {
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
 // "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot", "roberta",
-// "bart", "bloom": the HF model_type string.
+// "bart", "bloom", "falcon": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -337,7 +349,8 @@ double expert_parameters(const ModelSpec& spec);
 // head_dim at most kMaxHiddenSize, their product too); num_kv_heads divides num_heads;
 // dropout probabilities in [0, 1); norm_eps > 0; sliding_window >= 0; partial_rotary_factor in
 // (0, 1], below 1 only for phi3 and gpt_neox and leaving an even rotary_dim() >= 2;
-// parallel_residual only for gpt_neox; and the module structure
+// parallel_residual only for gpt_neox and falcon (parallel_shared_norm only with it, and only
+// falcon's); and the module structure
 // of its model_type (the table above): gpt2 has learned positions, LayerNorm, a GELU MLP and
 // num_heads * head_dim == hidden_size with no GQA (GPT2Attention splits n_embd), and so has opt
 // (OPTAttention's separate q/k/v over hidden_size; no embedding dropout); llama, mistral,

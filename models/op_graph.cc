@@ -408,6 +408,7 @@ class OpListBuilder {
       case ModelType::kGptNeox:
         return "gpt_neox.final_layer_norm";
       case ModelType::kBloom:
+      case ModelType::kFalcon:
         return "transformer.ln_f";
       default:
         return "model.norm";
@@ -445,7 +446,9 @@ class OpListBuilder {
       modules = {"model.decoder.embed_tokens", "model.decoder.embed_positions"};
     }
     if (spec_.model_type == ModelType::kGptNeox) modules = {"gpt_neox.embed_in"};
-    if (spec_.model_type == ModelType::kBloom) modules = {"transformer.word_embeddings"};
+    if (spec_.model_type == ModelType::kBloom || spec_.model_type == ModelType::kFalcon) {
+      modules = {"transformer.word_embeddings"};
+    }
     return add("embed", OpKind::kEmbedding, kEmbeddingLayer, modules, {kTokenIdsInput},
                EmbeddingShape{t_, h, spec_.vocab_size, learned, spec_.dropout.embd,
                               spec_.scaled_embedding},
@@ -475,6 +478,14 @@ class OpListBuilder {
       const std::string p = "transformer.h." + std::to_string(i) + ".";
       return {.attn_norm = p + "input_layernorm",
               .mlp_norm = p + "post_attention_layernorm",
+              .qkv = p + "self_attention.query_key_value",
+              .out = p + "self_attention.dense",
+              .up = p + "mlp.dense_h_to_4h",
+              .down = p + "mlp.dense_4h_to_h"};
+    }
+    if (spec_.model_type == ModelType::kFalcon) {  // modeling_falcon.py FalconDecoderLayer
+      const std::string p = "transformer.h." + std::to_string(i) + ".";
+      return {.attn_norm = p + "input_layernorm",
               .qkv = p + "self_attention.query_key_value",
               .out = p + "self_attention.dense",
               .up = p + "mlp.dense_h_to_4h",
@@ -576,10 +587,14 @@ class OpListBuilder {
     }
     if (spec_.parallel_residual) {
       // GPTNeoXLayer.forward: mlp(post_attention_layernorm(x)) + attn_output + x. The MLP's norm
-      // reads the layer's input, which the attention's norm keeps already.
-      const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
-                               NormShape{t_, h, spec_.norm}, {});
-      const int down = add_mlp(p, i, m, mlp_norm);
+      // reads the layer's input, which the attention's norm keeps already. Falcon's MLP reads
+      // the attention's norm (FalconDecoderLayer.forward: mlp_layernorm_out =
+      // attention_layernorm_out), whose output query_key_value keeps already.
+      const int mlp_norm = spec_.parallel_shared_norm
+                               ? norm
+                               : add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
+                                     NormShape{t_, h, spec_.norm}, {});
+      const int down = add_mlp(p, i, m, mlp_norm, spec_.parallel_shared_norm);
       resid_ = add_residual(p + "attn.residual", i, out);
       resid_ = add_residual(p + "mlp.residual", i, down);
       return;
@@ -636,9 +651,10 @@ class OpListBuilder {
     if (spec_.attn_softcap > 0) saved.push_back(act("softcap tanh_out", scores));
     const bool dropout = spec_.dropout.attn > 0;
     if (spec_.model_type == ModelType::kGpt2 || is_encoder(spec_) ||
-        spec_.model_type == ModelType::kT5) {
-      // GPT-2's, BERT's, RoBERTa's and T5's eager_attention_forward: softmax in the activations'
-      // dtype keeps its output, which P.V reads too when there is no dropout.
+        spec_.model_type == ModelType::kT5 || spec_.model_type == ModelType::kFalcon) {
+      // GPT-2's, BERT's, RoBERTa's and T5's eager_attention_forward, FalconAttention's rotary
+      // path: softmax in the activations' dtype keeps its output, which P.V reads too when there
+      // is no dropout.
       saved.push_back(act("softmax_out", scores));
     } else {
       // Every other family's (modeling_llama.py eager_attention_forward and its copies, and
@@ -662,11 +678,17 @@ class OpListBuilder {
   // Adds the MLP reading op `norm`'s output over `tokens` tokens (the micro-step's, or an
   // encoder-decoder stack's); returns the index of its down projection. A dropout after the
   // activation (dropout.act: T5's and Blenderbot's) is the activation op's, with its mask.
-  int add_mlp(const std::string& p, int i, const LayerModules& m, int norm) {
-    return add_mlp(p, i, m, norm, t_);
+  // `input_kept`: op `norm`'s output is a tensor another op keeps already (Falcon's shared norm,
+  // which query_key_value keeps), so the MLP's first GEMM adds nothing to keep.
+  int add_mlp(const std::string& p, int i, const LayerModules& m, int norm,
+              bool input_kept = false) {
+    return add_mlp(p, i, m, norm, t_, input_kept);
   }
-  int add_mlp(const std::string& p, int i, const LayerModules& m, int norm, std::int64_t tokens) {
+  int add_mlp(const std::string& p, int i, const LayerModules& m, int norm, std::int64_t tokens,
+              bool input_kept = false) {
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size, n = tokens * I;
+    std::vector<SavedTensor> input;
+    if (!input_kept) input.push_back(act("input", tokens * h));
     if (spec_.moe.enabled()) return add_moe(p, i, norm);
     const double dropout = spec_.dropout.act;
     auto with_mask = [&](std::vector<SavedTensor> saved) {
@@ -678,19 +700,18 @@ class OpListBuilder {
     if (fused_gate_up(spec_)) {
       // Phi3MLP.forward: gate, up = gate_up_proj(x).chunk(2); up * act(gate). The product keeps
       // what SwiGLU's does.
-      const int gate_up =
-          add(p + "mlp.gate_up", OpKind::kLinear, i, {m.gate_up}, {norm},
-              GemmShape{tokens, 2 * I, h, spec_.bias.mlp}, {act("input", tokens * h)});
+      const int gate_up = add(p + "mlp.gate_up", OpKind::kLinear, i, {m.gate_up}, {norm},
+                              GemmShape{tokens, 2 * I, h, spec_.bias.mlp}, std::move(input));
       act_op = add(p + "mlp.act", OpKind::kSwiGlu, i, {}, {gate_up}, ElementwiseShape{n, dropout},
                    with_mask(gated));
     } else if (spec_.mlp == MlpKind::kGelu) {
       const int up = add(p + "mlp.up", OpKind::kLinear, i, {m.up}, {norm},
-                         GemmShape{tokens, I, h, spec_.bias.mlp}, {act("input", tokens * h)});
+                         GemmShape{tokens, I, h, spec_.bias.mlp}, std::move(input));
       act_op = add(p + "mlp.act", OpKind::kActivation, i, {}, {up}, ElementwiseShape{n, dropout},
                    with_mask({act("input", n)}));
     } else {
       const int gate = add(p + "mlp.gate", OpKind::kLinear, i, {m.gate}, {norm},
-                           GemmShape{tokens, I, h, spec_.bias.mlp}, {act("input", tokens * h)});
+                           GemmShape{tokens, I, h, spec_.bias.mlp}, std::move(input));
       // up_proj reads the tensor gate_proj saved.
       const int up = add(p + "mlp.up", OpKind::kLinear, i, {m.up}, {norm},
                          GemmShape{tokens, I, h, spec_.bias.mlp}, {});

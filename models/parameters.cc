@@ -55,6 +55,24 @@ class ParamListBuilder {
   std::vector<ParamTensor>* out_;
 };
 
+// A decoder's final norm `norm` after the last layer (a LayerNorm's with its bias) and the LM
+// head: tied to parameter `embed`, or a [V, h] matrix of its own.
+void add_final_norm_and_head(const ModelSpec& m, const std::string& norm, int embed,
+                             ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size;
+  const int top = static_cast<int>(m.num_layers);
+  if (m.norm == NormKind::kLayerNorm) {
+    b->add(norm, top, {h}, h);
+  } else {
+    b->add(norm, top, {h});
+  }
+  if (m.tie_word_embeddings) {
+    b->add_tied("lm_head", top, embed);
+  } else {
+    b->add("lm_head", top, {m.vocab_size, h});
+  }
+}
+
 // transformers/models/gpt2/modeling_gpt2.py: GPT2LMHeadModel(transformer(wte, wpe, h[i](ln_1,
 // attn(c_attn, c_proj), ln_2, mlp(c_fc, c_proj)), ln_f), lm_head). Conv1D weights are [in, out].
 void build_gpt2(const ModelSpec& m, ParamListBuilder* b) {
@@ -71,13 +89,7 @@ void build_gpt2(const ModelSpec& m, ParamListBuilder* b) {
     b->add(p + "mlp.c_fc", i, {h, I}, m.bias.mlp ? I : 0);
     b->add(p + "mlp.c_proj", i, {I, h}, m.bias.mlp ? h : 0);
   }
-  const int top = static_cast<int>(m.num_layers);
-  b->add("transformer.ln_f", top, {h}, h);
-  if (m.tie_word_embeddings) {
-    b->add_tied("lm_head", top, wte);
-  } else {
-    b->add("lm_head", top, {m.vocab_size, h});
-  }
+  add_final_norm_and_head(m, "transformer.ln_f", wte, b);
 }
 
 // transformers/models/gpt_neox/modeling_gpt_neox.py: GPTNeoXForCausalLM(gpt_neox(embed_in,
@@ -97,13 +109,7 @@ void build_gpt_neox(const ModelSpec& m, ParamListBuilder* b) {
     b->add(p + "mlp.dense_h_to_4h", i, {I, h}, I);
     b->add(p + "mlp.dense_4h_to_h", i, {h, I}, h);
   }
-  const int top = static_cast<int>(m.num_layers);
-  b->add("gpt_neox.final_layer_norm", top, {h}, h);
-  if (m.tie_word_embeddings) {
-    b->add_tied("lm_head", top, embed);
-  } else {
-    b->add("lm_head", top, {m.vocab_size, h});
-  }
+  add_final_norm_and_head(m, "gpt_neox.final_layer_norm", embed, b);
 }
 
 // transformers/models/bloom/modeling_bloom.py: BloomForCausalLM(transformer(word_embeddings,
@@ -124,13 +130,26 @@ void build_bloom(const ModelSpec& m, ParamListBuilder* b) {
     b->add(p + "mlp.dense_h_to_4h", i, {I, h}, I);
     b->add(p + "mlp.dense_4h_to_h", i, {h, I}, h);
   }
-  const int top = static_cast<int>(m.num_layers);
-  b->add("transformer.ln_f", top, {h}, h);
-  if (m.tie_word_embeddings) {
-    b->add_tied("lm_head", top, embed);
-  } else {
-    b->add("lm_head", top, {m.vocab_size, h});
+  add_final_norm_and_head(m, "transformer.ln_f", embed, b);
+}
+
+// transformers/models/falcon/modeling_falcon.py: FalconForCausalLM(transformer(word_embeddings,
+// h[i](self_attention(query_key_value [q + 2 kv, h], dense), mlp(dense_h_to_4h, dense_4h_to_h),
+// input_layernorm: the layer registers its norm last), ln_f), lm_head).
+void build_falcon(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size;
+  const std::int64_t qkv = m.q_dim() + 2 * m.kv_dim();
+  b->add("transformer.word_embeddings", kEmbeddingLayer, {m.vocab_size, h});
+  const int embed = b->last_id();
+  for (int i = 0; i < m.num_layers; ++i) {
+    const std::string p = "transformer.h." + std::to_string(i) + ".";
+    b->add(p + "self_attention.query_key_value", i, {qkv, h}, m.bias.qkv ? qkv : 0);
+    b->add(p + "self_attention.dense", i, {h, h}, m.bias.attn_out ? h : 0);
+    b->add(p + "mlp.dense_h_to_4h", i, {I, h}, m.bias.mlp ? I : 0);
+    b->add(p + "mlp.dense_4h_to_h", i, {h, I}, m.bias.mlp ? h : 0);
+    b->add(p + "input_layernorm", i, {h}, h);
   }
+  add_final_norm_and_head(m, "transformer.ln_f", embed, b);
 }
 
 // transformers/models/opt/modeling_opt.py: OPTForCausalLM(model.decoder(embed_tokens,
@@ -225,13 +244,7 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
       b->add(p + "post_feedforward_layernorm", i, {h});
     }
   }
-  const int top = static_cast<int>(m.num_layers);
-  b->add("model.norm", top, {h});
-  if (m.tie_word_embeddings) {
-    b->add_tied("lm_head", top, embed);
-  } else {
-    b->add("lm_head", top, {m.vocab_size, h});
-  }
+  add_final_norm_and_head(m, "model.norm", embed, b);
 }
 
 // transformers/models/bert/modeling_bert.py: Bert*(bert(embeddings(word_embeddings,
@@ -404,6 +417,8 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_gpt_neox(spec, &b);
   } else if (spec.model_type == ModelType::kBloom) {
     build_bloom(spec, &b);
+  } else if (spec.model_type == ModelType::kFalcon) {
+    build_falcon(spec, &b);
   } else if (is_encoder(spec)) {
     build_bert(spec, &b);
   } else if (spec.model_type == ModelType::kT5) {

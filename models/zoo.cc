@@ -74,6 +74,8 @@ constexpr ZooRow kZoo[] = {
   // BLOOM (BloomForCausalLM): ALiBi, so `positions` is only the trained length; the MLP 4h.
   {"bloom-560m",  "bigscience/bloom-560m",           ModelType::kBloom,   250880, 1024,  24,    16,   16, 4096,  2048,     true,  1e-5, 0},
   {"bloom-7b1",   "bigscience/bloom-7b1",            ModelType::kBloom,   250880, 4096,  30,    32,   32, 16384, 2048,     true,  1e-5, 0},
+  // Falcon-7B: multi-query (one key/value head), attention and MLP in parallel on one norm.
+  {"falcon-7b",   "tiiuae/falcon-7b",                ModelType::kFalcon,  65024,  4544,  32,    71,   1,  18176, 2048,     true,  1e-5, 0},
   // BERT (BertForMaskedLM, the hub checkpoints' architectures): post-LayerNorm encoder layers,
   // two token types, the masked-LM head tied to the word table.
   {"bert-base-uncased",  "google-bert/bert-base-uncased",  ModelType::kBert, 30522, 768,  12, 12, 12, 3072, 512, true, 1e-12, 0},
@@ -199,6 +201,17 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->type_vocab_size = type == ModelType::kBert ? 2 : 1;
     spec->position_offset = type == ModelType::kBert ? 0 : 2;
     spec->head = HeadKind::kMaskedLm;
+    return;
+  }
+  if (type == ModelType::kFalcon) {  // FalconConfig: gelu, no biases, no dropout
+    spec->position = PositionKind::kRotary;
+    spec->norm = NormKind::kLayerNorm;
+    spec->mlp = MlpKind::kGelu;
+    spec->activation = "gelu";
+    spec->bias = {};
+    spec->dropout = {};
+    spec->parallel_residual = true;
+    spec->parallel_shared_norm = true;
     return;
   }
   if (type == ModelType::kBloom) {  // BloomConfig: no dropout, biases, BloomGelu (tanh)

@@ -130,6 +130,36 @@ Node bloom_tree(const models::ModelSpec& spec) {
   return Node{"", g + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
+// transformers 5.16 FalconForCausalLM (Falcon-7B's layout): FalconModel.forward runs
+// word_embeddings, the rotary embedding, the layers (input_layernorm, self_attention(
+// query_key_value, dense; its attention_dropout is not called on the rotary path), mlp(
+// dense_h_to_4h, act, dense_4h_to_h)) and ln_f.
+Node falcon_tree(const models::ModelSpec& spec) {
+  const std::string g = "transformers.models.falcon.modeling_falcon.Falcon";
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
+  Node model{"transformer",
+             g + "Model",
+             {leaf("transformer.word_embeddings", kEmbedding),
+              leaf("transformer.rotary_emb", g + "RotaryEmbedding", false)}};
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string p = "transformer.h." + std::to_string(i);
+    model.children.push_back(Node{p,
+                                  g + "DecoderLayer",
+                                  {leaf(p + ".input_layernorm", ln),
+                                   Node{p + ".self_attention",
+                                        g + "Attention",
+                                        {leaf(p + ".self_attention.query_key_value", g + "Linear"),
+                                         leaf(p + ".self_attention.dense", g + "Linear")}},
+                                   Node{p + ".mlp",
+                                        g + "MLP",
+                                        {leaf(p + ".mlp.dense_h_to_4h", g + "Linear"),
+                                         leaf(p + ".mlp.act", activation_class(spec.activation)),
+                                         leaf(p + ".mlp.dense_4h_to_h", g + "Linear")}}}});
+  }
+  model.children.push_back(leaf("transformer.ln_f", ln));
+  return Node{"", g + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
+}
+
 // transformers 5.16 OPTForCausalLM: OPTDecoder.forward runs embed_tokens, embed_positions, the
 // layers (self_attn_layer_norm, self_attn calling q_proj, k_proj, v_proj, out_proj, then
 // final_layer_norm, fc1, activation_fn, fc2) and final_layer_norm.
@@ -544,6 +574,7 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
               : spec.model_type == models::ModelType::kOpt     ? opt_tree(spec)
               : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
               : spec.model_type == models::ModelType::kBloom   ? bloom_tree(spec)
+              : spec.model_type == models::ModelType::kFalcon  ? falcon_tree(spec)
               : models::is_encoder(spec)                       ? bert_tree(spec)
               : spec.model_type == models::ModelType::kT5      ? t5_tree(spec)
               : spec.model_type == models::ModelType::kBlenderbot ||

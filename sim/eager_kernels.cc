@@ -124,6 +124,8 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
       return sdpa ? "opt_sdpa" : "opt";
     case models::ModelType::kGptNeox:  // recorded rotating all of each head
       return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
+    case models::ModelType::kFalcon:  // not recorded yet: GPT-NeoX's modules, the nearest
+      return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
     case models::ModelType::kBloom:  // not recorded yet: GPT-NeoX's eager modules, the nearest
       return "gpt_neox";
     case models::ModelType::kBert:     // recorded with BERT's default dropout, 0.1

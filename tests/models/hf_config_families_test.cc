@@ -523,6 +523,42 @@ TEST(HfConfig, ReadsBloomUnderEitherKeyName) {
   EXPECT_TRUE(validate_workload(*m, {.micro_batch = 1, .seq_len = 8192}).is_ok());
 }
 
+// FalconConfig: Falcon-7B's defaults (71 heads, one key/value head, attention and MLP in
+// parallel on one norm, no biases); multi_query false gives every head its own key and value;
+// the grouped (40B) layout, ALiBi and sequential layers refused by name.
+TEST(HfConfig, ReadsFalconSevenBsLayout) {
+  const Result<ModelSpec> d =
+      load_hf_config(write_temp("falcon.json", R"({"model_type": "falcon"})"));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->model_type, ModelType::kFalcon);
+  EXPECT_EQ(d->hidden_size, 4544);
+  EXPECT_EQ(d->num_heads, 71);
+  EXPECT_EQ(d->num_kv_heads, 1);
+  EXPECT_EQ(d->intermediate_size, 4 * 4544);
+  EXPECT_TRUE(d->parallel_residual);
+  EXPECT_TRUE(d->parallel_shared_norm);
+  EXPECT_EQ(d->bias, LinearBiases{});
+  EXPECT_EQ(d->position, PositionKind::kRotary);
+  EXPECT_TRUE(fused_qkv(*d));
+  const Result<ModelSpec> mha = load_hf_config(write_temp("falcon_mha.json", R"({"model_type":
+      "falcon", "hidden_size": 64, "num_attention_heads": 4, "multi_query": false, "bias": true,
+      "ffn_hidden_size": 100})"));
+  ASSERT_TRUE(mha.ok()) << mha.status().message();
+  EXPECT_EQ(mha->num_kv_heads, 4);
+  EXPECT_EQ(mha->intermediate_size, 100);
+  EXPECT_TRUE(mha->bias.qkv && mha->bias.mlp);
+  const std::pair<std::string, std::string> refused[] = {
+      {R"(, "new_decoder_architecture": true})", "grouped layout is not modelled yet"},
+      {R"(, "alibi": true})", "ALiBi variants"},
+      {R"(, "parallel_attn": false})", "in sequence"},
+  };
+  for (const auto& [extra, expected] : refused) {
+    const std::string msg = load_error("falcon_refused.json", R"({"model_type": "falcon")" + extra);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+    EXPECT_NE(msg.find("falcon_refused.json"), std::string::npos) << msg;
+  }
+}
+
 // BartConfig: Blenderbot's keys with BART's defaults (bart-large's sizes), post-norm layers,
 // positions offset by 2; BartModel and BartForConditionalGeneration read, another head refused.
 TEST(HfConfig, ReadsBartWithItsDefaultsAndPostNorm) {

@@ -188,7 +188,7 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
        {": model_type: ",
         "\"mbart\" (BART with a LayerNorm before each sublayer and after each stack) is not "
         "modelled yet",
-        "\"gpt2\", \"llama\"", "\"bart\" and \"bloom\""}},
+        "\"gpt2\", \"llama\"", "\"bloom\" and \"falcon\""}},
       {"deepseek_v2.json",
        llama_with("model_type", "\"deepseek_v2\""),
        {"error[unmodelled-model]",

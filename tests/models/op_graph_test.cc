@@ -685,6 +685,29 @@ TEST(OpGraph, BloomNormsItsEmbeddingAndAttendsEagerly) {
   EXPECT_EQ(params[find_op(ops, "final_norm").param_ids.at(0)].name, "transformer.ln_f.weight");
 }
 
+// Falcon-7B (modeling_falcon.py): one norm a layer feeds both query_key_value and the MLP, which
+// keeps nothing more of it; the fused projection carries one key/value head; both branches add
+// to the layer's input.
+TEST(OpGraph, FalconFeedsAttentionAndMlpFromOneNorm) {
+  const ModelSpec spec = zoo("falcon-7b");
+  const Workload w{.micro_batch = 2, .seq_len = 16};
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  const int norm = index_of(ops, "layers.0.attn_norm");
+  EXPECT_EQ(find_op(ops, "layers.0.attn.qkv").inputs, std::vector<int>{norm});
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.up").inputs, std::vector<int>{norm});
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.up").saved_bytes(), 0);
+  EXPECT_EQ(find_op(ops, "layers.0.attn.qkv").saved_bytes(),
+            w.act_bytes * 2 * 16 * spec.hidden_size);
+  for (const Op& op : ops) EXPECT_NE(op.name, "layers.0.mlp_norm");
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.0.attn.qkv").shape).n,
+            spec.hidden_size + 2 * spec.head_dim);
+  EXPECT_EQ(params[find_op(ops, "layers.0.attn_norm").param_ids.at(0)].name,
+            "transformer.h.0.input_layernorm.weight");
+  EXPECT_EQ(find_op(ops, "layers.1.attn_norm").inputs,
+            std::vector<int>{index_of(ops, "layers.0.mlp.residual")});
+}
+
 // BART (modeling_bart.py): each stack's embedding sum normalized (layernorm_embedding, then its
 // dropout), every norm after its sublayer's add, no final norm: the encoder's output is its last
 // layer's final_layer_norm, the head reads the decoder's.
