@@ -34,17 +34,14 @@ std::string known_heads(std::string_view prefix) {
 // architectures) when absent.
 HeadKind head_of(ObjectReader& r, std::string_view prefix) {
   if (!r.has("architectures")) return HeadKind::kMaskedLm;
-  const Json* v = r.raw("architectures");
-  const bool list_of_one = v->is_array() && v->size() == 1 && (*v)[0].is_string();
-  const std::string cls = list_of_one ? (*v)[0].get<std::string>() : "";
+  const std::optional<std::string> cls = architecture(r);
   for (const Head& h : kHeads) {
     if (cls == std::string(prefix) + std::string(h.suffix)) return h.kind;
   }
-  r.report("architectures", Severity::kError, "not-modelled",
-           (list_of_one ? "[\"" + cls + "\"]" : std::string("this value")) +
-               " is not supported; expected a list of one of " + known_heads(prefix) +
-               " (BertForPreTraining's next-sentence head and the causal *ForCausalLM and "
-               "BertLMHeadModel are not modelled)");
+  refuse_architecture(r, cls,
+                      "a list of one of " + known_heads(prefix) +
+                          " (BertForPreTraining's next-sentence head and the causal *ForCausalLM "
+                          "and BertLMHeadModel are not modelled)");
   return HeadKind::kMaskedLm;
 }
 

@@ -77,6 +77,19 @@ void set_learned_layernorm_model(std::int64_t vocab, std::int64_t h, std::int64_
   spec->mlp = MlpKind::kGelu;
 }
 
+std::optional<std::string> architecture(ObjectReader& r) {
+  const Json* v = r.raw("architectures");
+  if (!v->is_array() || v->size() != 1 || !(*v)[0].is_string()) return std::nullopt;
+  return (*v)[0].get<std::string>();
+}
+
+void refuse_architecture(ObjectReader& r, const std::optional<std::string>& cls,
+                         const std::string& expected) {
+  r.report("architectures", Severity::kError, "not-modelled",
+           (cls ? "[\"" + *cls + "\"]" : std::string("this value")) +
+               " is not supported; expected " + expected);
+}
+
 void require_bool(ObjectReader& r, std::string_view key, bool allowed, std::string_view what) {
   if (!r.has(key)) return;
   const auto v = r.get_bool(key);

@@ -60,6 +60,15 @@ void set_learned_layernorm_model(std::int64_t vocab, std::int64_t h, std::int64_
                                  std::int64_t heads, std::int64_t inner, std::int64_t positions,
                                  ModelSpec* spec);
 
+// config.json's architectures[0] when the key holds a list of one string; std::nullopt for any
+// other value. Call only where r.has("architectures").
+std::optional<std::string> architecture(json::ObjectReader& r);
+
+// Reports architectures as not modelled: `cls` (architecture()'s answer; std::nullopt reads
+// "this value") "is not supported; expected " `expected`.
+void refuse_architecture(json::ObjectReader& r, const std::optional<std::string>& cls,
+                         const std::string& expected);
+
 // Reports `key` unless it is absent or `allowed` (a bool), naming what zerosim does not model.
 void require_bool(json::ObjectReader& r, std::string_view key, bool allowed, std::string_view what);
 

@@ -94,15 +94,11 @@ void read_blenderbot(ObjectReader& r, ModelSpec* spec) {
   const auto positions = optional_size(r, "max_position_embeddings", bart ? 1024 : 128,
                                        bart ? kMaxPositions - 2 : kMaxPositions);
   if (bart && r.has("architectures")) {
-    const Json* v = r.raw("architectures");
-    const bool list_of_one = v->is_array() && v->size() == 1 && (*v)[0].is_string();
-    const std::string cls = list_of_one ? (*v)[0].get<std::string>() : "";
+    const std::optional<std::string> cls = architecture(r);
     if (cls != "BartForConditionalGeneration" && cls != "BartModel") {
-      r.report("architectures", Severity::kError, "not-modelled",
-               (list_of_one ? "[\"" + cls + "\"]" : std::string("this value")) +
-                   " is not supported; expected [\"BartForConditionalGeneration\"] or "
-                   "[\"BartModel\"] (BART's classification and question-answering heads are "
-                   "not modelled)");
+      refuse_architecture(r, cls,
+                          "[\"BartForConditionalGeneration\"] or [\"BartModel\"] (BART's "
+                          "classification and question-answering heads are not modelled)");
     }
   }
   spec->activation = activation(r, "activation_function", "gelu");

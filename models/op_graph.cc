@@ -474,18 +474,12 @@ class OpListBuilder {
               .up = p + "mlp.dense_h_to_4h",
               .down = p + "mlp.dense_4h_to_h"};
     }
-    if (spec_.model_type == ModelType::kBloom) {  // modeling_bloom.py BloomBlock
+    // modeling_bloom.py BloomBlock, modeling_falcon.py FalconDecoderLayer (whose MLP shares
+    // input_layernorm: no norm of its own)
+    if (spec_.model_type == ModelType::kBloom || spec_.model_type == ModelType::kFalcon) {
       const std::string p = "transformer.h." + std::to_string(i) + ".";
       return {.attn_norm = p + "input_layernorm",
-              .mlp_norm = p + "post_attention_layernorm",
-              .qkv = p + "self_attention.query_key_value",
-              .out = p + "self_attention.dense",
-              .up = p + "mlp.dense_h_to_4h",
-              .down = p + "mlp.dense_4h_to_h"};
-    }
-    if (spec_.model_type == ModelType::kFalcon) {  // modeling_falcon.py FalconDecoderLayer
-      const std::string p = "transformer.h." + std::to_string(i) + ".";
-      return {.attn_norm = p + "input_layernorm",
+              .mlp_norm = spec_.parallel_shared_norm ? "" : p + "post_attention_layernorm",
               .qkv = p + "self_attention.query_key_value",
               .out = p + "self_attention.dense",
               .up = p + "mlp.dense_h_to_4h",
@@ -687,9 +681,9 @@ class OpListBuilder {
   int add_mlp(const std::string& p, int i, const LayerModules& m, int norm, std::int64_t tokens,
               bool input_kept = false) {
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size, n = tokens * I;
+    if (spec_.moe.enabled()) return add_moe(p, i, norm);
     std::vector<SavedTensor> input;
     if (!input_kept) input.push_back(act("input", tokens * h));
-    if (spec_.moe.enabled()) return add_moe(p, i, norm);
     const double dropout = spec_.dropout.act;
     auto with_mask = [&](std::vector<SavedTensor> saved) {
       if (dropout > 0) saved.push_back(mask(n));
