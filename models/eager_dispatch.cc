@@ -515,6 +515,15 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       // query_key_value, an eager core with an fp32 softmax, dense_h_to_4h/dense_4h_to_h with
       // biases; its rotary kernels stand in for BLOOM's ALiBi and mask). BLOOM has no SDPA path.
       return "gpt_neox_eager";
+    case ModelType::kDeepseekV2:
+    case ModelType::kDeepseekV3:
+      // Not measured yet (deepseek_key): Qwen2-MoE's entries, the nearest measured (RMSNorm,
+      // bias-free projections, rotary, the router, grouped_mm experts and a shared expert),
+      // Llama's for a dense first layer's MLP.
+      if (key == "mlp.gate" || key == "mlp.up" || key == "mlp.act" || key == "mlp.down") {
+        return "llama";
+      }
+      return sdpa || key != "attn.core" ? "qwen2_moe" : "llama_eager";
     case ModelType::kBert:  // BertForMaskedLM, dropout 0.1 (BertConfig's and every checkpoint's)
       return sdpa ? "bert" : "bert_eager";
     case ModelType::kRoberta:
@@ -582,12 +591,25 @@ std::string_view blenderbot_key(std::string_view key) {
   return key;
 }
 
+// DeepSeek's ops under the names of the entries standing in for them (variant_of): the latent
+// attention's projections as a q projection, its norms as a layer's norm, the shared experts'
+// sum (one add) as half a layer's residual calls.
+std::string_view deepseek_key(std::string_view key) {
+  if (key == "attn.q_a" || key == "attn.q_b" || key == "attn.kv_a" || key == "attn.kv_b") {
+    return "attn.q_proj";
+  }
+  if (key == "attn.q_a_norm" || key == "attn.kv_a_norm") return "attn_norm";
+  if (key == "mlp.combine") return "residual";
+  return key;
+}
+
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
   if (is_encoder(spec)) key = bert_key(key);
   // BLOOM's word_embeddings_layernorm as a layer's LayerNorm.
   if (spec.model_type == ModelType::kBloom && key == "embed_norm") key = "attn_norm";
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
+  if (is_deepseek(spec)) key = deepseek_key(key);
   if (spec.model_type == ModelType::kBlenderbot || spec.model_type == ModelType::kBart) {
     key = blenderbot_key(key);
   }

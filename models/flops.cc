@@ -23,7 +23,7 @@ std::int64_t matmul_fwd_flops(const Op& op) {
     const std::int64_t pairs = op.kind == OpKind::kFlashAttention
                                    ? attention_pairs(*a)
                                    : a->seq * a->keys();  // cuBLAS computes the masked half too
-    return 4 * a->batch * a->heads * pairs * a->head_dim;
+    return 2 * a->batch * a->heads * pairs * (a->head_dim + a->value_dim());  // Q·K^T, P·V
   }
   return 0;
 }
@@ -54,8 +54,8 @@ double training_flops_per_token(const ModelSpec& spec, const Workload& w) {
 
 std::int64_t model_flops_per_token(const ModelSpec& spec, std::int64_t seq_len) {
   ZS_CHECK(seq_len >= 1);
-  return 6 * matmul_parameter_count(spec) +
-         12 * total_layers(spec) * spec.num_heads * spec.head_dim * seq_len;
+  return 6 * matmul_parameter_count(spec) + 6 * total_layers(spec) * spec.num_heads *
+                                                (spec.head_dim + spec.value_head_dim()) * seq_len;
 }
 
 }  // namespace zs::models

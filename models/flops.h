@@ -44,7 +44,8 @@ std::int64_t matmul_bwd_flops(const Op& op);
 // REQUIRES: validate(spec).is_ok() && validate_workload(spec, w).is_ok()
 double training_flops_per_token(const ModelSpec& spec, const Workload& w);
 
-// The model FLOPs per token above, 6·N + 12·L·a·d·s: what MFU divides by.
+// The model FLOPs per token above, 6·N + 12·L·a·d·s (6·L·a·(d + d_v)·s when each head's value
+// is d_v wide: DeepSeek's MLA): what MFU divides by.
 // REQUIRES: validate(spec).is_ok() && seq_len >= 1
 std::int64_t model_flops_per_token(const ModelSpec& spec, std::int64_t seq_len);
 

@@ -24,6 +24,7 @@ using hf::probability;
 using hf::require_bool;
 using hf::required_size;
 using hf::required_sizes;
+using hf::rope_parameter;
 using hf::set_learned_layernorm_model;
 using json::Json;
 using json::ObjectReader;
@@ -48,8 +49,6 @@ struct Unmodelled {
   std::string_view what;
 };
 constexpr Unmodelled kUnmodelled[] = {
-    {"deepseek_v2", "a mixture of experts with multi-head latent attention"},
-    {"deepseek_v3", "a mixture of experts with multi-head latent attention"},
     {"gemma3",
      "Gemma 3's vision-language model, Gemma3ForConditionalGeneration; its text_config, saved as "
      "a config.json of its own (model_type gemma3_text), is the language model alone"},
@@ -231,25 +230,8 @@ void read_moe(ObjectReader& r, ModelType type, ModelSpec* spec) {
   spec->moe = {.num_experts = *experts,
                .experts_per_token = *top_k,
                .normalize_top_k = normalize,
-               .shared_expert_size = *shared};
-}
-
-// A RoPE parameter as transformers 5 resolves it (modeling_rope_utils.py
-// RotaryEmbeddingConfigMixin.convert_rope_params_to_dict): from the rope_scaling object when it is
-// a non-empty one, else from rope_parameters; a key that object lacks comes from the top level,
-// else `fallback`. `top_key` names the top-level key when it is not `key` (GPTNeoXConfig's
-// rotary_pct and rotary_emb_base).
-double rope_parameter(ObjectReader& r, std::string_view key, double fallback,
-                      json::NumberRange range, std::string_view top_key = "") {
-  for (const char* holder : {"rope_scaling", "rope_parameters"}) {
-    if (!r.has(holder)) continue;
-    const Json* v = r.raw(holder);
-    if (v->is_null() || (v->is_object() && v->empty())) continue;
-    ObjectReader params = r.nested(holder);
-    if (params.valid() && params.has(key)) return params.get_number(key, range).value_or(fallback);
-    break;
-  }
-  return optional_number(r, top_key.empty() ? key : top_key, fallback, range);
+               .shared_expert_size = *shared,
+               .shared_expert_gate = qwen2};
 }
 
 // modeling_phi3.py: every Linear is bias=False (attention_bias, which Phi-4's config.json states,
@@ -524,6 +506,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     hf::read_bloom(r, spec);
   } else if (spec->model_type == ModelType::kFalcon) {
     read_falcon(r, spec);
+  } else if (is_deepseek(*spec)) {
+    hf::read_deepseek(r, spec);
   } else if (spec->model_type == ModelType::kBlenderbot || spec->model_type == ModelType::kBart) {
     hf::read_blenderbot(r, spec);
   } else {

@@ -48,6 +48,18 @@
 //     multi_query (true: one key/value head), rope_theta (10000, from rope_parameters first),
 //     tie_word_embeddings (true); refused: new_decoder_architecture or alibi true, parallel_attn
 //     false.
+//   deepseek_v2, deepseek_v3: vocab_size, hidden_size, num_hidden_layers, num_attention_heads,
+//     intermediate_size (the dense first layers' width) and, for deepseek_v2,
+//     num_experts_per_tok (required); moe_intermediate_size (1407; v3 2048), n_routed_experts
+//     (64; v3 256; num_experts / num_local_experts when given instead), num_experts_per_tok (v3
+//     8), n_shared_experts (2; v3 1), first_k_dense_replace (0; v3 3), max_position_embeddings
+//     (2048; v3 4096), q_lora_rank (1536; null = q_proj), kv_lora_rank (512), qk_nope_head_dim
+//     (128), qk_rope_head_dim (64), v_head_dim (128), num_key_value_heads (null or the heads),
+//     hidden_act ("silu"), rms_norm_eps (1e-6), attention_dropout (0), rope_theta (10000),
+//     tie_word_embeddings (false), attention_bias (false), norm_topk_prob (v3 true; v2's router
+//     ignores it), topk_method (v2: "greedy" or "group_limited_greedy"), n_group and topk_group
+//     (1 and 1; v3 8 and 4; n_group dividing the experts when grouped); refused: v2's mlp_bias
+//     true.
 //   bart: blenderbot's keys with BartConfig's defaults: vocab_size (50265), d_model (1024),
 //     encoder_layers and decoder_layers (12), attention heads (16), ffn dims (4096),
 //     max_position_embeddings (1024; the table has 2 more rows); architectures

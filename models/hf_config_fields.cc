@@ -100,4 +100,18 @@ void require_bool(ObjectReader& r, std::string_view key, bool allowed, std::stri
   }
 }
 
+// `top_key`: GPTNeoXConfig's rotary_pct and rotary_emb_base.
+double rope_parameter(json::ObjectReader& r, std::string_view key, double fallback,
+                      json::NumberRange range, std::string_view top_key) {
+  for (const char* holder : {"rope_scaling", "rope_parameters"}) {
+    if (!r.has(holder)) continue;
+    const Json* v = r.raw(holder);
+    if (v->is_null() || (v->is_object() && v->empty())) continue;
+    json::ObjectReader params = r.nested(holder);
+    if (params.valid() && params.has(key)) return params.get_number(key, range).value_or(fallback);
+    break;
+  }
+  return optional_number(r, top_key.empty() ? key : top_key, fallback, range);
+}
+
 }  // namespace zs::models::hf

@@ -41,6 +41,12 @@ std::optional<std::int64_t> optional_size(json::ObjectReader& r, std::string_vie
 double optional_number(json::ObjectReader& r, std::string_view key, double fallback,
                        json::NumberRange range);
 
+// A RoPE parameter as transformers 5 resolves it: from a non-empty rope_scaling object, else from
+// rope_parameters; a key that object lacks comes from the top level (`top_key` when it is not
+// `key`), else `fallback` (modeling_rope_utils.py convert_rope_params_to_dict).
+double rope_parameter(json::ObjectReader& r, std::string_view key, double fallback,
+                      json::NumberRange range, std::string_view top_key = "");
+
 // A dropout probability in [0, 1).
 double probability(json::ObjectReader& r, std::string_view key, double fallback);
 
@@ -77,6 +83,9 @@ void require_bool(json::ObjectReader& r, std::string_view key, bool allowed, std
 void read_bert(json::ObjectReader& r, ModelSpec* spec);
 // modeling_bloom.py (model_type bloom): see models/hf_config.h for the keys read.
 void read_bloom(json::ObjectReader& r, ModelSpec* spec);
+// modeling_deepseek_v2.py and modeling_deepseek_v3.py (model_type deepseek_v2, deepseek_v3;
+// spec->model_type says which): see models/hf_config.h for the keys read.
+void read_deepseek(json::ObjectReader& r, ModelSpec* spec);
 // modeling_t5.py (model_type t5): see models/hf_config.h for the keys read.
 void read_t5(json::ObjectReader& r, ModelSpec* spec);
 // modeling_blenderbot.py and modeling_bart.py (model_type blenderbot, bart; spec->model_type

@@ -18,11 +18,12 @@ constexpr std::string_view kActivations[] = {
 
 // model_type_name's strings in ModelType order.
 constexpr std::string_view kModelTypeNames[] = {
-    "gpt2",      "llama", "mistral",    "qwen2",   "qwen3",       "mixtral", "qwen3_moe",
-    "qwen2_moe", "phi3",  "gemma",      "gemma2",  "gemma3_text", "opt",     "gpt_neox",
-    "bert",      "t5",    "blenderbot", "roberta", "bart",        "bloom",   "falcon"};
+    "gpt2",      "llama",     "mistral", "qwen2",       "qwen3",      "mixtral",
+    "qwen3_moe", "qwen2_moe", "phi3",    "gemma",       "gemma2",     "gemma3_text",
+    "opt",       "gpt_neox",  "bert",    "t5",          "blenderbot", "roberta",
+    "bart",      "bloom",     "falcon",  "deepseek_v2", "deepseek_v3"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kFalcon) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kDeepseekV3) + 1);
 
 constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
                                                "sequence_classification"};
@@ -210,8 +211,73 @@ Status validate_position_offset(const ModelSpec& spec) {
   return Status::ok();
 }
 
+// DeepSeek's multi-head latent attention and dense first layers (model_spec.h MlaSpec, MoeSpec).
+Status validate_deepseek(const ModelSpec& spec) {
+  const bool deepseek = is_deepseek(spec);
+  if (spec.mla.enabled() != deepseek) {
+    return structure_error(spec, deepseek
+                                     ? "has multi-head latent attention (mla.kv_lora_rank >= 1)"
+                                     : "has no latent attention (mla is deepseek's)");
+  }
+  if ((spec.moe.dense_layers != 0 || spec.moe.dense_size != 0) && !deepseek) {
+    return structure_error(spec, "has no dense first layers (moe.dense_layers is deepseek's)");
+  }
+  if (!deepseek) return Status::ok();
+  const MlaSpec& a = spec.mla;
+  const std::pair<std::string_view, std::int64_t> dims[] = {
+      {"mla.kv_lora_rank", a.kv_lora_rank},
+      {"mla.qk_nope_head_dim", a.qk_nope_head_dim},
+      {"mla.qk_rope_head_dim", a.qk_rope_head_dim},
+      {"mla.v_head_dim", a.v_head_dim}};
+  for (const auto& [field, v] : dims) {
+    if (v < 1 || v > kMaxHiddenSize) {
+      return field_error(spec, field, std::to_string(v),
+                         "an integer from 1 to " + std::to_string(kMaxHiddenSize));
+    }
+  }
+  if (a.q_lora_rank < 0 || a.q_lora_rank > kMaxHiddenSize) {
+    return field_error(spec, "mla.q_lora_rank", std::to_string(a.q_lora_rank),
+                       "0 (q_proj) or an integer from 1 to " + std::to_string(kMaxHiddenSize));
+  }
+  // Every latent and head width within kMaxHiddenSize keeps kv_b_proj's elements (heads x
+  // (dn + dv) x kvr) and every count built on them inside 64-bit integers.
+  const std::int64_t heads = spec.num_heads;
+  if (a.kv_lora_rank + a.qk_rope_head_dim > kMaxHiddenSize ||
+      heads * (a.qk_nope_head_dim + a.v_head_dim) > kMaxHiddenSize) {
+    return structure_error(spec, "has at most " + std::to_string(kMaxHiddenSize) +
+                                     " latent features (mla.kv_lora_rank + mla.qk_rope_head_dim) "
+                                     "and at most as many key and value features over its heads");
+  }
+  if (a.qk_rope_head_dim % 2 != 0) {
+    return field_error(spec, "mla.qk_rope_head_dim", std::to_string(a.qk_rope_head_dim),
+                       "an even number (RoPE rotates pairs)");
+  }
+  if (spec.head_dim != a.qk_nope_head_dim + a.qk_rope_head_dim ||
+      spec.num_kv_heads != spec.num_heads) {
+    return structure_error(spec,
+                           "has head_dim = mla.qk_nope_head_dim + mla.qk_rope_head_dim and a key "
+                           "and value for every head (num_kv_heads = num_heads)");
+  }
+  if (spec.moe.dense_layers < 0 || spec.moe.dense_layers > spec.num_layers) {
+    return field_error(spec, "moe.dense_layers", std::to_string(spec.moe.dense_layers),
+                       "an integer from 0 to num_layers = " + std::to_string(spec.num_layers));
+  }
+  const bool dense = spec.moe.dense_layers > 0;
+  if (dense ? spec.moe.dense_size < 1 || spec.moe.dense_size > kMaxIntermediateSize
+            : spec.moe.dense_size != 0) {
+    return field_error(spec, "moe.dense_size", std::to_string(spec.moe.dense_size),
+                       dense ? "an integer from 1 to " + std::to_string(kMaxIntermediateSize)
+                             : std::string("0 (there are no dense layers)"));
+  }
+  if (spec.moe.shared_expert_gate) {
+    return structure_error(spec, "adds its shared experts without a gate");
+  }
+  return Status::ok();
+}
+
 // The module structure each model_type's HF implementation has (the table in model_spec.h).
 Status validate_structure(const ModelSpec& spec) {
+  ZS_RETURN_IF_ERROR(validate_deepseek(spec));
   ZS_RETURN_IF_ERROR(validate_position_offset(spec));
   ZS_RETURN_IF_ERROR(validate_gemma(spec));
   ZS_RETURN_IF_ERROR(validate_encoder(spec));
@@ -326,7 +392,7 @@ Status validate_structure(const ModelSpec& spec) {
   }
   const bool moe = spec.model_type == ModelType::kMixtral ||
                    spec.model_type == ModelType::kQwen3Moe ||
-                   spec.model_type == ModelType::kQwen2Moe;
+                   spec.model_type == ModelType::kQwen2Moe || is_deepseek(spec);
   if (spec.moe.enabled() != moe) {
     return structure_error(spec, moe ? "has experts (moe.num_experts >= 1)"
                                      : "has a dense MLP (experts are the MoE families')");
@@ -342,10 +408,19 @@ Status validate_structure(const ModelSpec& spec) {
           "an integer from 1 to moe.num_experts = " + std::to_string(spec.moe.num_experts));
     }
     if (spec.bias.mlp) return structure_error(spec, "has no MLP biases (its experts have none)");
-    const bool shared = spec.model_type == ModelType::kQwen2Moe;
-    if ((spec.moe.shared_expert_size > 0) != shared) {
-      return structure_error(spec, shared ? "has a shared expert (moe.shared_expert_size >= 1)"
-                                          : "has no shared expert (qwen2_moe's)");
+    const bool qwen2 = spec.model_type == ModelType::kQwen2Moe;
+    if ((spec.moe.shared_expert_size > 0) != qwen2 && !is_deepseek(spec)) {
+      return structure_error(spec, qwen2 ? "has a shared expert (moe.shared_expert_size >= 1)"
+                                         : "has no shared expert (qwen2_moe's and deepseek's)");
+    }
+    if (spec.moe.shared_expert_gate != qwen2) {
+      return structure_error(spec, qwen2 ? "gates its shared expert (moe.shared_expert_gate)"
+                                         : "has no shared expert gate (qwen2_moe's)");
+    }
+    if (spec.moe.shared_expert_size < 0) {
+      return field_error(spec, "moe.shared_expert_size",
+                         std::to_string(spec.moe.shared_expert_size),
+                         "0 or an integer up to " + std::to_string(kMaxIntermediateSize));
     }
     if (spec.moe.shared_expert_size > kMaxIntermediateSize) {
       return field_error(spec, "moe.shared_expert_size",
@@ -356,7 +431,7 @@ Status validate_structure(const ModelSpec& spec) {
       return field_error(spec, "moe.num_experts", std::to_string(spec.moe.num_experts),
                          "at most " + std::to_string(kMaxExpertParameters) +
                              " expert parameters in all (num_experts x 3 x hidden_size x "
-                             "intermediate_size x num_layers)");
+                             "intermediate_size x the layers with experts)");
     }
   }
   return Status::ok();
@@ -366,7 +441,16 @@ Status validate_structure(const ModelSpec& spec) {
 
 double expert_parameters(const ModelSpec& spec) {
   return static_cast<double>(spec.moe.num_experts) * 3 * static_cast<double>(spec.hidden_size) *
-         static_cast<double>(spec.intermediate_size) * static_cast<double>(spec.num_layers);
+         static_cast<double>(spec.intermediate_size) *
+         static_cast<double>(spec.num_layers - spec.moe.dense_layers);
+}
+
+bool has_experts(const ModelSpec& spec, std::int64_t layer) {
+  return spec.moe.enabled() && layer >= spec.moe.dense_layers;
+}
+
+bool is_deepseek(const ModelSpec& spec) {
+  return spec.model_type == ModelType::kDeepseekV2 || spec.model_type == ModelType::kDeepseekV3;
 }
 
 std::string_view model_type_name(ModelType t) {

@@ -1,9 +1,10 @@
 // ModelSpec: the architecture of a decoder-only, encoder-only or encoder-decoder transformer, as
 // far as memory and time depend on it.
 //
-// One struct covers the twenty-one Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the twenty-three Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox, bert, t5, blenderbot, roberta, bart, bloom, falcon); the differences between them are
+// gpt_neox, bert, t5, blenderbot, roberta, bart, bloom, falcon, deepseek_v2, deepseek_v3); the
+// differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
 //
@@ -29,6 +30,7 @@
 //   bart     learned+2  LayerNorm after add   GELU, 2 (fc1/fc2)          all             0.1 resid*
 //   bloom    ALiBi      LayerNorm, + embedding GELU, 2 matrices (h->4h) all             none*
 //   falcon   rotary     LayerNorm, one a layer GELU, 2 matrices (h->4h) none*           none*
+//   deepseek_v2/v3 rotary RMSNorm, and in MLA  SwiGLU experts + shared   none*           none*
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -99,6 +101,14 @@
 // embedding sum normalized (layernorm_embedding) before its dropout, no final norm per stack, and
 // positions offset by 2 like OPT's.
 //
+// DeepSeek-V2 and -V3 (model_type deepseek_v2, deepseek_v3) are Llama's decoder with multi-head
+// latent attention (MlaSpec) and DeepSeek's mixture of experts: the first moe.dense_layers layers
+// have a dense SwiGLU MLP (intermediate_size of the config; moe.dense_size here), the others a
+// router over moe.num_experts routed experts of width intermediate_size (the config's
+// moe_intermediate_size) and shared experts of moe.shared_expert_size every token passes
+// through, added without a gate (DeepseekV2Moe.forward). V3's router scores by sigmoid with
+// group-limited top-k where V2's softmaxes; the same modules and parameters.
+//
 // Sizes are element counts; nothing here depends on the batch, the sequence length or a dtype
 // (those are a Workload, models/ops.h).
 #pragma once
@@ -133,7 +143,9 @@ enum class ModelType {
   kRoberta,
   kBart,
   kBloom,
-  kFalcon
+  kFalcon,
+  kDeepseekV2,
+  kDeepseekV3
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -198,10 +210,36 @@ struct MoeSpec {
   // Qwen2-MoE's shared expert: a SwiGLU MLP of this width (shared_expert_intermediate_size) that
   // every token passes through, scaled by sigmoid(shared_expert_gate(x)) [h -> 1] and added to
   // the routed experts' output (modeling_qwen2_moe.py Qwen2MoeSparseMoeBlock); 0: none.
+  // DeepSeek's shared_experts: one such MLP of n_shared_experts x moe_intermediate_size, added
+  // without a gate (shared_expert_gate false).
   std::int64_t shared_expert_size = 0;
+  bool shared_expert_gate = false;  // qwen2_moe's; deepseek's have none
+  // DeepSeek's first_k_dense_replace: layers 0 .. dense_layers-1 have a dense SwiGLU MLP of width
+  // dense_size (the config's intermediate_size) instead of experts; 0 for the other families.
+  std::int64_t dense_layers = 0;
+  std::int64_t dense_size = 0;
 
   bool enabled() const { return num_experts > 0; }
   bool operator==(const MoeSpec&) const = default;
+};
+
+// DeepSeek-V2's and -V3's multi-head latent attention (modeling_deepseek_v2.py
+// DeepseekV2Attention). The query comes from q_proj [a(dn + dr), h], or, when q_lora_rank > 0,
+// through a low-rank q_a_proj [qr, h], an RMSNorm q_a_layernorm over qr and q_b_proj
+// [a(dn + dr), qr]. Keys and values come from one compressed latent: kv_a_proj_with_mqa
+// [kvr + dr, h] gives the latent (kvr wide, normalized by kv_a_layernorm) and one rotary key part
+// of dr shared by every head; kv_b_proj [a(dn + dv), kvr] expands the latent into each head's
+// dn-wide key part and dv-wide value; o_proj [h, a dv]. Each head's query and key are
+// dn + dr = head_dim wide (RoPE rotates the dr part), its value dv. kv_lora_rank == 0: none.
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;       // qr; 0: q_proj (DeepSeek-V2-Lite)
+  std::int64_t kv_lora_rank = 0;      // kvr
+  std::int64_t qk_nope_head_dim = 0;  // dn
+  std::int64_t qk_rope_head_dim = 0;  // dr
+  std::int64_t v_head_dim = 0;        // dv
+
+  bool enabled() const { return kv_lora_rank > 0; }
+  bool operator==(const MlaSpec&) const = default;
 };
 
 struct ModelSpec {
@@ -230,7 +268,8 @@ struct ModelSpec {
   // An RMSNorm over head_dim on every head's query and key, each with head_dim weights
   // (Qwen3Attention's q_norm and k_norm).
   bool qk_norm = false;
-  MoeSpec moe;  // mixtral's, qwen3_moe's and qwen2_moe's; none for the dense families
+  MoeSpec moe;  // mixtral's, qwen3_moe's, qwen2_moe's and deepseek's; none for the dense ones
+  MlaSpec mla;  // deepseek's multi-head latent attention; none for every other family
   // The token embedding multiplied by sqrt(hidden_size) (Gemma*TextScaledWordEmbedding).
   bool scaled_embedding = false;
   // An RMSNorm on each sublayer's output before its residual add, besides the one on its input
@@ -283,9 +322,14 @@ struct ModelSpec {
   std::int64_t q_dim() const { return num_heads * head_dim; }
   // Key (and value) width num_kv_heads * head_dim.
   std::int64_t kv_dim() const { return num_kv_heads * head_dim; }
+  // Each head's value width: head_dim, or MLA's v_head_dim.
+  std::int64_t value_head_dim() const { return mla.enabled() ? mla.v_head_dim : head_dim; }
+  // The attention output's width, the output projection's input: num_heads * value_head_dim().
+  std::int64_t attn_out_dim() const { return num_heads * value_head_dim(); }
   // The dimensions of each head RoPE rotates: int(head_dim * partial_rotary_factor), as
-  // transformers' rope init truncates it.
+  // transformers' rope init truncates it; MLA's qk_rope_head_dim.
   std::int64_t rotary_dim() const {
+    if (mla.enabled()) return mla.qk_rope_head_dim;
     return static_cast<std::int64_t>(static_cast<double>(head_dim) * partial_rotary_factor);
   }
 
@@ -294,7 +338,7 @@ struct ModelSpec {
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
 // "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot", "roberta",
-// "bart", "bloom", "falcon": the HF model_type string.
+// "bart", "bloom", "falcon", "deepseek_v2", "deepseek_v3": the HF model_type string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -307,6 +351,10 @@ bool fused_gate_up(const ModelSpec& spec);
 // transformers runs the model's attention through SDPA when asked (every family but bloom, whose
 // BloomAttention computes its scores itself).
 bool supports_sdpa(const ModelSpec& spec);
+// Layer `layer` has experts (a MoE family's layer past moe.dense_layers).
+bool has_experts(const ModelSpec& spec, std::int64_t layer);
+// deepseek_v2 or deepseek_v3.
+bool is_deepseek(const ModelSpec& spec);
 // gemma, gemma2 or gemma3_text.
 bool is_gemma(const ModelSpec& spec);
 // Every token attends to every other (bert, roberta): no causal mask.
@@ -338,8 +386,9 @@ inline constexpr std::int64_t kMaxPositions = std::int64_t{1} << 24;
 // DeepSeek-V3 routes over 256 experts, Qwen3-MoE 128; 4096 leaves room without letting E * 3hI
 // pass kMaxHiddenSize * kMaxIntermediateSize * 2^14 < 2^50.
 inline constexpr std::int64_t kMaxExperts = 4096;
-// Every layer's experts together (E x 3 x h x I x layers): 2^52, 6,700x DeepSeek-V3's 671 B
-// parameters, keeps every byte count of their model states inside 64-bit integers.
+// Every layer's experts together (E x 3 x h x I x the layers with experts): 2^52, 6,700x
+// DeepSeek-V3's 671 B parameters, keeps every byte count of their model states inside 64-bit
+// integers.
 inline constexpr std::int64_t kMaxExpertParameters = std::int64_t{1} << 52;
 // E x 3 x h x I x layers for `spec`'s experts, in floating point (it may pass any integer).
 double expert_parameters(const ModelSpec& spec);
@@ -361,21 +410,27 @@ double expert_parameters(const ModelSpec& spec);
 // embedding dropout;
 // qwen3, qwen3_moe and gemma3_text and only they have qk_norm; the gemma families and
 // only they have a scaled embedding, gemma2 and gemma3_text and only they sandwich norms and
-// logit soft-capping, gemma2 alone attention soft-capping (each cap finite and >= 0); the three
+// logit soft-capping, gemma2 alone attention soft-capping (each cap finite and >= 0); the five
 // MoE families and only they have
-// experts (qwen2_moe and only it a shared expert, at most kMaxIntermediateSize wide), 1 <=
-// experts_per_token <= num_experts <= kMaxExperts, at most kMaxExpertParameters in all, and no
-// MLP bias; bert and roberta have learned positions, LayerNorm after each residual add (post_norm),
-// a GELU MLP, no GQA, 1 to 16 token types (type_vocab_size; no other family has them) and a
-// masked-LM, question-answering or classification head (num_labels from 1 to 1024); every other
-// family a causal-LM head and no token types, and only bart post_norm too; opt's and bart's
-// position_offset is 2, roberta's from 1 to kMaxPositions, every other family's 0; t5, blenderbot
-// and bart have 1 to kMaxLayers
-// decoder layers, no GQA and a tied causal-LM head over the decoder, t5 relative-bias positions
-// (1 to 1024 buckets), RMSNorm and no linear biases, blenderbot and bart learned positions,
-// LayerNorm and a two-matrix MLP (and may scale their embedding); no other family has decoder
-// layers or relative positions. Biases and dropout are free. For the llama family head_dim *
-// num_heads need not equal hidden_size (HF allows an explicit head_dim).
+// experts (qwen2_moe a gated shared expert, deepseek's an ungated one or none, each at most
+// kMaxIntermediateSize wide, the others none), 1 <= experts_per_token <= num_experts <=
+// kMaxExperts, at most kMaxExpertParameters in all, and no MLP bias; deepseek's and only they
+// have dense first layers (0 <= dense_layers <= num_layers, dense_size from 1 to
+// kMaxIntermediateSize when there are any) and multi-head latent attention (MlaSpec: kv_lora_rank
+// and the three head dimensions from 1 to kMaxHiddenSize, qk_rope_head_dim even, q_lora_rank from
+// 0, head_dim == qk_nope_head_dim + qk_rope_head_dim, num_kv_heads == num_heads,
+// kv_lora_rank + qk_rope_head_dim and num_heads x (qk_nope_head_dim + v_head_dim) at most
+// kMaxHiddenSize); bert and roberta
+// have learned positions, LayerNorm after each residual add (post_norm), a GELU MLP, no GQA, 1 to
+// 16 token types (type_vocab_size; no other family has them) and a masked-LM, question-answering or
+// classification head (num_labels from 1 to 1024); every other family a causal-LM head and no token
+// types, and only bart post_norm too; opt's and bart's position_offset is 2, roberta's from 1 to
+// kMaxPositions, every other family's 0; t5, blenderbot and bart have 1 to kMaxLayers decoder
+// layers, no GQA and a tied causal-LM head over the decoder, t5 relative-bias positions (1 to 1024
+// buckets), RMSNorm and no linear biases, blenderbot and bart learned positions, LayerNorm and a
+// two-matrix MLP (and may scale their embedding); no other family has decoder layers or relative
+// positions. Biases and dropout are free. For the llama family head_dim * num_heads need not equal
+// hidden_size (HF allows an explicit head_dim).
 Status validate(const ModelSpec& spec);
 
 }  // namespace zs::models

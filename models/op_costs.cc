@@ -53,9 +53,11 @@ OpCosts attention_costs(const AttentionShape& a, Bytes e) {
   // Query and key tokens: the same for self-attention; a cross-attention's keys and values are
   // the encoder's.
   const std::int64_t t = a.batch * a.seq, tk = a.batch * a.keys();
-  const std::int64_t q = a.heads * a.head_dim;  // K and V are expanded to this width
+  const std::int64_t q = a.heads * a.head_dim;                       // K is expanded to this width
+  const std::int64_t qv = a.heads * a.value_dim();                   // V and O
   const std::int64_t scores = a.batch * a.heads * a.seq * a.keys();  // S = b·a·s·s_k
-  const std::int64_t gemm = 2 * scores * a.head_dim;  // one of the four s×s×d GEMMs
+  // Q·K^T and P·V, the s×s×d GEMMs of forward (backward has each twice)
+  const std::int64_t gemms = 2 * scores * (a.head_dim + a.value_dim());
   const bool dropout = a.dropout > 0;
   std::int64_t fwd_per_score = kScaleFlops.fwd + kSoftmaxFlops.fwd;
   std::int64_t bwd_per_score = kScaleFlops.bwd + kSoftmaxFlops.bwd;
@@ -74,26 +76,29 @@ OpCosts attention_costs(const AttentionShape& a, Bytes e) {
   const Bytes dropout_fwd = dropout ? 2 * e * scores + kMaskBytes * scores : 0;
   const Bytes softcap_fwd = softcap ? 6 * e * scores : 0;
   const Bytes fwd = e * (t + tk) * q + e * scores + softcap_fwd + 2 * e * scores + dropout_fwd +
-                    e * scores + e * (tk + t) * q;
+                    e * scores + e * (tk + t) * qv;
   // Backward: dP = dO·V^T and dV = P^T·dO (dO twice, V, P, writes dP, dV); dropout backward;
   // softmax backward (reads P, dP, writes dS); dQ = dS·K and dK = dS^T·Q (dS twice, K, Q,
   // writes dQ, dK).
   const Bytes dropout_bwd = dropout ? 2 * e * scores + kMaskBytes * scores : 0;
   // Soft-capping backward: the scale, tanh's (reads y and dy, writes dx), the division.
   const Bytes softcap_bwd = softcap ? 7 * e * scores : 0;
-  const Bytes bwd = 4 * e * (t + tk) * q + 7 * e * scores + dropout_bwd + softcap_bwd;
-  return OpCosts{.fwd_flops = 2 * gemm + fwd_per_score * scores,
-                 .bwd_flops = 4 * gemm + bwd_per_score * scores,
+  const Bytes bwd =
+      2 * e * (t + tk) * q + 2 * e * (t + tk) * qv + 7 * e * scores + dropout_bwd + softcap_bwd;
+  return OpCosts{.fwd_flops = gemms + fwd_per_score * scores,
+                 .bwd_flops = 2 * gemms + bwd_per_score * scores,
                  .fwd_hbm_bytes = fwd,
                  .bwd_hbm_bytes = bwd,
-                 .bwd_grad_bytes = e * (2 * (t + tk) * q + 2 * scores)};
+                 .bwd_grad_bytes = e * ((t + tk) * (q + qv) + 2 * scores)};
 }
 
 OpCosts flash_attention_costs(const AttentionShape& a, Bytes e) {
   ZS_CHECK(a.batch > 0 && a.seq > 0 && a.heads > 0 && a.kv_heads > 0 && a.head_dim > 0);
   const std::int64_t t = a.batch * a.seq, tk = a.batch * a.keys();
-  const std::int64_t q = a.heads * a.head_dim;
-  const std::int64_t kv = a.kv_heads * a.head_dim;  // the kernel reads grouped K/V natively
+  const std::int64_t q = a.heads * a.head_dim, qv = a.heads * a.value_dim();  // Q; O
+  // the kernel reads grouped K/V natively
+  const std::int64_t kv = a.kv_heads * a.head_dim, kvv = a.kv_heads * a.value_dim();
+  const std::int64_t dims = a.head_dim + a.value_dim();  // Q·K^T's and P·V's inner widths
   const std::int64_t pairs = a.batch * a.heads * attention_pairs(a);
   const std::int64_t rows = a.batch * a.heads * a.seq;  // fp32 softmax statistics
   std::int64_t fwd_per_pair = kSoftmaxFlops.fwd;
@@ -106,13 +111,14 @@ OpCosts flash_attention_costs(const AttentionShape& a, Bytes e) {
     fwd_per_pair += kSoftcapFlops.fwd;
     bwd_per_pair += kSoftcapFlops.fwd + kSoftcapFlops.bwd;
   }
-  return OpCosts{.fwd_flops = 4 * pairs * a.head_dim + fwd_per_pair * pairs,
-                 .bwd_flops = 10 * pairs * a.head_dim + bwd_per_pair * pairs,
-                 // Read Q, K, V; write O and the log-sum-exp.
-                 .fwd_hbm_bytes = e * (2 * t * q + 2 * tk * kv) + kFp32Bytes * rows,
-                 // Read Q, K, V, O, dO, LSE, write D = rowsum(dO∘O) and read it; write dQ, dK, dV.
-                 .bwd_hbm_bytes = e * (4 * t * q + 4 * tk * kv) + 3 * kFp32Bytes * rows,
-                 .bwd_grad_bytes = e * (2 * t * q + 2 * tk * kv) + kFp32Bytes * rows};
+  return OpCosts{
+      .fwd_flops = 2 * pairs * dims + fwd_per_pair * pairs,
+      .bwd_flops = 5 * pairs * dims + bwd_per_pair * pairs,
+      // Read Q, K, V; write O and the log-sum-exp.
+      .fwd_hbm_bytes = e * (t * (q + qv) + tk * (kv + kvv)) + kFp32Bytes * rows,
+      // Read Q, K, V, O, dO, LSE, write D = rowsum(dO∘O) and read it; write dQ, dK, dV.
+      .bwd_hbm_bytes = e * (2 * t * (q + qv) + 2 * tk * (kv + kvv)) + 3 * kFp32Bytes * rows,
+      .bwd_grad_bytes = e * (t * (q + qv) + tk * (kv + kvv)) + kFp32Bytes * rows};
 }
 
 // A dropout kernel of its own on an op's output of n elements (T5's MLP between its matrices):

@@ -527,6 +527,17 @@ class OpListBuilder {
     const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), kv = spec_.kv_dim();
     const int norm = add(p + "attn_norm", OpKind::kNorm, i, {m.attn_norm}, {resid_},
                          NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    if (spec_.mla.enabled()) {
+      const int core = add_mla_attention(p, i, norm);
+      const std::int64_t o = spec_.attn_out_dim();
+      const int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, {core},
+                          GemmShape{t_, h, o, spec_.bias.attn_out}, {act("input", t_ * o)});
+      resid_ = add_residual(p + "attn.residual", i, out);
+      const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
+                               NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+      resid_ = add_residual(p + "mlp.residual", i, add_mlp(p, i, m, mlp_norm));
+      return;
+    }
     // RoPE rotates rotary_dim of each query and key head's dimensions.
     const ElementwiseShape rotary_shape{t_ * (spec_.num_heads + spec_.num_kv_heads) *
                                         spec_.rotary_dim()};
@@ -604,6 +615,57 @@ class OpListBuilder {
     resid_ = add_residual(p + "mlp.residual", i, down);
   }
 
+  // DeepSeek's multi-head latent attention reading op `norm`'s output (modeling_deepseek_v2.py
+  // DeepseekV2Attention.forward; V3's alike): the query (q_proj, or q_a_proj, q_a_layernorm,
+  // q_b_proj), kv_a_proj_with_mqa on the same input, kv_a_layernorm on its latent slice,
+  // kv_b_proj expanding it, RoPE on each head's rotary query part and the one shared rotary key,
+  // the core. Returns the core. What autograd keeps: each Linear its input (kv_a_proj_with_mqa
+  // reads the tensor the query's first projection saved); kv_a_layernorm the slice of
+  // kv_a_proj_with_mqa's output, which keeps all of it; the core q and the keys at every head
+  // (expand_kv copies them into a tensor of their own), and the values, a view of kv_b_proj's
+  // output that keeps all of it (each head's key part too). The query's concatenation and the
+  // keys' copy are not priced. SDPA has no flash kernel for a value narrower than the query
+  // (PyTorch picks its memory-efficient kernel), priced as the flash kernel.
+  int add_mla_attention(const std::string& p, int i, int norm) {
+    const std::string m = "model.layers." + std::to_string(i) + ".self_attn.";
+    const MlaSpec& a = spec_.mla;
+    const std::int64_t h = spec_.hidden_size, heads = spec_.num_heads, q = spec_.q_dim();
+    const std::int64_t latent = a.kv_lora_rank + a.qk_rope_head_dim;
+    const std::int64_t kv_b = heads * (a.qk_nope_head_dim + a.v_head_dim);
+    const NormKind kind = spec_.norm;
+    int query = 0;
+    if (a.q_lora_rank == 0) {
+      query = add(p + "attn.q_proj", OpKind::kLinear, i, {m + "q_proj"}, {norm},
+                  GemmShape{t_, q, h, false}, {act("input", t_ * h)});
+    } else {
+      const std::int64_t r = a.q_lora_rank;
+      const int q_a = add(p + "attn.q_a", OpKind::kLinear, i, {m + "q_a_proj"}, {norm},
+                          GemmShape{t_, r, h, spec_.bias.qkv}, {act("input", t_ * h)});
+      const int q_norm = add(p + "attn.q_a_norm", OpKind::kNorm, i, {m + "q_a_layernorm"}, {q_a},
+                             NormShape{t_, r, kind}, {act("input", t_ * r)});
+      query = add(p + "attn.q_b", OpKind::kLinear, i, {m + "q_b_proj"}, {q_norm},
+                  GemmShape{t_, q, r, false}, {act("input", t_ * r)});
+    }
+    const int kv_a = add(p + "attn.kv_a", OpKind::kLinear, i, {m + "kv_a_proj_with_mqa"}, {norm},
+                         GemmShape{t_, latent, h, spec_.bias.qkv}, {});
+    const int kv_norm =
+        add(p + "attn.kv_a_norm", OpKind::kNorm, i, {m + "kv_a_layernorm"}, {kv_a},
+            NormShape{t_, a.kv_lora_rank, kind}, {act("input (all of kv_a)", t_ * latent)});
+    const int expand =
+        add(p + "attn.kv_b", OpKind::kLinear, i, {m + "kv_b_proj"}, {kv_norm},
+            GemmShape{t_, kv_b, a.kv_lora_rank, false}, {act("input", t_ * a.kv_lora_rank)});
+    const int rotary = add(p + "attn.rotary", OpKind::kRotary, i, {}, {query, kv_a},
+                           ElementwiseShape{t_ * (heads + 1) * a.qk_rope_head_dim}, {});
+    const AttentionShape shape{.batch = w_.micro_batch,
+                               .seq = w_.seq_len,
+                               .heads = heads,
+                               .kv_heads = heads,
+                               .head_dim = spec_.head_dim,
+                               .dropout = spec_.dropout.attn,
+                               .v_head_dim = a.v_head_dim};
+    return add_core(p + "attn.core", i, {}, {rotary, expand}, shape, t_ * kv_b);
+  }
+
   // An RMSNorm over head_dim of each head of op `input`'s `width` features per token.
   int add_head_norm(std::string name, int i, const std::string& module, int input,
                     std::int64_t width) {
@@ -625,9 +687,10 @@ class OpListBuilder {
   }
 
   // An attention core of `shape` reading the modules' parameters (T5's relative-position bias
-  // table, else none).
+  // table, else none). `values_kept`: the elements its value input keeps alive when that is not
+  // the values alone (MLA's view of kv_b_proj's output); 0: the values.
   int add_core(std::string name, int i, std::vector<std::string> modules, std::vector<int> inputs,
-               const AttentionShape& shape) {
+               const AttentionShape& shape, std::int64_t values_kept = 0) {
     const std::int64_t q = spec_.q_dim(), kv = spec_.kv_dim();
     const std::int64_t t = shape.batch * shape.seq, tk = shape.batch * shape.keys();
     if (w_.flash_attention && supports_sdpa(spec_)) {
@@ -636,7 +699,7 @@ class OpListBuilder {
                  shape,
                  {act("q", t * q),
                   act("k", tk * kv),
-                  act("v", tk * kv),
+                  act("v", values_kept > 0 ? values_kept : tk * kv),
                   {"softmax_lse (fp32)", kFp32Bytes * rows}});
     }
     const std::int64_t scores = shape.batch * shape.heads * shape.seq * shape.keys();
@@ -664,7 +727,7 @@ class OpListBuilder {
       saved.push_back(mask(scores));
       saved.push_back(act("dropout_out", scores));
     }
-    saved.push_back(act("v", tk * q));
+    saved.push_back(act("v", values_kept > 0 ? values_kept : tk * q));
     return add(std::move(name), OpKind::kAttention, i, std::move(modules), std::move(inputs), shape,
                std::move(saved));
   }
@@ -680,8 +743,12 @@ class OpListBuilder {
   }
   int add_mlp(const std::string& p, int i, const LayerModules& m, int norm, std::int64_t tokens,
               bool input_kept = false) {
-    const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size, n = tokens * I;
-    if (spec_.moe.enabled()) return add_moe(p, i, norm);
+    if (has_experts(spec_, i)) return add_moe(p, i, norm);
+    // DeepSeek's dense first layers are moe.dense_size wide.
+    const std::int64_t h = spec_.hidden_size;
+    const std::int64_t I =
+        spec_.moe.dense_layers > 0 ? spec_.moe.dense_size : spec_.intermediate_size;
+    const std::int64_t n = tokens * I;
     std::vector<SavedTensor> input;
     if (!input_kept) input.push_back(act("input", tokens * h));
     const double dropout = spec_.dropout.act;
@@ -731,49 +798,78 @@ class OpListBuilder {
   // SwiGLU MLP of width shared_expert_size) first, then the router and experts, then
   // shared_expert_gate [h -> 1] and mlp.combine: sigmoid(gate) * shared + experts, the block's
   // output (it keeps the sigmoid's output and the shared expert's for the product's backward).
+  // DeepSeek's (modeling_deepseek_v2.py DeepseekV2Moe.forward) runs the router (its F.linear on
+  // an fp32 copy of the input, which it keeps), the experts, then its shared experts, added to
+  // the experts' output without a gate (mlp.combine, an add keeping nothing).
   int add_moe(const std::string& p, int i, int norm) {
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
-    const std::int64_t E = spec_.moe.num_experts, k = spec_.moe.experts_per_token, S = t_ * k;
+    const std::int64_t E = spec_.moe.num_experts, k = spec_.moe.experts_per_token;
     const std::string module = "model.layers." + std::to_string(i) + ".mlp.";
     const MoeShape shape{.tokens = t_, .hidden = h, .inner = I, .experts = E, .top_k = k};
     const std::int64_t Is = spec_.moe.shared_expert_size;
-    int shared = -1;
-    if (Is > 0) {
-      const std::string se = module + "shared_expert.";
-      const int gate = add(p + "mlp.shared.gate", OpKind::kLinear, i, {se + "gate_proj"}, {norm},
-                           GemmShape{t_, Is, h, false}, {act("input", t_ * h)});
-      const int up = add(p + "mlp.shared.up", OpKind::kLinear, i, {se + "up_proj"}, {norm},
-                         GemmShape{t_, Is, h, false}, {});
-      const int act_op =
-          add(p + "mlp.shared.act", OpKind::kSwiGlu, i, {}, {gate, up}, ElementwiseShape{t_ * Is},
-              {act("gate", t_ * Is), act("silu_out", t_ * Is), act("up", t_ * Is)});
-      shared = add(p + "mlp.shared.down", OpKind::kLinear, i, {se + "down_proj"}, {act_op},
-                   GemmShape{t_, h, Is, false}, {act("input", t_ * Is)});
-    }
+    if (is_deepseek(spec_)) return add_deepseek_moe(p, i, norm, module, shape);
+    const int shared = Is > 0 ? add_shared_expert(p, i, norm, module + "shared_expert.") : -1;
     // The router reads the tensor the shared expert's gate_proj saved, when there is one.
     std::vector<SavedTensor> router_saved;
     if (shared < 0) router_saved.push_back(act("input", t_ * h));
+    const int experts = add_router_and_experts(p, i, norm, module, shape, std::move(router_saved));
+    if (shared < 0) return experts;
+    const int gate = add(p + "mlp.shared_gate", OpKind::kLinear, i, {module + "shared_expert_gate"},
+                         {norm}, GemmShape{t_, 1, h, false}, {});
+    return add(p + "mlp.combine", OpKind::kMoeCombine, i, {}, {experts, shared, gate}, shape,
+               {act("sigmoid", t_), act("shared", t_ * h)});
+  }
+
+  // The router, its routing and the experts of a sparse MoE block (add_moe) reading op `norm`;
+  // returns the experts' op. `router_saved`: what the router's linear keeps.
+  int add_router_and_experts(const std::string& p, int i, int norm, const std::string& module,
+                             const MoeShape& shape, std::vector<SavedTensor> router_saved) {
+    const std::int64_t h = shape.hidden, I = shape.inner, E = shape.experts, S = shape.pairs();
     const int router = add(p + "mlp.router", OpKind::kLinear, i, {module + "gate"}, {norm},
                            GemmShape{t_, E, h, false}, std::move(router_saved));
     const int route = add(p + "mlp.route", OpKind::kMoeRoute, i, {}, {router}, shape,
                           {{"probs (fp32)", kFp32Bytes * t_ * E},
                            {"top_k ids (int64)", kInt64Bytes * S},
                            {"top_k weights (fp32)", kFp32Bytes * (S + t_)}});
-    const int experts =
-        add(p + "mlp.experts", OpKind::kMoeExperts, i, {module + "experts"}, {norm, route}, shape,
-            {act("gathered rows", S * h),
-             act("gate_up", S * 2 * I),
-             act("silu_out", S * I),
-             act("product", S * I),
-             act("down", S * h),
-             {"sorted weights (fp32)", kFp32Bytes * S},
-             {"permutations (int64)", 2 * kInt64Bytes * S},
-             {"pre-mask (bool)", kMaskBytes * S}});
-    if (shared < 0) return experts;
-    const int gate = add(p + "mlp.shared_gate", OpKind::kLinear, i, {module + "shared_expert_gate"},
-                         {norm}, GemmShape{t_, 1, h, false}, {});
-    return add(p + "mlp.combine", OpKind::kMoeCombine, i, {}, {experts, shared, gate}, shape,
-               {act("sigmoid", t_), act("shared", t_ * h)});
+    return add(p + "mlp.experts", OpKind::kMoeExperts, i, {module + "experts"}, {norm, route},
+               shape,
+               {act("gathered rows", S * h),
+                act("gate_up", S * 2 * I),
+                act("silu_out", S * I),
+                act("product", S * I),
+                act("down", S * h),
+                {"sorted weights (fp32)", kFp32Bytes * S},
+                {"permutations (int64)", 2 * kInt64Bytes * S},
+                {"pre-mask (bool)", kMaskBytes * S}});
+  }
+
+  // DeepseekV2Moe.forward: the router and experts, then the shared experts (an MLP of
+  // shared_expert_size, when there are any) and their sum.
+  int add_deepseek_moe(const std::string& p, int i, int norm, const std::string& module,
+                       const MoeShape& shape) {
+    const std::int64_t h = spec_.hidden_size, Is = spec_.moe.shared_expert_size;
+    const int experts = add_router_and_experts(p, i, norm, module, shape,
+                                               {{"input (fp32 copy)", kFp32Bytes * t_ * h}});
+    if (Is == 0) return experts;
+    const int shared = add_shared_expert(p, i, norm, module + "shared_experts.");
+    return add(p + "mlp.combine", OpKind::kResidualAdd, i, {}, {experts, shared},
+               ElementwiseShape{t_ * h}, {});
+  }
+
+  // A shared expert (Qwen2-MoE's shared_expert, DeepSeek's shared_experts: module prefix `se`),
+  // a SwiGLU MLP of moe.shared_expert_size reading op `norm`; returns its down projection. Its
+  // gate_proj keeps the input.
+  int add_shared_expert(const std::string& p, int i, int norm, const std::string& se) {
+    const std::int64_t h = spec_.hidden_size, Is = spec_.moe.shared_expert_size;
+    const int gate = add(p + "mlp.shared.gate", OpKind::kLinear, i, {se + "gate_proj"}, {norm},
+                         GemmShape{t_, Is, h, false}, {act("input", t_ * h)});
+    const int up = add(p + "mlp.shared.up", OpKind::kLinear, i, {se + "up_proj"}, {norm},
+                       GemmShape{t_, Is, h, false}, {});
+    const int act_op =
+        add(p + "mlp.shared.act", OpKind::kSwiGlu, i, {}, {gate, up}, ElementwiseShape{t_ * Is},
+            {act("gate", t_ * Is), act("silu_out", t_ * Is), act("up", t_ * Is)});
+    return add(p + "mlp.shared.down", OpKind::kLinear, i, {se + "down_proj"}, {act_op},
+               GemmShape{t_, h, Is, false}, {act("input", t_ * Is)});
   }
 
   // Adds resid_ + op `branch`'s output; returns its index (the new residual stream).

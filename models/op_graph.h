@@ -19,6 +19,12 @@
 //                                          linear), softmax + top-k, the experts
 //     mlp.residual                         resid dropout + residual add
 //   final_norm, lm_head, loss              ln_f / norm; logits GEMM; fp32 cross-entropy
+// DeepSeek's latent attention (MlaSpec) in place of the q/k/v projections: attn.q_proj (or
+// attn.q_a, attn.q_a_norm, attn.q_b through the query's low rank), attn.kv_a
+// (kv_a_proj_with_mqa), attn.kv_a_norm, attn.kv_b (kv_b_proj), attn.rotary {query, attn.kv_a},
+// attn.core {attn.rotary, attn.kv_b}; its MoE layers mlp.router, mlp.route, mlp.experts, then
+// the shared experts mlp.shared.gate, mlp.shared.up, mlp.shared.act, mlp.shared.down and
+// mlp.combine {mlp.experts, mlp.shared.down} (an add); its dense first layers the SwiGLU MLP.
 // An encoder (bert) instead: embed (word + token-type + position), embed_norm (LayerNorm, then
 // the embedding dropout); per layer attn.q_proj, attn.k_proj, attn.v_proj {resid}, attn.core
 // (no causal mask), attn.out_proj, attn.residual, attn_norm {attn.residual}, mlp.up, mlp.act,

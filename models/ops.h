@@ -83,8 +83,12 @@ struct AttentionShape {
   // Keys per sequence when they are not the queries' own (cross-attention over an encoder's
   // output); 0: seq.
   std::int64_t kv_seq = 0;
+  // Each head's value width when it is not head_dim (DeepSeek's MLA: 128 against a query and
+  // key of 192); 0: head_dim.
+  std::int64_t v_head_dim = 0;
 
   std::int64_t keys() const { return kv_seq > 0 ? kv_seq : seq; }
+  std::int64_t value_dim() const { return v_head_dim > 0 ? v_head_dim : head_dim; }
 };
 struct NormShape {
   std::int64_t rows = 0, cols = 0;  // t, h

@@ -182,6 +182,27 @@ void build_opt(const ModelSpec& m, ParamListBuilder* b) {
   }
 }
 
+// DeepSeek's multi-head latent attention (modeling_deepseek_v2.py DeepseekV2Attention.__init__):
+// q_proj, or q_a_proj, q_a_layernorm and q_b_proj; kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj,
+// o_proj. attention_bias gives q_a_proj, kv_a_proj_with_mqa and o_proj a bias.
+void add_mla(const ModelSpec& m, const std::string& p, int i, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, q = m.q_dim(), qr = m.mla.q_lora_rank;
+  const std::int64_t kvr = m.mla.kv_lora_rank, dr = m.mla.qk_rope_head_dim;
+  const std::int64_t kv_b = m.num_heads * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
+  const bool bias = m.bias.qkv;
+  if (qr == 0) {
+    b->add(p + "self_attn.q_proj", i, {q, h});
+  } else {
+    b->add(p + "self_attn.q_a_proj", i, {qr, h}, bias ? qr : 0);
+    b->add(p + "self_attn.q_a_layernorm", i, {qr});
+    b->add(p + "self_attn.q_b_proj", i, {q, qr});
+  }
+  b->add(p + "self_attn.kv_a_proj_with_mqa", i, {kvr + dr, h}, bias ? kvr + dr : 0);
+  b->add(p + "self_attn.kv_a_layernorm", i, {kvr});
+  b->add(p + "self_attn.kv_b_proj", i, {kv_b, kvr});
+  b->add(p + "self_attn.o_proj", i, {h, m.attn_out_dim()}, m.bias.attn_out ? h : 0);
+}
+
 // transformers/models/llama/modeling_llama.py (Mistral and Qwen2 are the same modules; Phi-3's
 // fuses q/k/v and gate/up into one Linear each; Qwen3
 // adds self_attn.q_norm and k_norm after o_proj, modeling_qwen3.py Qwen3Attention; Mixtral's mlp
@@ -206,15 +227,36 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
       b->add(p + "post_attention_layernorm", i, {h});
       continue;
     }
-    b->add(p + "self_attn.q_proj", i, {q, h}, m.bias.qkv ? q : 0);
-    b->add(p + "self_attn.k_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
-    b->add(p + "self_attn.v_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
-    b->add(p + "self_attn.o_proj", i, {h, q}, m.bias.attn_out ? h : 0);
+    if (m.mla.enabled()) {
+      add_mla(m, p, i, b);
+    } else {
+      b->add(p + "self_attn.q_proj", i, {q, h}, m.bias.qkv ? q : 0);
+      b->add(p + "self_attn.k_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
+      b->add(p + "self_attn.v_proj", i, {kv, h}, m.bias.qkv ? kv : 0);
+      b->add(p + "self_attn.o_proj", i, {h, q}, m.bias.attn_out ? h : 0);
+    }
     if (m.qk_norm) {
       b->add(p + "self_attn.q_norm", i, {m.head_dim});
       b->add(p + "self_attn.k_norm", i, {m.head_dim});
     }
-    if (m.moe.enabled()) {
+    if (is_deepseek(m) && has_experts(m, i)) {
+      // modeling_deepseek_v2.py DeepseekV2Moe (V3's alike): experts (Qwen2MoeExperts), gate
+      // (DeepseekV2TopkRouter.weight [E, h]), shared_experts (an MLP of the shared width).
+      const std::int64_t E = m.moe.num_experts, S = m.moe.shared_expert_size;
+      b->add_named(p + "mlp.experts", "gate_up_proj", i, {E, 2 * I, h});
+      b->add_named(p + "mlp.experts", "down_proj", i, {E, h, I});
+      b->add(p + "mlp.gate", i, {E, h});
+      if (S > 0) {
+        b->add(p + "mlp.shared_experts.gate_proj", i, {S, h});
+        b->add(p + "mlp.shared_experts.up_proj", i, {S, h});
+        b->add(p + "mlp.shared_experts.down_proj", i, {h, S});
+      }
+    } else if (is_deepseek(m)) {  // a dense first layer: DeepseekV2MLP
+      const std::int64_t D = m.moe.dense_size;
+      b->add(p + "mlp.gate_proj", i, {D, h});
+      b->add(p + "mlp.up_proj", i, {D, h});
+      b->add(p + "mlp.down_proj", i, {h, D});
+    } else if (m.moe.enabled()) {
       // modeling_mixtral.py MixtralSparseMoeBlock(gate: MixtralTopKRouter.weight [E, h],
       // experts: MixtralExperts.gate_up_proj [E, 2I, h], down_proj [E, h, I]);
       // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock registers its experts before its gate;

@@ -44,6 +44,11 @@ constexpr ZooRow kZoo[] = {
   {"qwen3-30b-a3b", "Qwen/Qwen3-30B-A3B",           ModelType::kQwen3Moe, 151936, 2048, 48,   32,   4,  768,   40960,    false, 1e-6, 0},
   // Qwen1.5-MoE-A2.7B: 60 experts of width 1408, 4 per token, and a shared expert of width 5632.
   {"qwen1.5-moe-a2.7b", "Qwen/Qwen1.5-MoE-A2.7B",   ModelType::kQwen2Moe, 151936, 2048, 24,   16,   16, 1408,  8192,     false, 1e-6, 0},
+  // DeepSeek-V2-Lite and DeepSeek-V3: multi-head latent attention, `ffn` the routed experts'
+  // width (moe_intermediate_size); the dense first layers, shared experts and latent ranks are
+  // set in deepseek_defaults below. 15,706,484,224 and 671,026,404,352 parameters.
+  {"deepseek-v2-lite", "deepseek-ai/DeepSeek-V2-Lite", ModelType::kDeepseekV2, 102400, 2048, 27, 16, 16, 1408, 163840, false, 1e-6, 0},
+  {"deepseek-v3", "deepseek-ai/DeepSeek-V3",         ModelType::kDeepseekV3, 129280, 7168, 61, 128, 128, 2048, 163840, false, 1e-6, 0},
   // Phi-3-mini-4k-instruct: qkv_proj and gate_up_proj fused, full rotary, sliding_window 2047
   // (3,821,079,552 parameters).
   {"phi-3-mini",  "microsoft/Phi-3-mini-4k-instruct", ModelType::kPhi3,   32064,  3072,  32,    32,   32, 8192,  4096,     false, 1e-5, 2047},
@@ -289,9 +294,29 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->moe = {.num_experts = 60,
                  .experts_per_token = 4,
                  .normalize_top_k = false,
-                 .shared_expert_size = 5632};
+                 .shared_expert_size = 5632,
+                 .shared_expert_gate = true};
   }
   spec->dropout = {};
+}
+
+// DeepSeek-V2-Lite's and -V3's config.json: the latent attention's ranks and head widths, the
+// dense first layers (first_k_dense_replace, intermediate_size), the shared experts
+// (n_shared_experts x moe_intermediate_size) and the routing.
+void deepseek_defaults(const ZooRow& row, ModelSpec* spec) {
+  const bool lite = row.name == std::string_view("deepseek-v2-lite");
+  spec->mla = {.q_lora_rank = lite ? 0 : 1536,
+               .kv_lora_rank = 512,
+               .qk_nope_head_dim = 128,
+               .qk_rope_head_dim = 64,
+               .v_head_dim = 128};
+  spec->head_dim = 192;
+  spec->moe = {.num_experts = lite ? 64 : 256,
+               .experts_per_token = lite ? 6 : 8,
+               .normalize_top_k = !lite,
+               .shared_expert_size = lite ? 2 * 1408 : 2048,
+               .dense_layers = lite ? 1 : 3,
+               .dense_size = lite ? 10944 : 18432};
 }
 
 ModelSpec spec_from_row(const ZooRow& row) {
@@ -338,6 +363,7 @@ ModelSpec spec_from_row(const ZooRow& row) {
                                      // GPT-2's, state none (fp32)
   }
   apply_family_defaults(row.type, &spec);
+  if (is_deepseek(spec)) deepseek_defaults(row, &spec);
   if (row.name == std::string_view("gpt-neox-20b"))
     spec.activation = "gelu_fast";  // its hidden_act
   return spec;

@@ -502,6 +502,59 @@ Node llama_tree(const models::ModelSpec& spec) {
   return Node{"", c + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
+// DeepseekV2ForCausalLM and DeepseekV3ForCausalLM (modeling_deepseek_v2.py, _v3.py): Llama's
+// model and decoder layers; DeepseekV2Attention.forward calls q_proj (or q_a_proj, q_a_layernorm,
+// q_b_proj), kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj (inside expand_kv) and o_proj; a dense
+// first layer's mlp is DeepseekV2MLP (gate_proj, act_fn, up_proj, down_proj), the others'
+// DeepseekV2Moe (V3: DeepseekV3MoE), which calls gate, experts (whose act_fn runs inside) and
+// shared_experts.
+Node deepseek_tree(const models::ModelSpec& spec) {
+  const bool v3 = spec.model_type == models::ModelType::kDeepseekV3;
+  const std::string dir = v3 ? "deepseek_v3" : "deepseek_v2";
+  const std::string c =
+      "transformers.models." + dir + ".modeling_" + dir + "." + (v3 ? "DeepseekV3" : "DeepseekV2");
+  const std::string norm = c + "RMSNorm", act = activation_class(spec.activation);
+  Node model{"model",
+             c + "Model",
+             {leaf("model.embed_tokens", kEmbedding),
+              leaf("model.rotary_emb", c + "RotaryEmbedding", false)}};
+  auto mlp = [&](const std::string& name) {
+    return Node{name,
+                c + "MLP",
+                {leaf(name + ".gate_proj", kLinear), leaf(name + ".act_fn", act),
+                 leaf(name + ".up_proj", kLinear), leaf(name + ".down_proj", kLinear)}};
+  };
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string p = "model.layers." + std::to_string(i), a = p + ".self_attn.";
+    Node attn{p + ".self_attn", c + "Attention", {}};
+    if (spec.mla.q_lora_rank == 0) {
+      attn.children.push_back(leaf(a + "q_proj", kLinear));
+    } else {
+      attn.children.push_back(leaf(a + "q_a_proj", kLinear));
+      attn.children.push_back(leaf(a + "q_a_layernorm", norm));
+      attn.children.push_back(leaf(a + "q_b_proj", kLinear));
+    }
+    for (const char* m : {"kv_a_proj_with_mqa", "kv_a_layernorm", "kv_b_proj", "o_proj"}) {
+      attn.children.push_back(
+          leaf(a + m, std::string_view(m) == "kv_a_layernorm" ? norm : kLinear));
+    }
+    Node ffn = mlp(p + ".mlp");
+    if (models::has_experts(spec, i)) {
+      ffn = Node{p + ".mlp",
+                 c + (v3 ? "MoE" : "Moe"),
+                 {leaf(p + ".mlp.gate", c + "TopkRouter"),
+                  Node{p + ".mlp.experts", c + "Experts", {leaf(p + ".mlp.experts.act_fn", act)}}}};
+      if (spec.moe.shared_expert_size > 0) ffn.children.push_back(mlp(p + ".mlp.shared_experts"));
+    }
+    model.children.push_back(Node{p,
+                                  c + "DecoderLayer",
+                                  {leaf(p + ".input_layernorm", norm), std::move(attn),
+                                   leaf(p + ".post_attention_layernorm", norm), std::move(ffn)}});
+  }
+  model.children.push_back(leaf("model.norm", norm));
+  return Node{"", c + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
+}
+
 // utils/z3_leaf_module.py: a class rule matches __class__.__name__ or the qualified name.
 bool is_leaf(const Node& n, const configs::LeafModules& rules) {
   const std::size_t dot = n.cls.rfind('.');
@@ -575,6 +628,7 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
               : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
               : spec.model_type == models::ModelType::kBloom   ? bloom_tree(spec)
               : spec.model_type == models::ModelType::kFalcon  ? falcon_tree(spec)
+              : models::is_deepseek(spec)                      ? deepseek_tree(spec)
               : models::is_encoder(spec)                       ? bert_tree(spec)
               : spec.model_type == models::ModelType::kT5      ? t5_tree(spec)
               : spec.model_type == models::ModelType::kBlenderbot ||

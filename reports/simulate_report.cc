@@ -126,8 +126,12 @@ std::string render_experts_text(const sim::ExpertShare& e, const sim::Simulation
   const plan::Layout& l = r.built.layout;
   const models::MoeSpec& moe = l.graph->spec.moe;
   char buf[512];
+  const std::string layers =
+      moe.dense_layers > 0
+          ? " in each layer after the first " + std::to_string(moe.dense_layers) + " (dense)"
+          : " per layer";
   std::string out =
-      "\nExperts (" + std::to_string(moe.num_experts) + " per layer, " +
+      "\nExperts (" + std::to_string(moe.num_experts) + layers + ", " +
       std::to_string(moe.experts_per_token) + " routed per token" +
       (moe.shared_expert_size > 0 ? ", and a shared expert of width " +
                                         std::to_string(moe.shared_expert_size) + " counted as dense"

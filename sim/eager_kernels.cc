@@ -230,6 +230,14 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
       static_cast<double>(w.micro_batch) * static_cast<double>(spec.num_heads) * s * s,
       t * static_cast<double>(spec.vocab_size),
   };
+  // DeepSeek's dense first layers and shared experts are not intermediate_size (the routed
+  // experts' width) wide: their activation's own elements. (Qwen2-MoE's shared expert and an
+  // encoder-decoder's decoder over target_len tokens still take t x intermediate_size.)
+  if (const auto* el = std::get_if<models::ElementwiseShape>(&op.shape);
+      el != nullptr && models::is_deepseek(spec) &&
+      (op.kind == models::OpKind::kActivation || op.kind == models::OpKind::kSwiGlu)) {
+    numel[1] = static_cast<double>(el->numel);
+  }
   // The loss's logits: t x V, or an encoder head's few (BERT's question answering: the start and
   // end logits, 2 x b rows of s).
   if (const auto* c = std::get_if<models::CrossEntropyShape>(&op.shape)) {

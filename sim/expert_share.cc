@@ -4,7 +4,10 @@ namespace zs::sim {
 
 std::optional<ExpertShare> expert_share(const SimulationResult& r) {
   const plan::Layout& l = r.built.layout;
-  if (l.graph == nullptr || !l.graph->spec.moe.enabled()) return std::nullopt;
+  // A DeepSeek config may make every layer dense (first_k_dense_replace = num_hidden_layers).
+  if (l.graph == nullptr || !models::has_experts(l.graph->spec, l.graph->spec.num_layers - 1)) {
+    return std::nullopt;
+  }
   const plan::ModelGraph& g = *l.graph;
   ExpertShare s;
   std::vector<bool> expert(g.params.size(), false);
@@ -38,7 +41,7 @@ std::optional<ExpertShare> expert_share(const SimulationResult& r) {
       }
     }
   }
-  s.moe_blocks = g.spec.num_layers;
+  s.moe_blocks = g.spec.num_layers - g.spec.moe.dense_layers;  // DeepSeek's dense first layers
   if (l.stage == 3) {
     for (int m : g.modules.leaves) {
       for (int p : g.modules.modules[m].params) {

@@ -25,11 +25,12 @@ struct ExpertShare {
   // and expert ops, and the whole model's.
   double kernel_s = 0;
   double model_kernel_s = 0;
-  int moe_blocks = 0;   // MoE blocks (one per layer)
+  int moe_blocks = 0;   // MoE blocks (one per layer past DeepSeek's dense first ones)
   int leaf_blocks = 0;  // of them, ZeRO-3 leaf modules (the whole block fetched as one)
 };
 
-// nullopt for a model without experts.
+// nullopt for a model without experts (a dense one, or a DeepSeek one whose every layer is
+// dense).
 std::optional<ExpertShare> expert_share(const SimulationResult& r);
 
 }  // namespace zs::sim

@@ -559,6 +559,73 @@ TEST(HfConfig, ReadsFalconSevenBsLayout) {
   }
 }
 
+// DeepseekV2Config and DeepseekV3Config: multi-head latent attention (a query and key of
+// qk_nope_head_dim + qk_rope_head_dim per head, a value of v_head_dim; q_lora_rank null is
+// q_proj), dense first layers of intermediate_size, experts of moe_intermediate_size and
+// n_shared_experts of them shared; V3's defaults (a low-rank query, three dense layers,
+// renormalized top-k); what the routers cannot run and MLA's expansion refused.
+TEST(HfConfig, ReadsDeepSeekLatentAttentionAndExperts) {
+  const std::string sizes = R"("vocab_size": 100, "hidden_size": 64, "num_hidden_layers": 4,
+      "num_attention_heads": 4, "intermediate_size": 96)";
+  const std::string v2 = R"({"model_type": "deepseek_v2", )" + sizes + R"(,
+      "num_experts_per_tok": 2, "first_k_dense_replace": 1, "q_lora_rank": null,
+      "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 6,
+      "moe_intermediate_size": 24, "n_routed_experts": 8, "n_shared_experts": 2)";
+  const Result<ModelSpec> d = load_hf_config(write_temp("deepseek_v2.json", v2 + "}"));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->model_type, ModelType::kDeepseekV2);
+  EXPECT_EQ(d->mla, (MlaSpec{.q_lora_rank = 0,
+                             .kv_lora_rank = 16,
+                             .qk_nope_head_dim = 8,
+                             .qk_rope_head_dim = 4,
+                             .v_head_dim = 6}));
+  EXPECT_EQ(d->head_dim, 12);
+  EXPECT_EQ(d->num_kv_heads, 4);
+  EXPECT_EQ(d->attn_out_dim(), 24);
+  EXPECT_EQ(d->rotary_dim(), 4);
+  EXPECT_EQ(d->intermediate_size, 24);
+  EXPECT_EQ(d->moe, (MoeSpec{.num_experts = 8,
+                             .experts_per_token = 2,
+                             .normalize_top_k = false,
+                             .shared_expert_size = 48,
+                             .dense_layers = 1,
+                             .dense_size = 96}));
+  EXPECT_FALSE(has_experts(*d, 0));
+  EXPECT_TRUE(has_experts(*d, 1));
+  const Result<ModelSpec> v3 = load_hf_config(
+      write_temp("deepseek_v3.json", R"({"model_type": "deepseek_v3", )" + sizes + "}"));
+  ASSERT_TRUE(v3.ok()) << v3.status().message();
+  EXPECT_EQ(v3->mla.q_lora_rank, 1536);
+  EXPECT_EQ(v3->head_dim, 192);
+  EXPECT_EQ(v3->moe, (MoeSpec{.num_experts = 256,
+                              .experts_per_token = 8,
+                              .normalize_top_k = true,
+                              .shared_expert_size = 2048,
+                              .dense_layers = 3,
+                              .dense_size = 96}));
+  // v2 with one value changed.
+  auto with = [&v2](const std::string& from, const std::string& to) {
+    std::string s = v2 + "}";
+    s.replace(s.find(from), from.size(), to);
+    return s;
+  };
+  const std::pair<std::string, std::string> refused[] = {
+      {R"({"model_type": "deepseek_v2", )" + sizes + "}", "num_experts_per_tok"},
+      {v2 + R"(, "num_key_value_heads": 2})", "a key and value for every head"},
+      {v2 + R"(, "topk_method": "noaux_tc"})", "\"noaux_tc\" is not allowed"},
+      {v2 + R"(, "mlp_bias": true})", "MLP biases"},
+      {with(R"("first_k_dense_replace": 1)", R"("first_k_dense_replace": 5)"),
+       "at most num_hidden_layers = 4"},
+      {v2 + R"(, "topk_method": "group_limited_greedy", "n_group": 3})", "does not divide"},
+      {with(R"("qk_rope_head_dim": 4)", R"("qk_rope_head_dim": 5)"), "an even number"},
+  };
+  for (const auto& [text, expected] : refused) {
+    const std::string msg = load_error("deepseek_refused.json", text);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+    EXPECT_NE(msg.find("deepseek_refused.json"), std::string::npos) << msg;
+  }
+}
+
 // BartConfig: Blenderbot's keys with BART's defaults (bart-large's sizes), post-norm layers,
 // positions offset by 2; BartModel and BartForConditionalGeneration read, another head refused.
 TEST(HfConfig, ReadsBartWithItsDefaultsAndPostNorm) {

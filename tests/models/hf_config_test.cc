@@ -182,18 +182,17 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
   const std::vector<Case> cases = {
       {"no_type.json", llama_with("model_type", ""), {": model_type: ", "missing", "\"qwen2\""}},
       // A family zerosim does not model yet is named as such, with no near-miss suggestion
-      // ("deepseek_v2" is not a misspelt anything).
+      // ("deberta-v2" is not a misspelt anything).
       {"mbart.json",
        llama_with("model_type", "\"mbart\""),
        {": model_type: ",
         "\"mbart\" (BART with a LayerNorm before each sublayer and after each stack) is not "
         "modelled yet",
-        "\"gpt2\", \"llama\"", "\"bloom\" and \"falcon\""}},
-      {"deepseek_v2.json",
-       llama_with("model_type", "\"deepseek_v2\""),
+        "\"gpt2\", \"llama\"", "\"deepseek_v2\" and \"deepseek_v3\""}},
+      {"deberta.json",
+       llama_with("model_type", "\"deberta-v2\""),
        {"error[unmodelled-model]",
-        "\"deepseek_v2\" (a mixture of experts with multi-head latent attention) is not "
-        "modelled yet"}},
+        "\"deberta-v2\" (an encoder with disentangled attention) is not modelled yet"}},
       {"typo.json",
        llama_with("model_type", "\"lama\""),
        {": model_type: ", "\"lama\" is not allowed", "did you mean \"llama\""}},

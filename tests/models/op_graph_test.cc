@@ -308,6 +308,7 @@ TEST(OpGraph, Qwen3MoeHasQkNormsAndRegistersItsExpertsFirst) {
 TEST(OpGraph, Qwen2MoeRunsItsSharedExpertBesideTheRoutedOnes) {
   ModelSpec spec = small_moe("qwen1.5-moe-a2.7b", 16, 48);
   spec.moe.shared_expert_size = 80;
+  spec.moe.shared_expert_gate = true;
   const Workload w{.micro_batch = 2, .seq_len = 8, .flash_attention = true};
   const std::vector<Op> ops = forward_ops(spec, w);
   const std::vector<std::string> all = names(ops);
@@ -706,6 +707,53 @@ TEST(OpGraph, FalconFeedsAttentionAndMlpFromOneNorm) {
             "transformer.h.0.input_layernorm.weight");
   EXPECT_EQ(find_op(ops, "layers.1.attn_norm").inputs,
             std::vector<int>{index_of(ops, "layers.0.mlp.residual")});
+}
+
+// DeepSeek-V2-Lite (modeling_deepseek_v2.py): latent attention (q_proj; kv_a_proj_with_mqa on
+// the same input keeping nothing new, its latent normalized and expanded by kv_b_proj; a query
+// and key of 192 per head, a value of 128), a dense first layer, then the router, the experts
+// and the shared experts added without a gate. DeepSeek-V3's query goes through its low rank.
+TEST(OpGraph, DeepSeekLatentAttentionDenseFirstLayerAndSharedExperts) {
+  const ModelSpec spec = zoo("deepseek-v2-lite");
+  const Workload w{.micro_batch = 2, .seq_len = 16, .flash_attention = true};
+  const std::int64_t t = 32, e = w.act_bytes, heads = 16;
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const int norm = index_of(ops, "layers.0.attn_norm");
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.0.attn.q_proj").shape).n, heads * 192);
+  const Op& kv_a = find_op(ops, "layers.0.attn.kv_a");
+  EXPECT_EQ(kv_a.inputs, std::vector<int>{norm});
+  EXPECT_EQ(std::get<GemmShape>(kv_a.shape).n, 512 + 64);
+  EXPECT_EQ(kv_a.saved_bytes(), 0);
+  EXPECT_EQ(find_op(ops, "layers.0.attn.kv_a_norm").saved_bytes(), e * t * 576);
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.0.attn.kv_b").shape).n, heads * 256);
+  const Op& core = find_op(ops, "layers.0.attn.core");
+  EXPECT_EQ(core.kind, OpKind::kFlashAttention);
+  const auto& a = std::get<AttentionShape>(core.shape);
+  EXPECT_EQ(a.head_dim, 192);
+  EXPECT_EQ(a.value_dim(), 128);
+  EXPECT_EQ(core.inputs, (std::vector<int>{index_of(ops, "layers.0.attn.rotary"),
+                                           index_of(ops, "layers.0.attn.kv_b")}));
+  // q and k at every head, the whole kv_b output the values view, the fp32 log-sum-exp.
+  EXPECT_EQ(core.saved_bytes(), e * t * heads * (192 + 192 + 256) + 4 * t * heads);
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.0.attn.out_proj").shape).k, heads * 128);
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.0.mlp.gate").shape).n, 10944);
+  for (const Op& op : ops) EXPECT_NE(op.name, "layers.0.mlp.router");
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.1.mlp.shared.gate").shape).n, 2 * 1408);
+  EXPECT_EQ(find_op(ops, "layers.1.mlp.router").saved_bytes(), 4 * t * spec.hidden_size);
+  EXPECT_EQ(find_op(ops, "layers.1.mlp.combine").inputs,
+            (std::vector<int>{index_of(ops, "layers.1.mlp.experts"),
+                              index_of(ops, "layers.1.mlp.shared.down")}));
+  EXPECT_EQ(find_op(ops, "layers.1.mlp.residual").inputs.at(1),
+            index_of(ops, "layers.1.mlp.combine"));
+  // Attention FLOPs: Q.K^T over 192 and P.V over 128 per head.
+  EXPECT_EQ(matmul_fwd_flops(core), 2 * 2 * heads * (16 * 17 / 2) * (192 + 128));
+
+  const std::vector<Op> v3 = forward_ops(zoo("deepseek-v3"), w);
+  EXPECT_EQ(find_op(v3, "layers.0.attn.q_b").inputs,
+            std::vector<int>{index_of(v3, "layers.0.attn.q_a_norm")});
+  EXPECT_EQ(std::get<GemmShape>(find_op(v3, "layers.0.attn.q_a").shape).n, 1536);
+  EXPECT_EQ(std::get<GemmShape>(find_op(v3, "layers.2.mlp.up").shape).n, 18432);
+  EXPECT_EQ(std::get<GemmShape>(find_op(v3, "layers.3.mlp.shared.up").shape).n, 2048);
 }
 
 // BART (modeling_bart.py): each stack's embedding sum normalized (layernorm_embedding, then its

@@ -28,6 +28,10 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"mixtral-8x7b", 46'702'792'704},
       {"qwen3-30b-a3b", 30'532'122'624},
       {"qwen1.5-moe-a2.7b", 14'315'784'192},
+      // DeepseekV2ForCausalLM and DeepseekV3ForCausalLM on the meta device (transformers 5.16.1;
+      // no multi-token prediction layer).
+      {"deepseek-v2-lite", 15'706'484'224},
+      {"deepseek-v3", 671'026'404'352},
       {"phi-3-mini", 3'821'079'552},
       {"phi-4", 14'659'507'200},
       {"gemma-2-2b", 2'614'341'888},
@@ -76,9 +80,12 @@ TEST(Zoo, EveryEntryValidatesAndKeepsItsName) {
     // Qwen3-30B-A3B's 32 heads of 128 are twice its hidden width (T5-3B's four times), Gemma's
     // heads are 256 wide
     // whatever the width; every other entry's heads split it.
+    // DeepSeek's latent attention gives each head a query and key of 128 + 64.
     const std::int64_t head_dim = name == "qwen3-30b-a3b" || name == "t5-3b" ? 128
                                   : name.starts_with("gemma")                ? 256
-                                                              : spec.hidden_size / spec.num_heads;
+                                  : name.starts_with("deepseek")
+                                      ? 192
+                                      : spec.hidden_size / spec.num_heads;
     EXPECT_EQ(spec.head_dim, head_dim) << name;
   }
 }
