@@ -524,6 +524,10 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
         return "llama";
       }
       return sdpa || key != "attn.core" ? "qwen2_moe" : "llama_eager";
+    case ModelType::kDebertaV2:
+      // Not measured yet (deberta_key): BERT's eager entries, the nearest measured (post-norm
+      // layers, biases, dropout 0.1; transformers gives DeBERTa-v2 no SDPA path).
+      return "bert_eager";
     case ModelType::kBert:  // BertForMaskedLM, dropout 0.1 (BertConfig's and every checkpoint's)
       return sdpa ? "bert" : "bert_eager";
     case ModelType::kRoberta:
@@ -591,6 +595,22 @@ std::string_view blenderbot_key(std::string_view key) {
   return key;
 }
 
+// DeBERTa-v2's own ops under the names of BERT's entries standing in for them (variant_of): the
+// table's norm as the embedding's, the table's projections, c2p, p2c and the ConvLayer's Conv1d
+// as a projection, the ConvLayer's activation as the MLP's, its add as half a layer's residual
+// calls, its LayerNorm as a layer's.
+std::string_view deberta_key(std::string_view key) {
+  if (key == "rel_norm") return "embed_norm";
+  if (key == "attn.pos_q" || key == "attn.pos_k" || key == "attn.c2p" || key == "attn.p2c" ||
+      key == "conv") {
+    return "attn.q_proj";
+  }
+  if (key == "conv.act") return "mlp.act";
+  if (key == "conv.residual") return "residual";
+  if (key == "conv_norm") return "attn_norm";
+  return key;
+}
+
 // DeepSeek's ops under the names of the entries standing in for them (variant_of): the latent
 // attention's projections as a q projection, its norms as a layer's norm, the shared experts'
 // sum (one add) as half a layer's residual calls.
@@ -610,6 +630,7 @@ EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload
   if (spec.model_type == ModelType::kBloom && key == "embed_norm") key = "attn_norm";
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
   if (is_deepseek(spec)) key = deepseek_key(key);
+  if (spec.model_type == ModelType::kDebertaV2) key = deberta_key(key);
   if (spec.model_type == ModelType::kBlenderbot || spec.model_type == ModelType::kBart) {
     key = blenderbot_key(key);
   }

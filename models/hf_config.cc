@@ -52,7 +52,6 @@ constexpr Unmodelled kUnmodelled[] = {
     {"gemma3",
      "Gemma 3's vision-language model, Gemma3ForConditionalGeneration; its text_config, saved as "
      "a config.json of its own (model_type gemma3_text), is the language model alone"},
-    {"deberta-v2", "an encoder with disentangled attention"},
     {"mbart", "BART with a LayerNorm before each sublayer and after each stack"},
 };
 
@@ -498,6 +497,8 @@ void read_config(const json::Document& doc, ObjectReader& r, ModelSpec* spec) {
     read_opt(r, spec);
   } else if (spec->model_type == ModelType::kGptNeox) {
     read_gpt_neox(r, spec);
+  } else if (spec->model_type == ModelType::kDebertaV2) {
+    hf::read_deberta(r, spec);
   } else if (is_encoder(*spec)) {
     hf::read_bert(r, spec);
   } else if (spec->model_type == ModelType::kT5) {

@@ -60,6 +60,17 @@
 //     ignores it), topk_method (v2: "greedy" or "group_limited_greedy"), n_group and topk_group
 //     (1 and 1; v3 8 and 4; n_group dividing the experts when grouped); refused: v2's mlp_bias
 //     true.
+//   deberta-v2: vocab_size (128100), hidden_size (1536), num_hidden_layers (24),
+//     num_attention_heads (24), intermediate_size (6144), max_position_embeddings (512),
+//     position_buckets (-1: none) or max_relative_positions (-1: max_position_embeddings), the
+//     relative span, pos_att_type ("c2p", "p2c", a list or "p2c|c2p"), norm_rel_ebd
+//     ("layer_norm" normalizes the table), conv_kernel_size (0: no ConvLayer) and conv_act
+//     ("tanh"), hidden_act ("gelu"), hidden_dropout_prob and attention_probs_dropout_prob (0.1),
+//     layer_norm_eps (1e-7), num_labels (2; the length of id2label when it has one); refused:
+//     architectures other than ["DebertaV2ForSequenceClassification"], relative_attention or
+//     share_att_key false, position_biased_input true, type_vocab_size above 0, conv_groups
+//     other than 1, attention_head_size, embedding_size or pooler_hidden_size other than the
+//     hidden size's widths.
 //   bart: blenderbot's keys with BartConfig's defaults: vocab_size (50265), d_model (1024),
 //     encoder_layers and decoder_layers (12), attention heads (16), ffn dims (4096),
 //     max_position_embeddings (1024; the table has 2 more rows); architectures

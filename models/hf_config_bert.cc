@@ -1,6 +1,9 @@
 // modeling_bert.py's and modeling_roberta.py's configurations (transformers 5.16
 // configuration_bert.py BertConfig, configuration_roberta.py RobertaConfig) read into a ModelSpec.
+#include <algorithm>
+#include <cctype>
 #include <string>
+#include <vector>
 
 #include "models/hf_config_fields.h"
 
@@ -55,6 +58,28 @@ std::optional<std::int64_t> num_labels(ObjectReader& r) {
   return optional_size(r, "num_labels", 2, 1024);
 }
 
+// An integer from `min` to `max`; `fallback` when absent or null (DebertaV2's getattr reads:
+// position_buckets and max_relative_positions are -1 by default, any value below 1 none).
+std::optional<std::int64_t> optional_int(ObjectReader& r, std::string_view key,
+                                         std::int64_t fallback, std::int64_t min,
+                                         std::int64_t max) {
+  const Json* v = r.has(key) ? r.raw(key) : nullptr;
+  if (v == nullptr || v->is_null()) return fallback;
+  return r.get_int(key, {.min = min, .max = max});
+}
+
+// hidden_act ("gelu"), hidden_dropout_prob (the embeddings' and each residual's) and
+// attention_probs_dropout_prob (0.1 each), layer_norm_eps (`eps`): BertConfig's and
+// DebertaV2Config's names.
+void read_activation_dropout_eps(ObjectReader& r, double eps, ModelSpec* spec) {
+  spec->activation = activation(r, "hidden_act", "gelu");
+  const double hidden_dropout = probability(r, "hidden_dropout_prob", 0.1);
+  spec->dropout = {.embd = hidden_dropout,
+                   .attn = probability(r, "attention_probs_dropout_prob", 0.1),
+                   .resid = hidden_dropout};
+  spec->norm_eps = optional_number(r, "layer_norm_eps", eps, {.min = 0, .min_exclusive = true});
+}
+
 }  // namespace
 
 // BertConfig's and RobertaConfig's keys and defaults (RobertaConfig's differ only in
@@ -87,12 +112,7 @@ void read_bert(ObjectReader& r, ModelSpec* spec) {
     }
   }
   const auto labels = num_labels(r);
-  spec->activation = activation(r, "hidden_act", "gelu");
-  const double hidden_dropout = probability(r, "hidden_dropout_prob", 0.1);
-  spec->dropout = {.embd = hidden_dropout,
-                   .attn = probability(r, "attention_probs_dropout_prob", 0.1),
-                   .resid = hidden_dropout};
-  spec->norm_eps = optional_number(r, "layer_norm_eps", 1e-12, {.min = 0, .min_exclusive = true});
+  read_activation_dropout_eps(r, 1e-12, spec);
   spec->tie_word_embeddings = optional_bool(r, "tie_word_embeddings", true);
   spec->head = head_of(r, roberta ? "Roberta" : "Bert");
   require_bool(r, "is_decoder", false, "an encoder as a causal decoder is not modelled");
@@ -122,6 +142,128 @@ void read_bert(ObjectReader& r, ModelSpec* spec) {
   spec->post_norm = true;
   spec->type_vocab_size = *types;
   spec->num_labels = *labels;
+}
+
+// DebertaV2Config's keys and defaults (modeling_deberta_v2.py reads several more through
+// getattr: position_buckets, norm_rel_ebd, share_att_key, conv_kernel_size, conv_act,
+// conv_groups, attention_head_size, embedding_size, pooler_hidden_size). pos_att_type is a list
+// or "p2c|c2p". Refused: another head than DebertaV2ForSequenceClassification (the masked-LM and
+// other heads are not modelled yet), relative_attention false, share_att_key false (separate
+// pos_key_proj/pos_query_proj), position_biased_input true or type_vocab_size > 0 (an absolute
+// position or token-type table), an embedding_size, attention_head_size or pooler_hidden_size
+// other than the hidden size's, conv_groups other than 1, a pos_att_type other than c2p and p2c.
+void read_deberta(ObjectReader& r, ModelSpec* spec) {
+  const auto vocab = optional_size(r, "vocab_size", 128100, kMaxVocabSize);
+  const auto h = optional_size(r, "hidden_size", 1536, kMaxHiddenSize);
+  const auto layers = optional_size(r, "num_hidden_layers", 24, kMaxLayers);
+  const auto heads = optional_size(r, "num_attention_heads", 24, kMaxHiddenSize);
+  const auto inner = optional_size(r, "intermediate_size", 6144, kMaxIntermediateSize);
+  const auto positions = optional_size(r, "max_position_embeddings", 512, kMaxPositions);
+  const auto buckets = optional_int(r, "position_buckets", -1, -1, kMaxPositions);
+  const auto max_relative = optional_int(r, "max_relative_positions", -1, -1, kMaxPositions);
+  const auto kernel = optional_int(r, "conv_kernel_size", 0, 0, 64);
+  const auto labels = num_labels(r);
+  read_activation_dropout_eps(r, 1e-7, spec);
+  activation(r, "pooler_hidden_act", "gelu");  // costed as the pooler's tanh
+  probability(r, "pooler_dropout", 0);         // on b x h: not counted, as BERT's classifier's
+  spec->disentangled.conv_act = activation(r, "conv_act", "tanh");
+  spec->head = HeadKind::kSequenceClassification;
+  if (r.has("architectures")) {
+    const std::optional<std::string> cls = architecture(r);
+    if (cls != "DebertaV2ForSequenceClassification") {
+      refuse_architecture(r, cls,
+                          "[\"DebertaV2ForSequenceClassification\"] (DeBERTa-v2's masked-LM and "
+                          "other heads are not modelled yet)");
+    }
+  }
+  // DebertaV2Config's defaults (relative_attention false, share_att_key false, an absolute
+  // position table) are not the checkpoints' and not modelled: a file must state the three.
+  const std::pair<const char*, bool> needed[] = {
+      {"relative_attention", true}, {"share_att_key", true}, {"position_biased_input", false}};
+  for (const auto& [key, want] : needed) {
+    if (optional_bool(r, key, !want) != want) {
+      r.report(key, Severity::kError, "not-modelled",
+               std::string(r.has(key) ? "this value" : "the default (absent)") +
+                   " is not supported; expected " + (want ? "true" : "false") +
+                   " (zerosim models DeBERTa-v2's checkpoints: relative attention through "
+                   "query_proj and key_proj, no absolute position table)");
+    }
+  }
+  if (optional_int(r, "type_vocab_size", 0, 0, 16).value_or(0) != 0) {
+    r.report("type_vocab_size", Severity::kError, "not-modelled",
+             "token types are not supported for deberta-v2; expected 0");
+  }
+  if (optional_size(r, "conv_groups", 1, kMaxHiddenSize).value_or(1) != 1) {
+    r.report("conv_groups", Severity::kError, "not-modelled",
+             "a grouped ConvLayer is not supported; expected 1");
+  }
+  bool c2p = false, p2c = false;
+  if (r.has("pos_att_type") && !r.raw("pos_att_type")->is_null()) {
+    const Json* v = r.raw("pos_att_type");
+    std::vector<std::string> kinds;
+    if (v->is_string()) {
+      std::string s = v->get<std::string>();
+      for (std::size_t start = 0; start <= s.size();) {
+        const std::size_t bar = std::min(s.find('|', start), s.size());
+        kinds.push_back(s.substr(start, bar - start));
+        start = bar + 1;
+      }
+    } else if (v->is_array()) {
+      for (const Json& k : *v) kinds.push_back(k.is_string() ? k.get<std::string>() : "?");
+    } else {
+      kinds.push_back("?");
+    }
+    for (std::string k : kinds) {
+      k.erase(0, k.find_first_not_of(' '));
+      k.erase(k.find_last_not_of(' ') + 1);
+      for (char& c : k) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      if (k == "c2p") {
+        c2p = true;
+      } else if (k == "p2c") {
+        p2c = true;
+      } else {
+        r.report("pos_att_type", Severity::kError, "not-modelled",
+                 json::render_value(*v) +
+                     " is not supported; expected \"c2p\", \"p2c\" or both (a list or "
+                     "\"p2c|c2p\")");
+        break;
+      }
+    }
+  }
+  bool norm_table = false;
+  if (r.has("norm_rel_ebd") && r.raw("norm_rel_ebd")->is_string()) {
+    norm_table = r.raw("norm_rel_ebd")->get<std::string>().find("layer_norm") != std::string::npos;
+  }
+  if (!vocab || !h || !layers || !heads || !inner || !positions || !buckets || !max_relative ||
+      !kernel || !labels) {
+    return;
+  }
+  if (!check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) return;
+  for (const char* key : {"attention_head_size", "embedding_size", "pooler_hidden_size"}) {
+    const std::int64_t want = std::string_view(key) == "attention_head_size" ? *h / *heads : *h;
+    if (optional_size(r, key, want, kMaxHiddenSize).value_or(want) != want) {
+      r.report(key, Severity::kError, "not-modelled",
+               "this value is not supported; expected " + std::to_string(want) +
+                   " (zerosim models DeBERTa-v2 at its hidden size's widths)");
+      return;
+    }
+  }
+  set_learned_layernorm_model(*vocab, *h, *layers, *heads, *inner, *positions, spec);
+  spec->position = PositionKind::kDisentangled;
+  spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
+  spec->post_norm = true;
+  spec->type_vocab_size = 0;
+  spec->num_labels = *labels;
+  spec->tie_word_embeddings = false;
+  // DisentangledSelfAttention: att_span = position_buckets when > 0, else max_relative_positions
+  // (max_position_embeddings when < 1).
+  spec->disentangled.span = *buckets > 0        ? *buckets
+                            : *max_relative > 0 ? *max_relative
+                                                : *positions;
+  spec->disentangled.c2p = c2p;
+  spec->disentangled.p2c = p2c;
+  spec->disentangled.norm_table = norm_table;
+  spec->disentangled.conv_kernel = *kernel;
 }
 
 }  // namespace zs::models::hf

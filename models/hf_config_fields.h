@@ -81,6 +81,9 @@ void require_bool(json::ObjectReader& r, std::string_view key, bool allowed, std
 // modeling_bert.py and modeling_roberta.py (model_type bert, roberta; spec->model_type says
 // which): see models/hf_config.h for the keys read.
 void read_bert(json::ObjectReader& r, ModelSpec* spec);
+// modeling_deberta_v2.py (model_type deberta-v2, DebertaV2ForSequenceClassification): see
+// models/hf_config.h for the keys read.
+void read_deberta(json::ObjectReader& r, ModelSpec* spec);
 // modeling_bloom.py (model_type bloom): see models/hf_config.h for the keys read.
 void read_bloom(json::ObjectReader& r, ModelSpec* spec);
 // modeling_deepseek_v2.py and modeling_deepseek_v3.py (model_type deepseek_v2, deepseek_v3;

@@ -1,5 +1,6 @@
 #include "models/model_spec.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -18,12 +19,12 @@ constexpr std::string_view kActivations[] = {
 
 // model_type_name's strings in ModelType order.
 constexpr std::string_view kModelTypeNames[] = {
-    "gpt2",      "llama",     "mistral", "qwen2",       "qwen3",      "mixtral",
-    "qwen3_moe", "qwen2_moe", "phi3",    "gemma",       "gemma2",     "gemma3_text",
-    "opt",       "gpt_neox",  "bert",    "t5",          "blenderbot", "roberta",
-    "bart",      "bloom",     "falcon",  "deepseek_v2", "deepseek_v3"};
+    "gpt2",      "llama",     "mistral", "qwen2",       "qwen3",       "mixtral",
+    "qwen3_moe", "qwen2_moe", "phi3",    "gemma",       "gemma2",      "gemma3_text",
+    "opt",       "gpt_neox",  "bert",    "t5",          "blenderbot",  "roberta",
+    "bart",      "bloom",     "falcon",  "deepseek_v2", "deepseek_v3", "deberta-v2"};
 // One name per ModelType: a family added to the enum is added here.
-static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kDeepseekV3) + 1);
+static_assert(std::size(kModelTypeNames) == static_cast<std::size_t>(ModelType::kDebertaV2) + 1);
 
 constexpr std::string_view kHeadKindNames[] = {"causal_lm", "masked_lm", "question_answering",
                                                "sequence_classification"};
@@ -85,6 +86,38 @@ Status validate_gemma(const ModelSpec& spec) {
   return Status::ok();
 }
 
+// DeBERTa-v2's pieces past BERT's (model_spec.h DisentangledSpec): no token types, the
+// classification head.
+Status validate_deberta(const ModelSpec& spec) {
+  const DisentangledSpec& d = spec.disentangled;
+  if (d.span < 1 || d.span > kMaxPositions) {
+    return field_error(spec, "disentangled.span", std::to_string(d.span),
+                       "an integer from 1 to " + std::to_string(kMaxPositions));
+  }
+  if (d.conv_kernel < 0 || d.conv_kernel > 64) {
+    return field_error(spec, "disentangled.conv_kernel", std::to_string(d.conv_kernel),
+                       "0 (no ConvLayer) or an integer from 1 to 64");
+  }
+  const auto acts = known_activations();
+  if (std::find(acts.begin(), acts.end(), d.conv_act) == acts.end()) {
+    return field_error(spec, "disentangled.conv_act", "\"" + d.conv_act + "\"",
+                       "an activation HF's ACT2FN knows");
+  }
+  if (spec.type_vocab_size != 0) {
+    return field_error(spec, "type_vocab_size", std::to_string(spec.type_vocab_size),
+                       "0 (deberta-v2 is modelled without token types)");
+  }
+  if (spec.head != HeadKind::kSequenceClassification) {
+    return field_error(spec, "head", std::string(head_kind_name(spec.head)),
+                       "sequence_classification (DebertaV2ForSequenceClassification)");
+  }
+  if (spec.num_labels < 1 || spec.num_labels > kMaxLabels) {
+    return field_error(spec, "num_labels", std::to_string(spec.num_labels),
+                       "an integer from 1 to " + std::to_string(kMaxLabels));
+  }
+  return Status::ok();
+}
+
 // BERT's and RoBERTa's pieces (the table in model_spec.h): learned positions, LayerNorm after each
 // residual add, a two-matrix MLP, every head splitting hidden_size, token types and an encoder's
 // head; no other family has post_norm, token types or another head than the causal LM's.
@@ -104,12 +137,15 @@ Status validate_encoder(const ModelSpec& spec) {
     }
     return Status::ok();
   }
-  if (spec.position != PositionKind::kLearned || spec.norm != NormKind::kLayerNorm ||
+  const bool deberta = spec.model_type == ModelType::kDebertaV2;
+  const PositionKind positions = deberta ? PositionKind::kDisentangled : PositionKind::kLearned;
+  if (spec.position != positions || spec.norm != NormKind::kLayerNorm ||
       spec.mlp != MlpKind::kGelu || !spec.post_norm) {
-    return structure_error(spec,
-                           "has learned positions, LayerNorm after each residual add (post_norm) "
-                           "and a two-matrix MLP");
+    return structure_error(spec, std::string(deberta ? "has disentangled" : "has learned") +
+                                     " positions, LayerNorm after each residual add (post_norm) "
+                                     "and a two-matrix MLP");
   }
+  if (deberta) return validate_deberta(spec);
   if (spec.num_kv_heads != spec.num_heads || spec.q_dim() != spec.hidden_size) {
     return structure_error(spec, "has num_heads heads of hidden_size / num_heads for q, k and v");
   }
@@ -278,6 +314,9 @@ Status validate_deepseek(const ModelSpec& spec) {
 // The module structure each model_type's HF implementation has (the table in model_spec.h).
 Status validate_structure(const ModelSpec& spec) {
   ZS_RETURN_IF_ERROR(validate_deepseek(spec));
+  if (spec.disentangled != DisentangledSpec{} && spec.model_type != ModelType::kDebertaV2) {
+    return structure_error(spec, "has no disentangled attention (deberta-v2's)");
+  }
   ZS_RETURN_IF_ERROR(validate_position_offset(spec));
   ZS_RETURN_IF_ERROR(validate_gemma(spec));
   ZS_RETURN_IF_ERROR(validate_encoder(spec));
@@ -467,7 +506,9 @@ bool fused_qkv(const ModelSpec& spec) {
          spec.model_type == ModelType::kFalcon;
 }
 
-bool supports_sdpa(const ModelSpec& spec) { return spec.model_type != ModelType::kBloom; }
+bool supports_sdpa(const ModelSpec& spec) {
+  return spec.model_type != ModelType::kBloom && spec.model_type != ModelType::kDebertaV2;
+}
 
 bool fused_gate_up(const ModelSpec& spec) { return spec.model_type == ModelType::kPhi3; }
 
@@ -477,7 +518,8 @@ bool is_gemma(const ModelSpec& spec) {
 }
 
 bool is_encoder(const ModelSpec& spec) {
-  return spec.model_type == ModelType::kBert || spec.model_type == ModelType::kRoberta;
+  return spec.model_type == ModelType::kBert || spec.model_type == ModelType::kRoberta ||
+         spec.model_type == ModelType::kDebertaV2;
 }
 
 bool is_encoder_decoder(const ModelSpec& spec) {

@@ -1,10 +1,10 @@
 // ModelSpec: the architecture of a decoder-only, encoder-only or encoder-decoder transformer, as
 // far as memory and time depend on it.
 //
-// One struct covers the twenty-three Hugging Face families zerosim knows (model_type gpt2, llama,
+// One struct covers the twenty-four Hugging Face families zerosim knows (model_type gpt2, llama,
 // mistral, qwen2, qwen3, mixtral, qwen3_moe, qwen2_moe, phi3, gemma, gemma2, gemma3_text, opt,
-// gpt_neox, bert, t5, blenderbot, roberta, bart, bloom, falcon, deepseek_v2, deepseek_v3); the
-// differences between them are
+// gpt_neox, bert, t5, blenderbot, roberta, bart, bloom, falcon, deepseek_v2, deepseek_v3,
+// deberta-v2); the differences between them are
 // fields rather than code paths keyed on the family, so a spec read from a config.json and a zoo
 // entry are interchangeable:
 //
@@ -31,6 +31,7 @@
 //   bloom    ALiBi      LayerNorm, + embedding GELU, 2 matrices (h->4h) all             none*
 //   falcon   rotary     LayerNorm, one a layer GELU, 2 matrices (h->4h) none*           none*
 //   deepseek_v2/v3 rotary RMSNorm, and in MLA  SwiGLU experts + shared   none*           none*
+//   deberta-v2 disentangled LayerNorm after add GELU, 2 matrices    all             0.1 x 3
 //   (* llama's and qwen3's attention_bias, llama's mlp_bias and every family's
 //   attention_dropout can switch them on. Qwen3's attention normalizes each head's query and key
 //   over head_dim with an RMSNorm of its own, q_norm and k_norm, before the rotary embedding.
@@ -101,6 +102,12 @@
 // embedding sum normalized (layernorm_embedding) before its dropout, no final norm per stack, and
 // positions offset by 2 like OPT's.
 //
+// DeBERTa-v2 (model_type deberta-v2) is BERT's post-norm encoder under deberta.* with
+// disentangled attention (DisentangledSpec) in place of the learned position table, no token
+// types, and the classification head DebertaV2ForSequenceClassification trains (ContextPooler:
+// pooler.dense and its activation on each sequence's first token, then dropout and classifier);
+// its attention is eager (transformers gives it no SDPA path).
+//
 // DeepSeek-V2 and -V3 (model_type deepseek_v2, deepseek_v3) are Llama's decoder with multi-head
 // latent attention (MlaSpec) and DeepSeek's mixture of experts: the first moe.dense_layers layers
 // have a dense SwiGLU MLP (intermediate_size of the config; moe.dense_size here), the others a
@@ -145,7 +152,8 @@ enum class ModelType {
   kBloom,
   kFalcon,
   kDeepseekV2,
-  kDeepseekV3
+  kDeepseekV3,
+  kDebertaV2
 };
 enum class NormKind {
   kLayerNorm,  // y = (x - mean) / sqrt(var + eps) * weight + bias
@@ -172,6 +180,9 @@ enum class PositionKind {
   // ALiBi (BLOOM): a fixed per-head slope times the key's position added to the scores; no
   // parameters
   kAlibi,
+  // DeBERTa-v2's disentangled attention (DisentangledSpec): a table of relative-position
+  // embeddings every layer projects and scores against its content
+  kDisentangled,
 };
 
 // Which linear layers carry a bias vector.
@@ -242,6 +253,28 @@ struct MlaSpec {
   bool operator==(const MlaSpec&) const = default;
 };
 
+// DeBERTa-v2's disentangled attention (modeling_deberta_v2.py DisentangledSelfAttention,
+// DebertaV2Encoder). The encoder holds one table of relative-position embeddings, rel_embeddings
+// [2 span, h] (span: position_buckets, else max_relative_positions), normalized once a step by
+// encoder.LayerNorm (norm_rel_ebd "layer_norm"). Each layer projects the table through its own
+// query_proj and key_proj (share_att_key), repeats the projections for every sequence of the
+// micro-batch and adds to its scores content-to-position (c2p: the queries against the projected
+// table) and position-to-content (p2c: the keys against it) terms, each a batched GEMM over
+// b a s x 2 span x d gathered to s x s; the scores are scaled by sqrt(d x (1 + c2p + p2c)).
+// A ConvLayer (conv_kernel_size > 0: a Conv1d of h -> h over conv_kernel tokens, its activation,
+// a residual add onto the first layer's output and a LayerNorm) runs after the first layer on the
+// embeddings' output.
+struct DisentangledSpec {
+  std::int64_t span = 0;  // half the table's rows; 0: no relative attention
+  bool c2p = false, p2c = false;
+  bool norm_table = false;        // encoder.LayerNorm over the table
+  std::int64_t conv_kernel = 0;   // 0: no ConvLayer
+  std::string conv_act = "tanh";  // ConvLayer's activation (conv_act)
+
+  bool enabled() const { return span > 0; }
+  bool operator==(const DisentangledSpec&) const = default;
+};
+
 struct ModelSpec {
   std::string name;     // zoo name, or the config's _name_or_path, or its file path
   std::string hf_repo;  // where the hyperparameters come from, e.g. "openai-community/gpt2"
@@ -270,6 +303,7 @@ struct ModelSpec {
   bool qk_norm = false;
   MoeSpec moe;  // mixtral's, qwen3_moe's, qwen2_moe's and deepseek's; none for the dense ones
   MlaSpec mla;  // deepseek's multi-head latent attention; none for every other family
+  DisentangledSpec disentangled;  // deberta-v2's relative attention and ConvLayer
   // The token embedding multiplied by sqrt(hidden_size) (Gemma*TextScaledWordEmbedding).
   bool scaled_embedding = false;
   // An RMSNorm on each sublayer's output before its residual add, besides the one on its input
@@ -338,7 +372,8 @@ struct ModelSpec {
 
 // "gpt2", "llama", "mistral", "qwen2", "qwen3", "mixtral", "qwen3_moe", "qwen2_moe", "phi3",
 // "gemma", "gemma2", "gemma3_text", "opt", "gpt_neox", "bert", "t5", "blenderbot", "roberta",
-// "bart", "bloom", "falcon", "deepseek_v2", "deepseek_v3": the HF model_type string.
+// "bart", "bloom", "falcon", "deepseek_v2", "deepseek_v3", "deberta-v2": the HF model_type
+// string.
 std::string_view model_type_name(ModelType t);
 // Every ModelType's name, in enum order.
 std::span<const std::string_view> model_type_names();
@@ -357,7 +392,7 @@ bool has_experts(const ModelSpec& spec, std::int64_t layer);
 bool is_deepseek(const ModelSpec& spec);
 // gemma, gemma2 or gemma3_text.
 bool is_gemma(const ModelSpec& spec);
-// Every token attends to every other (bert, roberta): no causal mask.
+// Every token attends to every other (bert, roberta, deberta-v2): no causal mask.
 bool is_encoder(const ModelSpec& spec);
 // An encoder and a decoder joined by cross-attention (t5, blenderbot, bart).
 bool is_encoder_decoder(const ModelSpec& spec);
@@ -423,9 +458,11 @@ double expert_parameters(const ModelSpec& spec);
 // kMaxHiddenSize); bert and roberta
 // have learned positions, LayerNorm after each residual add (post_norm), a GELU MLP, no GQA, 1 to
 // 16 token types (type_vocab_size; no other family has them) and a masked-LM, question-answering or
-// classification head (num_labels from 1 to 1024); every other family a causal-LM head and no token
-// types, and only bart post_norm too; opt's and bart's position_offset is 2, roberta's from 1 to
-// kMaxPositions, every other family's 0; t5, blenderbot and bart have 1 to kMaxLayers decoder
+// classification head (num_labels from 1 to 1024); deberta-v2 the same but disentangled positions
+// (and only it: span from 1 to kMaxPositions, a conv_kernel from 0 to 64 of a known activation),
+// no token types and only the classification head; every other family a causal-LM head and no
+// token types, and only bart post_norm too; opt's and bart's position_offset is 2, roberta's from 1
+// to kMaxPositions, every other family's 0; t5, blenderbot and bart have 1 to kMaxLayers decoder
 // layers, no GQA and a tied causal-LM head over the decoder, t5 relative-bias positions (1 to 1024
 // buckets), RMSNorm and no linear biases, blenderbot and bart learned positions, LayerNorm and a
 // two-matrix MLP (and may scale their embedding); no other family has decoder layers or relative

@@ -68,21 +68,40 @@ class OpListBuilder {
   std::vector<Op> build_encoder() && {
     const std::int64_t h = spec_.hidden_size;
     const std::string e = encoder_base() + ".embeddings.";
-    const int embed =
-        add("embed", OpKind::kEmbedding, kEmbeddingLayer,
-            {e + "word_embeddings", e + "token_type_embeddings", e + "position_embeddings"},
-            {kTokenIdsInput},
-            EmbeddingShape{.tokens = t_,
-                           .hidden = h,
-                           .vocab = spec_.vocab_size,
-                           .learned_positions = true,
-                           .token_types = true},
-            {{"input_ids (int64)", kInt64Bytes * t_}});
+    // DeBERTa-v2's embeddings have the word table alone (no positions, no token types).
+    const bool tables = !deberta();
+    std::vector<std::string> embed_modules = {e + "word_embeddings"};
+    if (tables) {
+      embed_modules.push_back(e + "token_type_embeddings");
+      embed_modules.push_back(e + "position_embeddings");
+    }
+    const int embed = add("embed", OpKind::kEmbedding, kEmbeddingLayer, std::move(embed_modules),
+                          {kTokenIdsInput},
+                          EmbeddingShape{.tokens = t_,
+                                         .hidden = h,
+                                         .vocab = spec_.vocab_size,
+                                         .learned_positions = tables,
+                                         .token_types = tables},
+                          {{"input_ids (int64)", kInt64Bytes * t_}});
     std::vector<SavedTensor> norm_saved = {act("input", t_ * h)};
     if (spec_.dropout.embd > 0) norm_saved.push_back(mask(t_ * h));
     resid_ = add("embed_norm", OpKind::kNorm, kEmbeddingLayer, {e + "LayerNorm"}, {embed},
                  NormShape{t_, h, spec_.norm, spec_.dropout.embd}, std::move(norm_saved));
-    for (int i = 0; i < spec_.num_layers; ++i) add_encoder_layer(i);
+    if (deberta()) {
+      // DebertaV2Encoder.get_rel_embedding: encoder.LayerNorm over rel_embeddings.weight, once a
+      // step (the table's Embedding module is never called). The norm's backward returns the
+      // table's gradient before its own weight's (the oracle's stage-2 buckets show it): listed
+      // last, gradient_ready_order puts it first.
+      const std::int64_t rows = 2 * spec_.disentangled.span;
+      rel_table_ = add("rel_norm", OpKind::kNorm, kEmbeddingLayer,
+                       {"deberta.encoder.LayerNorm", "deberta.encoder.rel_embeddings"}, {},
+                       NormShape{rows, h, spec_.norm}, {act("input", rows * h)});
+    }
+    for (int i = 0; i < spec_.num_layers; ++i) {
+      const int input = resid_;
+      add_encoder_layer(i);
+      if (i == 0 && spec_.disentangled.conv_kernel > 0) add_conv_layer(input);
+    }
     add_encoder_head();
     return std::move(ops_);
   }
@@ -94,13 +113,17 @@ class OpListBuilder {
     const std::string m = encoder_base() + ".encoder.layer." + std::to_string(i) + ".";
     const std::string p = "layers." + std::to_string(i) + ".";
     const std::int64_t h = spec_.hidden_size, I = spec_.intermediate_size;
-    const int q = add(p + "attn.q_proj", OpKind::kLinear, i, {m + "attention.self.query"}, {resid_},
+    const std::string proj = deberta() ? "_proj" : "";  // DisentangledSelfAttention's names
+    const std::string self = m + "attention.self.";
+    const int q = add(p + "attn.q_proj", OpKind::kLinear, i, {self + "query" + proj}, {resid_},
                       GemmShape{t_, h, h, true}, {act("input", t_ * h)});
-    const int k = add(p + "attn.k_proj", OpKind::kLinear, i, {m + "attention.self.key"}, {resid_},
+    const int k = add(p + "attn.k_proj", OpKind::kLinear, i, {self + "key" + proj}, {resid_},
                       GemmShape{t_, h, h, true}, {});
-    const int v = add(p + "attn.v_proj", OpKind::kLinear, i, {m + "attention.self.value"}, {resid_},
+    const int v = add(p + "attn.v_proj", OpKind::kLinear, i, {self + "value" + proj}, {resid_},
                       GemmShape{t_, h, h, true}, {});
-    const int core = add_attention_core(p, i, {q, k, v});
+    std::vector<int> core_inputs = {q, k, v};
+    if (deberta()) add_disentangled(p, i, q, k, &core_inputs);
+    const int core = add_attention_core(p, i, std::move(core_inputs));
     const int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m + "attention.output.dense"},
                         {core}, GemmShape{t_, h, h, true}, {act("input", t_ * h)});
     resid_ = add_residual(p + "attn.residual", i, out);
@@ -117,9 +140,65 @@ class OpListBuilder {
                  NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
   }
 
-  // "bert" or "roberta": the encoder's module prefix.
+  // "bert", "roberta" or "deberta": the encoder's module prefix.
   std::string encoder_base() const {
-    return spec_.model_type == ModelType::kRoberta ? "roberta" : "bert";
+    return spec_.model_type == ModelType::kRoberta     ? "roberta"
+           : spec_.model_type == ModelType::kDebertaV2 ? "deberta"
+                                                       : "bert";
+  }
+
+  bool deberta() const { return spec_.model_type == ModelType::kDebertaV2; }
+
+  // DisentangledSelfAttention.disentangled_attention_bias (share_att_key): query_proj and
+  // key_proj applied again to the normalized table (attn.pos_q, attn.pos_k: GEMMs of 2 span
+  // rows, their parameters the projections' own, counted there), then c2p, the queries against
+  // the projected keys, and p2c, the keys against the projected queries: batched GEMMs of
+  // b a s x 2 span x d, each keeping the projection it multiplies repeated for every sequence
+  // (.repeat: b x 2 span x h) and p2c the keys too (the scores' own GEMM keeps key / scale, a
+  // tensor of its own). Their gathers to s x s and the score adds are not priced; a gather keeps
+  // only its int64 index (s x s, shared).
+  void add_disentangled(const std::string& p, int i, int q, int k, std::vector<int>* core_inputs) {
+    const std::int64_t h = spec_.hidden_size, b = w_.micro_batch, d = spec_.head_dim;
+    const std::int64_t rows = 2 * spec_.disentangled.span;
+    const std::int64_t pairs = b * spec_.num_heads * w_.seq_len;  // (sequence, head, query) rows
+    const int pos_q = add(p + "attn.pos_q", OpKind::kLinear, i, {}, {rel_table_},
+                          GemmShape{rows, h, h, true}, {});
+    const int pos_k = add(p + "attn.pos_k", OpKind::kLinear, i, {}, {rel_table_},
+                          GemmShape{rows, h, h, true}, {});
+    if (spec_.disentangled.c2p) {
+      core_inputs->push_back(add(p + "attn.c2p", OpKind::kLinear, i, {}, {q, pos_k},
+                                 GemmShape{pairs, rows, d, false},
+                                 {act("pos_key (repeated per sequence)", b * rows * h)}));
+    }
+    if (spec_.disentangled.p2c) {
+      core_inputs->push_back(
+          add(p + "attn.p2c", OpKind::kLinear, i, {}, {k, pos_q}, GemmShape{pairs, rows, d, false},
+              {act("key", t_ * h), act("pos_query (repeated per sequence)", b * rows * h)}));
+    }
+  }
+
+  // DeBERTa-v2's ConvLayer after the first layer (DebertaV2Encoder.forward): Conv1d over the
+  // layer's input (op `input`, made contiguous: a copy the convolution keeps), dropout, its
+  // activation, the first layer's output added, LayerNorm; the norm's output is the next layer's
+  // input. The ops take layer 0.
+  void add_conv_layer(int input) {
+    const std::int64_t h = spec_.hidden_size, n = t_ * h;
+    const std::int64_t kernel = spec_.disentangled.conv_kernel;
+    const int conv =
+        add("layers.0.conv", OpKind::kLinear, 0, {"deberta.encoder.conv.conv"}, {input},
+            GemmShape{t_, h, h * kernel, true}, {act("input (a contiguous copy)", n)});
+    // convolution_backward returns the weight's gradient before the bias's, and autograd
+    // accumulates them in that order (the oracle's stage-2 buckets show it): listed bias first,
+    // gradient_ready_order puts the weight first.
+    std::reverse(ops_[conv].param_ids.begin(), ops_[conv].param_ids.end());
+    std::vector<SavedTensor> act_saved = {act("input", n)};
+    if (spec_.dropout.resid > 0) act_saved.push_back(mask(n));
+    const int act_op = add("layers.0.conv.act", OpKind::kActivation, 0, {}, {conv},
+                           ElementwiseShape{n, spec_.dropout.resid}, std::move(act_saved));
+    const int sum = add("layers.0.conv.residual", OpKind::kResidualAdd, 0, {}, {resid_, act_op},
+                        ElementwiseShape{n}, {});
+    resid_ = add("layers.0.conv_norm", OpKind::kNorm, 0, {"deberta.encoder.conv.LayerNorm"}, {sum},
+                 NormShape{t_, h, spec_.norm}, {act("input", n)});
   }
 
   // The head's ops and the loss, reading the last layer's output.
@@ -168,10 +247,12 @@ class OpListBuilder {
       }
       case HeadKind::kSequenceClassification: {
         // BERT's pooler's input is a view of the last layer's output: autograd keeps all of it.
-        const int pooler = add(
-            "pooler", OpKind::kLinear, top, {roberta ? "classifier.dense" : "bert.pooler.dense"},
-            {resid_}, GemmShape{b, h, h, true},
-            {roberta ? act("input", b * h) : act("input (a view of t x h)", t_ * h)});
+        const std::string pooler_module = roberta     ? "classifier.dense"
+                                          : deberta() ? "pooler.dense"
+                                                      : "bert.pooler.dense";
+        const int pooler =
+            add("pooler", OpKind::kLinear, top, {pooler_module}, {resid_}, GemmShape{b, h, h, true},
+                {roberta ? act("input", b * h) : act("input (a view of t x h)", t_ * h)});
         const int tanh = add("pooler.act", OpKind::kActivation, top, {}, {pooler},
                              ElementwiseShape{b * h}, {act("output", b * h)});
         const int logits =
@@ -891,6 +972,7 @@ class OpListBuilder {
   std::map<std::string, std::vector<int>, std::less<>> modules_;
   std::vector<Op> ops_;
   int resid_ = 0;         // the op whose output is the residual stream at the current position
+  int rel_table_ = -1;    // DeBERTa-v2's normalized relative-position table (rel_norm)
   int encoder_out_ = -1;  // an encoder-decoder's encoder output (its final norm)
 };
 

@@ -32,7 +32,12 @@
 // is the residual stream); no final norm; then the head: head.dense, head.act, head.norm,
 // lm_head (the decoder over V), loss (masked LM); head (qa_outputs), loss over the start and
 // end logits (question answering); pooler, pooler.act (tanh), head (classifier), loss
-// (sequence classification).
+// (sequence classification). DeBERTa-v2's encoder adds rel_norm (the relative table's
+// LayerNorm, before the layers), per layer attn.pos_q, attn.pos_k (the table through
+// query_proj and key_proj), attn.c2p {attn.q_proj, attn.pos_k} and attn.p2c {attn.k_proj,
+// attn.pos_q} feeding attn.core, and after layer 0 its ConvLayer: layers.0.conv {layer 0's input},
+// layers.0.conv.act, layers.0.conv.residual {layer 0's output}, layers.0.conv_norm (the next
+// layer's input).
 // An encoder-decoder (t5, blenderbot): embed; the encoder's layers 0..L-1 (attn_norm, attn.q_proj,
 // attn.k_proj, attn.v_proj, attn.core, attn.out_proj, attn.residual, mlp_norm, mlp.up (T5's
 // gated MLP: mlp.gate too), mlp.act, mlp.down, mlp.residual) over seq_len tokens;

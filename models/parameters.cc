@@ -289,6 +289,47 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
   add_final_norm_and_head(m, "model.norm", embed, b);
 }
 
+// BertLayer's parameters (RobertaLayer's and DebertaV2Layer's alike) under `base`.encoder.layer.i,
+// the attention's projections named query, key, value + `proj` ("_proj": DeBERTa-v2's).
+void add_bert_layers(const ModelSpec& m, const std::string& base, const std::string& proj,
+                     ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size, I = m.intermediate_size;
+  for (int i = 0; i < m.num_layers; ++i) {
+    const std::string p = base + ".encoder.layer." + std::to_string(i) + ".";
+    for (const char* name : {"query", "key", "value"}) {
+      b->add(p + "attention.self." + name + proj, i, {h, h}, h);
+    }
+    b->add(p + "attention.output.dense", i, {h, h}, h);
+    b->add(p + "attention.output.LayerNorm", i, {h}, h);
+    b->add(p + "intermediate.dense", i, {I, h}, I);
+    b->add(p + "output.dense", i, {h, I}, h);
+    b->add(p + "output.LayerNorm", i, {h}, h);
+  }
+}
+
+// transformers/models/deberta_v2/modeling_deberta_v2.py: DebertaV2ForSequenceClassification(
+// deberta(embeddings(word_embeddings, LayerNorm), encoder(layer[i](attention(self(query_proj,
+// key_proj, value_proj), output(dense, LayerNorm)), intermediate.dense, output(dense,
+// LayerNorm)), rel_embeddings [2 span, h], LayerNorm (norm_rel_ebd), conv(conv [h, h, k],
+// LayerNorm))), pooler.dense (ContextPooler), classifier). The table and its norm are outside the
+// layers; the ConvLayer runs after layer 0, whose index its parameters take.
+void build_deberta(const ModelSpec& m, ParamListBuilder* b) {
+  const std::int64_t h = m.hidden_size;
+  b->add("deberta.embeddings.word_embeddings", kEmbeddingLayer, {m.vocab_size, h});
+  b->add("deberta.embeddings.LayerNorm", kEmbeddingLayer, {h}, h);
+  add_bert_layers(m, "deberta", "_proj", b);
+  const DisentangledSpec& d = m.disentangled;
+  b->add("deberta.encoder.rel_embeddings", kEmbeddingLayer, {2 * d.span, h});
+  if (d.norm_table) b->add("deberta.encoder.LayerNorm", kEmbeddingLayer, {h}, h);
+  if (d.conv_kernel > 0) {
+    b->add("deberta.encoder.conv.conv", 0, {h, h, d.conv_kernel}, h);
+    b->add("deberta.encoder.conv.LayerNorm", 0, {h}, h);
+  }
+  const int top = static_cast<int>(m.num_layers);
+  b->add("pooler.dense", top, {h, h}, h);
+  b->add("classifier", top, {m.num_labels, h}, m.num_labels);
+}
+
 // transformers/models/bert/modeling_bert.py: Bert*(bert(embeddings(word_embeddings,
 // position_embeddings, token_type_embeddings, LayerNorm), encoder.layer[i](attention(self(query,
 // key, value), output(dense, LayerNorm)), intermediate.dense, output(dense, LayerNorm)),
@@ -301,7 +342,7 @@ void build_llama(const ModelSpec& m, ParamListBuilder* b) {
 // (max_position_embeddings + position_offset rows); the masked-LM head lm_head(bias, dense,
 // layer_norm, decoder), the classification head classifier(dense, out_proj), no pooler.
 void build_bert(const ModelSpec& m, ParamListBuilder* b) {
-  const std::int64_t h = m.hidden_size, I = m.intermediate_size, V = m.vocab_size;
+  const std::int64_t h = m.hidden_size, V = m.vocab_size;
   const bool roberta = m.model_type == ModelType::kRoberta;
   const std::string base = roberta ? "roberta" : "bert";
   const std::string e = base + ".embeddings.";
@@ -312,17 +353,7 @@ void build_bert(const ModelSpec& m, ParamListBuilder* b) {
   b->add(e + "token_type_embeddings", kEmbeddingLayer, {m.type_vocab_size, h});
   b->add(e + "LayerNorm", kEmbeddingLayer, {h}, h);
   if (roberta) b->add(e + "position_embeddings", kEmbeddingLayer, positions);
-  for (int i = 0; i < m.num_layers; ++i) {
-    const std::string p = base + ".encoder.layer." + std::to_string(i) + ".";
-    for (const char* proj : {"query", "key", "value"}) {
-      b->add(p + "attention.self." + proj, i, {h, h}, h);
-    }
-    b->add(p + "attention.output.dense", i, {h, h}, h);
-    b->add(p + "attention.output.LayerNorm", i, {h}, h);
-    b->add(p + "intermediate.dense", i, {I, h}, I);
-    b->add(p + "output.dense", i, {h, I}, h);
-    b->add(p + "output.LayerNorm", i, {h}, h);
-  }
+  add_bert_layers(m, base, "", b);
   const int top = static_cast<int>(m.num_layers);
   switch (m.head) {
     case HeadKind::kMaskedLm: {
@@ -461,6 +492,8 @@ std::vector<ParamTensor> parameter_tensors(const ModelSpec& spec) {
     build_bloom(spec, &b);
   } else if (spec.model_type == ModelType::kFalcon) {
     build_falcon(spec, &b);
+  } else if (spec.model_type == ModelType::kDebertaV2) {
+    build_deberta(spec, &b);
   } else if (is_encoder(spec)) {
     build_bert(spec, &b);
   } else if (spec.model_type == ModelType::kT5) {
@@ -487,8 +520,12 @@ std::int64_t matmul_parameter_count(const ModelSpec& spec) {
     // Linear weights are the 2-D tensors outside the embedding layer; the LM head counts even
     // when it is an alias (its table is multiplied, and counted nowhere else).
     if (p.shape.size() == 2 && p.layer != kEmbeddingLayer) n += p.numel;
-    // An expert tensor [E, ., .]: k of the E experts multiply each token.
-    if (p.shape.size() == 3) n += p.numel / spec.moe.num_experts * spec.moe.experts_per_token;
+    // An expert tensor [E, ., .]: k of the E experts multiply each token. DeBERTa's Conv1d weight
+    // [h, h, k] is multiplied whole.
+    if (p.shape.size() == 3) {
+      n += spec.moe.enabled() ? p.numel / spec.moe.num_experts * spec.moe.experts_per_token
+                              : p.numel;
+    }
   }
   return n;
 }

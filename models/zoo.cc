@@ -89,6 +89,10 @@ constexpr ZooRow kZoo[] = {
   // first two sit before position 0 (pad_token_id 1), so 512 tokens at most.
   {"roberta-base",  "FacebookAI/roberta-base",  ModelType::kRoberta, 50265, 768,  12, 12, 12, 3072, 512, true, 1e-5, 0},
   {"roberta-large", "FacebookAI/roberta-large", ModelType::kRoberta, 50265, 1024, 24, 16, 16, 4096, 512, true, 1e-5, 0},
+  // DeBERTa-v2-xlarge fine-tuned on MNLI (DebertaV2ForSequenceClassification, 3 labels):
+  // disentangled attention over 2 x 256 relative positions, a ConvLayer of kernel 3, no token
+  // types; 886,958,595 parameters.
+  {"deberta-v2-xlarge-mnli", "microsoft/deberta-v2-xlarge-mnli", ModelType::kDebertaV2, 128100, 1536, 24, 24, 24, 6144, 512, false, 1e-7, 0},
   // T5 (T5ForConditionalGeneration, v1.0): encoder and decoder of `layers` each, ReLU MLP, the LM
   // head tied to `shared`. T5-3B's heads are 128 wide (d_kv), 32 of them over d_model 1024.
   {"t5-base",  "google-t5/t5-base",  ModelType::kT5, 32128, 768,  12, 12, 12, 3072,  512, true, 1e-6, 0},
@@ -193,16 +197,30 @@ void apply_family_defaults(ModelType type, ModelSpec* spec) {
     spec->position_offset = 2;
     return;
   }
-  if (type == ModelType::kBert || type == ModelType::kRoberta) {
+  if (type == ModelType::kBert || type == ModelType::kRoberta || type == ModelType::kDebertaV2) {
     // BertConfig and RobertaConfig: gelu, biases, dropout 0.1; the checkpoints' token types (2
-    // and 1) and RoBERTa's padding row 1
-    spec->position = PositionKind::kLearned;
+    // and 1) and RoBERTa's padding row 1. deberta-v2-xlarge-mnli's config.json: BERT's layers,
+    // disentangled attention over 2 x 256 positions, a ConvLayer, 3 labels, no token types.
+    if (type == ModelType::kDebertaV2) {
+      spec->position = PositionKind::kDisentangled;
+      spec->head = HeadKind::kSequenceClassification;
+      spec->num_labels = 3;
+      spec->disentangled = {.span = 256,
+                            .c2p = true,
+                            .p2c = true,
+                            .norm_table = true,
+                            .conv_kernel = 3,
+                            .conv_act = "gelu"};
+    }
+    spec->norm = NormKind::kLayerNorm;
     spec->norm = NormKind::kLayerNorm;
     spec->mlp = MlpKind::kGelu;
     spec->activation = "gelu";
     spec->bias = {.qkv = true, .attn_out = true, .mlp = true};
     spec->dropout = {.embd = 0.1, .attn = 0.1, .resid = 0.1};
     spec->post_norm = true;
+    if (type == ModelType::kDebertaV2) return;
+    spec->position = PositionKind::kLearned;
     spec->type_vocab_size = type == ModelType::kBert ? 2 : 1;
     spec->position_offset = type == ModelType::kBert ? 0 : 2;
     spec->head = HeadKind::kMaskedLm;

@@ -198,6 +198,78 @@ Node opt_tree(const models::ModelSpec& spec) {
 // classifier. RobertaFor* (modeling_roberta.py): the same modules under roberta.*, the masked-LM
 // head lm_head (dense, gelu as a function, layer_norm, decoder), the classification head
 // classifier (dropout, dense, tanh as a function, dropout again, out_proj), no pooler.
+// BertLayer `p` (RobertaLayer, DebertaV2Layer: class names `cls` + "Layer", ...): attention
+// (its self-attention `self`, then output: dense, dropout, LayerNorm), intermediate (dense, its
+// activation `act`), output (dense, dropout, LayerNorm).
+Node bert_layer(const std::string& p, const std::string& cls, Node self, const std::string& act) {
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
+  Node self_out{p + ".attention.output",
+                cls + "SelfOutput",
+                {leaf(p + ".attention.output.dense", kLinear),
+                 leaf(p + ".attention.output.dropout", kDropout),
+                 leaf(p + ".attention.output.LayerNorm", ln)}};
+  return Node{p,
+              cls + "Layer",
+              {Node{p + ".attention", cls + "Attention", {std::move(self), std::move(self_out)}},
+               Node{p + ".intermediate",
+                    cls + "Intermediate",
+                    {leaf(p + ".intermediate.dense", kLinear),
+                     leaf(p + ".intermediate.intermediate_act_fn", act)}},
+               Node{p + ".output",
+                    cls + "Output",
+                    {leaf(p + ".output.dense", kLinear), leaf(p + ".output.dropout", kDropout),
+                     leaf(p + ".output.LayerNorm", ln)}}}};
+}
+
+// DebertaV2ForSequenceClassification (modeling_deberta_v2.py): DebertaV2Model.forward runs the
+// embeddings (word_embeddings, LayerNorm, dropout) and the encoder, whose forward normalizes the
+// relative-position table first (encoder.LayerNorm on rel_embeddings.weight: the Embedding
+// module itself is never called; it stands first here so that its weight has a module), then the
+// layers, the ConvLayer (conv, dropout, LayerNorm) after layer 0. DisentangledSelfAttention calls
+// query_proj, key_proj, value_proj, pos_dropout, query_proj and key_proj again on the table (the
+// second calls are not nodes of their own), dropout. Then pooler (ContextPooler: dropout, dense),
+// dropout and classifier.
+Node deberta_tree(const models::ModelSpec& spec) {
+  const std::string c = "transformers.models.deberta_v2.modeling_deberta_v2.";
+  const std::string ln = "torch.nn.modules.normalization.LayerNorm";
+  const std::string act = activation_class(spec.activation);
+  const std::string e = "deberta.embeddings", x = "deberta.encoder";
+  Node encoder{x,
+               c + "DebertaV2Encoder",
+               {leaf(x + ".rel_embeddings", kEmbedding), leaf(x + ".LayerNorm", ln)}};
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string p = x + ".layer." + std::to_string(i), s = p + ".attention.self.";
+    Node self{p + ".attention.self",
+              c + "DisentangledSelfAttention",
+              {leaf(s + "query_proj", kLinear), leaf(s + "key_proj", kLinear),
+               leaf(s + "value_proj", kLinear), leaf(s + "pos_dropout", kDropout),
+               leaf(s + "dropout", kDropout)}};
+    encoder.children.push_back(bert_layer(p, c + "DebertaV2", std::move(self), act));
+    if (i == 0 && spec.disentangled.conv_kernel > 0) {
+      const std::string v = x + ".conv";
+      encoder.children.push_back(
+          Node{v,
+               c + "ConvLayer",
+               {leaf(v + ".conv", "torch.nn.modules.conv.Conv1d"), leaf(v + ".dropout", kDropout),
+                leaf(v + ".LayerNorm", ln)}});
+    }
+  }
+  Node model{"deberta",
+             c + "DebertaV2Model",
+             {Node{e,
+                   c + "DebertaV2Embeddings",
+                   {leaf(e + ".word_embeddings", kEmbedding), leaf(e + ".LayerNorm", ln),
+                    leaf(e + ".dropout", kDropout)}},
+              std::move(encoder)}};
+  return Node{"",
+              c + "DebertaV2ForSequenceClassification",
+              {std::move(model),
+               Node{"pooler",
+                    c + "ContextPooler",
+                    {leaf("pooler.dropout", kDropout), leaf("pooler.dense", kLinear)}},
+               leaf("dropout", kDropout), leaf("classifier", kLinear)}};
+}
+
 Node bert_tree(const models::ModelSpec& spec) {
   const bool roberta = spec.model_type == models::ModelType::kRoberta;
   const std::string c = roberta ? "transformers.models.roberta.modeling_roberta.Roberta"
@@ -213,23 +285,7 @@ Node bert_tree(const models::ModelSpec& spec) {
               c + "SelfAttention",
               {leaf(p + ".attention.self.query", kLinear), leaf(p + ".attention.self.key", kLinear),
                leaf(p + ".attention.self.value", kLinear)}};
-    Node self_out{p + ".attention.output",
-                  c + "SelfOutput",
-                  {leaf(p + ".attention.output.dense", kLinear),
-                   leaf(p + ".attention.output.dropout", kDropout),
-                   leaf(p + ".attention.output.LayerNorm", ln)}};
-    encoder.children.push_back(
-        Node{p,
-             c + "Layer",
-             {Node{p + ".attention", c + "Attention", {std::move(self), std::move(self_out)}},
-              Node{p + ".intermediate",
-                   c + "Intermediate",
-                   {leaf(p + ".intermediate.dense", kLinear),
-                    leaf(p + ".intermediate.intermediate_act_fn", act)}},
-              Node{p + ".output",
-                   c + "Output",
-                   {leaf(p + ".output.dense", kLinear), leaf(p + ".output.dropout", kDropout),
-                    leaf(p + ".output.LayerNorm", ln)}}}});
+    encoder.children.push_back(bert_layer(p, c, std::move(self), act));
   }
   Node bert{base,
             c + "Model",
@@ -624,13 +680,14 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
                               const configs::LeafModules& leaves) {
   Node root = spec.model_type == models::ModelType::kGpt2
                   ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
-              : spec.model_type == models::ModelType::kOpt     ? opt_tree(spec)
-              : spec.model_type == models::ModelType::kGptNeox ? gpt_neox_tree(spec)
-              : spec.model_type == models::ModelType::kBloom   ? bloom_tree(spec)
-              : spec.model_type == models::ModelType::kFalcon  ? falcon_tree(spec)
-              : models::is_deepseek(spec)                      ? deepseek_tree(spec)
-              : models::is_encoder(spec)                       ? bert_tree(spec)
-              : spec.model_type == models::ModelType::kT5      ? t5_tree(spec)
+              : spec.model_type == models::ModelType::kOpt       ? opt_tree(spec)
+              : spec.model_type == models::ModelType::kGptNeox   ? gpt_neox_tree(spec)
+              : spec.model_type == models::ModelType::kBloom     ? bloom_tree(spec)
+              : spec.model_type == models::ModelType::kFalcon    ? falcon_tree(spec)
+              : models::is_deepseek(spec)                        ? deepseek_tree(spec)
+              : spec.model_type == models::ModelType::kDebertaV2 ? deberta_tree(spec)
+              : models::is_encoder(spec)                         ? bert_tree(spec)
+              : spec.model_type == models::ModelType::kT5        ? t5_tree(spec)
               : spec.model_type == models::ModelType::kBlenderbot ||
                       spec.model_type == models::ModelType::kBart
                   ? blenderbot_tree(spec)

@@ -20,12 +20,13 @@ from transformers import AutoConfig, AutoModelForCausalLM
 def params_of(path):
     config = AutoConfig.from_pretrained(path)
     # An encoder's config names the head it is trained with (BertForMaskedLM,
-    # RobertaForMaskedLM); an
+    # RobertaForMaskedLM, DebertaV2ForSequenceClassification); an
     # encoder-decoder is its conditional-generation model; a decoder is built as the causal LM
     # zerosim models whatever its architectures say.
     cls = AutoModelForCausalLM
-    if config.model_type in ("bert", "roberta"):
-        default = {"bert": "BertForMaskedLM", "roberta": "RobertaForMaskedLM"}[config.model_type]
+    if config.model_type in ("bert", "roberta", "deberta-v2"):
+        default = {"bert": "BertForMaskedLM", "roberta": "RobertaForMaskedLM",
+                   "deberta-v2": "DebertaV2ForSequenceClassification"}[config.model_type]
         cls = getattr(transformers, (config.architectures or [default])[0])
     if config.is_encoder_decoder:  # the seq2seq LM
         cls = transformers.AutoModelForSeq2SeqLM

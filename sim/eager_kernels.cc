@@ -128,6 +128,8 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
       return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
     case models::ModelType::kBloom:  // not recorded yet: GPT-NeoX's eager modules, the nearest
       return "gpt_neox";
+    case models::ModelType::kDebertaV2:  // not recorded yet: BERT's eager modules, the nearest
+      return "bert";
     case models::ModelType::kBert:     // recorded with BERT's default dropout, 0.1
     case models::ModelType::kRoberta:  // BERT's modules under other names (its position ids not
                                        // counted: see models/eager_dispatch.cc)
@@ -231,10 +233,12 @@ std::optional<EagerWork> eager_work(const models::Op& op, const models::ModelSpe
       t * static_cast<double>(spec.vocab_size),
   };
   // DeepSeek's dense first layers and shared experts are not intermediate_size (the routed
-  // experts' width) wide: their activation's own elements. (Qwen2-MoE's shared expert and an
+  // experts' width) wide, nor is DeBERTa-v2's ConvLayer activation: their activation's own
+  // elements. (Qwen2-MoE's shared expert and an
   // encoder-decoder's decoder over target_len tokens still take t x intermediate_size.)
   if (const auto* el = std::get_if<models::ElementwiseShape>(&op.shape);
-      el != nullptr && models::is_deepseek(spec) &&
+      el != nullptr &&
+      (models::is_deepseek(spec) || spec.model_type == models::ModelType::kDebertaV2) &&
       (op.kind == models::OpKind::kActivation || op.kind == models::OpKind::kSwiGlu)) {
     numel[1] = static_cast<double>(el->numel);
   }

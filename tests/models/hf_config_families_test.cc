@@ -559,6 +559,53 @@ TEST(HfConfig, ReadsFalconSevenBsLayout) {
   }
 }
 
+// DebertaV2Config (deberta-v2-xlarge-mnli's keys): disentangled attention over 2 x
+// position_buckets relative positions (c2p and p2c, the list or the "p2c|c2p" string), the table
+// normalized, a ConvLayer, the classification head with id2label's labels; what DebertaV2Config
+// defaults to (no relative attention, an absolute position table) and the other heads refused.
+TEST(HfConfig, ReadsDebertaV2DisentangledAttention) {
+  const std::string base = R"({"model_type": "deberta-v2", "hidden_size": 64,
+      "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 96,
+      "vocab_size": 100, "relative_attention": true, "share_att_key": true,
+      "position_biased_input": false, "position_buckets": 16, "norm_rel_ebd": "layer_norm",
+      "conv_kernel_size": 3, "conv_act": "gelu", "max_relative_positions": -1,
+      "type_vocab_size": 0, "id2label": {"0": "a", "1": "b", "2": "c"})";
+  const Result<ModelSpec> d =
+      load_hf_config(write_temp("deberta.json", base + R"(, "pos_att_type": "p2c|c2p"})"));
+  ASSERT_TRUE(d.ok()) << d.status().message();
+  EXPECT_EQ(d->model_type, ModelType::kDebertaV2);
+  EXPECT_TRUE(is_encoder(*d));
+  EXPECT_FALSE(supports_sdpa(*d));
+  EXPECT_EQ(d->position, PositionKind::kDisentangled);
+  EXPECT_EQ(d->disentangled, (DisentangledSpec{.span = 16,
+                                               .c2p = true,
+                                               .p2c = true,
+                                               .norm_table = true,
+                                               .conv_kernel = 3,
+                                               .conv_act = "gelu"}));
+  EXPECT_EQ(d->head, HeadKind::kSequenceClassification);
+  EXPECT_EQ(d->num_labels, 3);
+  EXPECT_EQ(d->type_vocab_size, 0);
+  EXPECT_DOUBLE_EQ(d->norm_eps, 1e-7);
+  const Result<ModelSpec> list =
+      load_hf_config(write_temp("deberta_list.json", base + R"(, "pos_att_type": ["c2p"]})"));
+  ASSERT_TRUE(list.ok()) << list.status().message();
+  EXPECT_TRUE(list->disentangled.c2p);
+  EXPECT_FALSE(list->disentangled.p2c);
+  const std::pair<std::string, std::string> refused[] = {
+      {R"({"model_type": "deberta-v2"})", "relative_attention"},
+      {base + R"(, "architectures": ["DebertaV2ForMaskedLM"]})", "not modelled yet"},
+      {base + R"(, "pos_att_type": "p2p"})", "expected \"c2p\", \"p2c\" or both"},
+      {base + R"(, "conv_groups": 2})", "grouped ConvLayer"},
+      {base + R"(, "attention_head_size": 32})", "expected 16"},
+  };
+  for (const auto& [text, expected] : refused) {
+    const std::string msg = load_error("deberta_refused.json", text);
+    EXPECT_NE(msg.find(expected), std::string::npos) << msg;
+    EXPECT_NE(msg.find("deberta_refused.json"), std::string::npos) << msg;
+  }
+}
+
 // DeepseekV2Config and DeepseekV3Config: multi-head latent attention (a query and key of
 // qk_nope_head_dim + qk_rope_head_dim per head, a value of v_head_dim; q_lora_rank null is
 // q_proj), dense first layers of intermediate_size, experts of moe_intermediate_size and

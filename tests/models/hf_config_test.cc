@@ -182,17 +182,16 @@ TEST(HfConfig, InvalidFilesNameThePathAndTheValue) {
   const std::vector<Case> cases = {
       {"no_type.json", llama_with("model_type", ""), {": model_type: ", "missing", "\"qwen2\""}},
       // A family zerosim does not model yet is named as such, with no near-miss suggestion
-      // ("deberta-v2" is not a misspelt anything).
+      // ("gemma3" is not a misspelt anything).
       {"mbart.json",
        llama_with("model_type", "\"mbart\""),
        {": model_type: ",
         "\"mbart\" (BART with a LayerNorm before each sublayer and after each stack) is not "
         "modelled yet",
-        "\"gpt2\", \"llama\"", "\"deepseek_v2\" and \"deepseek_v3\""}},
-      {"deberta.json",
-       llama_with("model_type", "\"deberta-v2\""),
-       {"error[unmodelled-model]",
-        "\"deberta-v2\" (an encoder with disentangled attention) is not modelled yet"}},
+        "\"gpt2\", \"llama\"", "\"deepseek_v3\" and \"deberta-v2\""}},
+      {"gemma3.json",
+       llama_with("model_type", "\"gemma3\""),
+       {"error[unmodelled-model]", "\"gemma3\" (Gemma 3's vision-language model"}},
       {"typo.json",
        llama_with("model_type", "\"lama\""),
        {": model_type: ", "\"lama\" is not allowed", "did you mean \"llama\""}},

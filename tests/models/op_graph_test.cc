@@ -709,6 +709,44 @@ TEST(OpGraph, FalconFeedsAttentionAndMlpFromOneNorm) {
             std::vector<int>{index_of(ops, "layers.0.mlp.residual")});
 }
 
+// DeBERTa-v2-xlarge-mnli (modeling_deberta_v2.py): the word table alone, the relative table
+// normalized once before the layers, each layer's c2p and p2c GEMMs against it (keeping the
+// projected table repeated per sequence, p2c the keys too) feeding the eager core, the ConvLayer
+// after layer 0 reading the layer's input and adding onto its output, ContextPooler and the
+// classifier.
+TEST(OpGraph, DebertaV2DisentangledAttentionAndConvLayer) {
+  const ModelSpec spec = zoo("deberta-v2-xlarge-mnli");
+  const Workload w{.micro_batch = 4, .seq_len = 32, .flash_attention = true};
+  const std::int64_t t = 128, e = w.act_bytes, h = 1536, rows = 512;
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  EXPECT_EQ(find_op(ops, "embed").param_ids.size(), 1u);
+  const int table = index_of(ops, "rel_norm");
+  EXPECT_EQ(std::get<NormShape>(find_op(ops, "rel_norm").shape).rows, rows);
+  const Op& c2p = find_op(ops, "layers.3.attn.c2p");
+  EXPECT_EQ(c2p.inputs, (std::vector<int>{index_of(ops, "layers.3.attn.q_proj"),
+                                          index_of(ops, "layers.3.attn.pos_k")}));
+  EXPECT_EQ(find_op(ops, "layers.3.attn.pos_k").inputs, std::vector<int>{table});
+  EXPECT_EQ(std::get<GemmShape>(c2p.shape).m, 4 * 24 * 32);
+  EXPECT_EQ(std::get<GemmShape>(c2p.shape).n, rows);
+  EXPECT_EQ(c2p.saved_bytes(), e * 4 * rows * h);
+  EXPECT_EQ(find_op(ops, "layers.3.attn.p2c").saved_bytes(), e * (t * h + 4 * rows * h));
+  const Op& core = find_op(ops, "layers.3.attn.core");
+  EXPECT_EQ(core.kind, OpKind::kAttention);  // no SDPA path, whatever the workload asks
+  EXPECT_EQ(core.inputs.size(), 5u);
+  const Op& conv = find_op(ops, "layers.0.conv");
+  EXPECT_EQ(conv.inputs, std::vector<int>{index_of(ops, "embed_norm")});
+  EXPECT_EQ(std::get<GemmShape>(conv.shape).k, 3 * h);
+  EXPECT_EQ(params[conv.param_ids.at(0)].name, "deberta.encoder.conv.conv.bias");
+  EXPECT_EQ(
+      find_op(ops, "layers.0.conv.residual").inputs,
+      (std::vector<int>{index_of(ops, "layers.0.mlp_norm"), index_of(ops, "layers.0.conv.act")}));
+  EXPECT_EQ(find_op(ops, "layers.1.attn.q_proj").inputs,
+            std::vector<int>{index_of(ops, "layers.0.conv_norm")});
+  EXPECT_EQ(params[find_op(ops, "pooler").param_ids.at(0)].name, "pooler.dense.weight");
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "head").shape).n, 3);
+}
+
 // DeepSeek-V2-Lite (modeling_deepseek_v2.py): latent attention (q_proj; kv_a_proj_with_mqa on
 // the same input keeping nothing new, its latent normalized and expanded by kv_b_proj; a query
 // and key of 192 per head, a value of 128), a dense first layer, then the router, the experts

@@ -56,6 +56,8 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"bert-large-uncased", 335'174'458},
       {"roberta-base", 124'697'433},  // RobertaForMaskedLM, transformers 5.16.1 on the meta device
       {"roberta-large", 355'412'057},
+      // DebertaV2ForSequenceClassification on the meta device (transformers 5.16.1), 3 labels.
+      {"deberta-v2-xlarge-mnli", 886'958'595},
       // T5ForConditionalGeneration on the meta device (transformers 5.16.1): the head tied.
       {"t5-base", 222'903'552},
       {"t5-large", 737'668'096},
@@ -121,7 +123,8 @@ TEST(Zoo, UnknownNameListsTheZooAndSuggests) {
   const std::string& msg = r.status().message();
   EXPECT_NE(msg.find("\"llama2-7bb\""), std::string::npos) << msg;
   EXPECT_NE(msg.find("gpt2, gpt2-medium, gpt2-large"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("roberta-large, t5-base, t5-large, t5-3b, bart-base, bart-large, tiny-gpt"),
+  EXPECT_NE(msg.find("roberta-large, deberta-v2-xlarge-mnli, t5-base, t5-large, t5-3b, bart-base, "
+                     "bart-large, tiny-gpt"),
             std::string::npos)
       << msg;
   EXPECT_NE(msg.find("did you mean \"llama2-7b\""), std::string::npos) << msg;
