@@ -312,13 +312,15 @@ void read_gpt_neox(ObjectReader& r, ModelSpec* spec) {
   spec->position = PositionKind::kRotary;
 }
 
-// modeling_falcon.py FalconForCausalLM in Falcon-7B's layout: parallel_attn (attention and MLP
-// on one input_layernorm's output), multi_query (one key/value head; every head's own without
-// it), rotary positions, query_key_value and dense without biases unless bias, the MLP
-// ffn_hidden_size (4h) wide, hidden_dropout before the residual add. attention_dropout is read by
-// nothing on the rotary path (neither the eager softmax nor SDPA, dropout_p 0.0). Refused:
-// new_decoder_architecture (Falcon-40B's and -180B's grouped query_key_value, its keys and values
-// copied out to every head), alibi, parallel_attn false.
+// modeling_falcon.py FalconForCausalLM: parallel_attn (attention and MLP side by side; in
+// Falcon-7B's layout on one input_layernorm's output), multi_query (one key/value head; every
+// head's own without it), rotary positions, query_key_value and dense without biases unless
+// bias, the MLP ffn_hidden_size (4h) wide, hidden_dropout before the residual add.
+// attention_dropout is read by nothing on the rotary path (neither the eager softmax nor SDPA,
+// dropout_p 0.0). new_decoder_architecture (Falcon-40B's and -180B's): num_kv_heads groups of
+// query heads in query_key_value (multi_query ignored), their keys and values copied out to every
+// head, and num_ln_in_parallel_attn norms (null: 2, ln_attn and ln_mlp; 1: input_layernorm).
+// Refused: alibi, parallel_attn false.
 void read_falcon(ObjectReader& r, ModelSpec* spec) {
   const auto vocab = optional_size(r, "vocab_size", 65024, kMaxVocabSize);
   const auto h =
@@ -337,19 +339,26 @@ void read_falcon(ObjectReader& r, ModelSpec* spec) {
   spec->bias = {.qkv = bias, .attn_out = bias, .mlp = bias};
   const bool multi_query = optional_bool(r, "multi_query", true);
   spec->rope_theta = rope_parameter(r, "rope_theta", 10000.0, {.min = 0, .min_exclusive = true});
-  require_bool(r, "new_decoder_architecture", false,
-               "Falcon-40B's and -180B's grouped layout is not modelled yet");
+  const bool grouped = optional_bool(r, "new_decoder_architecture", false);
+  // FalconConfig: num_kv_heads null is num_attention_heads; FalconDecoderLayer: a null
+  // num_ln_in_parallel_attn is 2 in the new architecture.
+  const auto groups = optional_size(r, "num_kv_heads", 0, kMaxHiddenSize);
+  const auto norms = optional_size(r, "num_ln_in_parallel_attn", grouped ? 2 : 1, 2);
   require_bool(r, "alibi", false, "Falcon's ALiBi variants are not modelled");
   require_bool(r, "parallel_attn", true,
                "Falcon with attention and MLP in sequence is not modelled");
-  if (!vocab || !h || !layers || !heads || !positions || !ffn) return;
+  if (!vocab || !h || !layers || !heads || !positions || !ffn || !groups || !norms) return;
   if (!check_divides(r, "num_attention_heads", *heads, "hidden_size", *h)) return;
+  const std::int64_t kv = *groups > 0 ? *groups : *heads;
+  if (grouped && !check_divides(r, "num_kv_heads", kv, "num_attention_heads", *heads)) return;
   set_learned_layernorm_model(*vocab, *h, *layers, *heads, *ffn > 0 ? *ffn : 4 * *h, *positions,
                               spec);
   spec->position = PositionKind::kRotary;
-  spec->num_kv_heads = multi_query ? 1 : *heads;
+  spec->num_kv_heads = grouped ? kv : multi_query ? 1 : *heads;
+  spec->kv_copied_per_head = grouped;
   spec->parallel_residual = true;
-  spec->parallel_shared_norm = true;
+  // Falcon-7B's layout has one norm whatever num_ln_in_parallel_attn says.
+  spec->parallel_shared_norm = !grouped || *norms == 1;
 }
 
 void read_llama_family(ObjectReader& r, ModelType type, ModelSpec* spec) {

@@ -46,8 +46,9 @@
 //     num_attention_heads (71), max_position_embeddings (2048), ffn_hidden_size (null = 4h),
 //     activation ("gelu"), layer_norm_epsilon (1e-5), hidden_dropout (0), bias (false),
 //     multi_query (true: one key/value head), rope_theta (10000, from rope_parameters first),
-//     tie_word_embeddings (true); refused: new_decoder_architecture or alibi true, parallel_attn
-//     false.
+//     tie_word_embeddings (true), new_decoder_architecture (false; true: num_kv_heads groups,
+//     null = the heads, dividing them, their keys and values copied to every head, and
+//     num_ln_in_parallel_attn norms, null = 2); refused: alibi true, parallel_attn false.
 //   deepseek_v2, deepseek_v3: vocab_size, hidden_size, num_hidden_layers, num_attention_heads,
 //     intermediate_size (the dense first layers' width) and, for deepseek_v2,
 //     num_experts_per_tok (required); moe_intermediate_size (1407; v3 2048), n_routed_experts
@@ -63,8 +64,8 @@
 //   deberta-v2: vocab_size (128100), hidden_size (1536), num_hidden_layers (24),
 //     num_attention_heads (24), intermediate_size (6144), max_position_embeddings (512),
 //     position_buckets (-1: none) or max_relative_positions (-1: max_position_embeddings), the
-//     relative span, pos_att_type ("c2p", "p2c", a list or "p2c|c2p"), norm_rel_ebd
-//     ("layer_norm" normalizes the table), conv_kernel_size (0: no ConvLayer) and conv_act
+//     relative span, pos_att_type ("c2p", "p2c", a list or "p2c|c2p"), norm_rel_ebd (must
+//     contain "layer_norm": the table normalized), conv_kernel_size (0: no ConvLayer) and conv_act
 //     ("tanh"), hidden_act ("gelu"), hidden_dropout_prob and attention_probs_dropout_prob (0.1),
 //     layer_norm_eps (1e-7), num_labels (2; the length of id2label when it has one); refused:
 //     architectures other than ["DebertaV2ForSequenceClassification"], relative_attention or

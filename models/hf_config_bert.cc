@@ -230,9 +230,17 @@ void read_deberta(ObjectReader& r, ModelSpec* spec) {
       }
     }
   }
-  bool norm_table = false;
-  if (r.has("norm_rel_ebd") && r.raw("norm_rel_ebd")->is_string()) {
-    norm_table = r.raw("norm_rel_ebd")->get<std::string>().find("layer_norm") != std::string::npos;
+  // DebertaV2Encoder's norm_rel_ebd ("none" by default): the checkpoints' "layer_norm"
+  // normalizes the table; a table used as it is is not modelled.
+  const Json* norm_rel = r.has("norm_rel_ebd") ? r.raw("norm_rel_ebd") : nullptr;
+  const bool norm_table = norm_rel != nullptr && norm_rel->is_string() &&
+                          norm_rel->get<std::string>().find("layer_norm") != std::string::npos;
+  if (!norm_table) {
+    r.report("norm_rel_ebd", Severity::kError, "not-modelled",
+             std::string(norm_rel != nullptr ? json::render_value(*norm_rel)
+                                             : "the default (absent, \"none\")") +
+                 " is not supported; expected \"layer_norm\" (a relative-position table used "
+                 "without its LayerNorm is not modelled)");
   }
   if (!vocab || !h || !layers || !heads || !inner || !positions || !buckets || !max_relative ||
       !kernel || !labels) {

@@ -94,6 +94,11 @@ Status validate_deberta(const ModelSpec& spec) {
     return field_error(spec, "disentangled.span", std::to_string(d.span),
                        "an integer from 1 to " + std::to_string(kMaxPositions));
   }
+  if (!d.norm_table) {
+    return structure_error(spec,
+                           "normalizes its relative-position table (norm_rel_ebd "
+                           "\"layer_norm\")");
+  }
   if (d.conv_kernel < 0 || d.conv_kernel > 64) {
     return field_error(spec, "disentangled.conv_kernel", std::to_string(d.conv_kernel),
                        "0 (no ConvLayer) or an integer from 1 to 64");
@@ -322,6 +327,11 @@ Status validate_structure(const ModelSpec& spec) {
   ZS_RETURN_IF_ERROR(validate_encoder(spec));
   ZS_RETURN_IF_ERROR(validate_encoder_decoder(spec));
   const bool falcon = spec.model_type == ModelType::kFalcon;
+  if (spec.kv_copied_per_head && !falcon) {
+    return structure_error(spec,
+                           "keeps its keys and values at num_kv_heads (kv_copied_per_head "
+                           "is falcon's)");
+  }
   if (spec.parallel_shared_norm && (!spec.parallel_residual || !falcon)) {
     return structure_error(spec,
                            "has no norm shared by a parallel attention and MLP "
@@ -342,13 +352,18 @@ Status validate_structure(const ModelSpec& spec) {
     // modeling_falcon.py (Falcon-7B's layout): rotary positions, LayerNorm, query_key_value of
     // the query heads and one key/value head (multi_query) or of every head, dense_h_to_4h and
     // dense_4h_to_h.
+    // Falcon-7B's multi-query layout has one key/value head or one per query head; the new
+    // decoder architecture any number of groups.
+    const bool kv_ok =
+        spec.kv_copied_per_head || spec.num_kv_heads == 1 || spec.num_kv_heads == spec.num_heads;
     if (spec.position != PositionKind::kRotary || spec.norm != NormKind::kLayerNorm ||
-        spec.mlp != MlpKind::kGelu || spec.q_dim() != spec.hidden_size ||
-        (spec.num_kv_heads != 1 && spec.num_kv_heads != spec.num_heads)) {
+        spec.mlp != MlpKind::kGelu || spec.q_dim() != spec.hidden_size || !kv_ok ||
+        !spec.parallel_residual) {
       return structure_error(spec,
-                             "has rotary positions, LayerNorm, a two-matrix MLP and num_heads "
-                             "heads of hidden_size / num_heads with one key/value head or one "
-                             "per query head");
+                             "has rotary positions, LayerNorm, a two-matrix MLP beside the "
+                             "attention (parallel_residual) and num_heads heads of hidden_size / "
+                             "num_heads with one key/value head or one per query head (or, "
+                             "kv_copied_per_head, any number of groups)");
     }
     if (spec.qk_norm || spec.moe.enabled() || spec.dropout.embd > 0) {
       return structure_error(spec, "has no q/k norms, no experts and no embedding dropout");

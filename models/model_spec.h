@@ -58,11 +58,12 @@
 // the token embedding (word_embeddings_layernorm) and, in transformers, has no SDPA path: its
 // attention is eager whatever the workload asks (supports_sdpa), its softmax in fp32.
 //
-// Falcon (model_type falcon; Falcon-7B's layout) runs attention and MLP side by side on one
-// LayerNorm's output (parallel_residual with parallel_shared_norm: x + attn(ln(x)) + mlp(ln(x)))
-// and its multi-query attention has one key/value head (num_kv_heads 1) inside the fused
-// query_key_value. Falcon-40B's and -180B's grouped layout (new_decoder_architecture) and the
-// ALiBi variants are refused.
+// Falcon (model_type falcon) runs attention and MLP side by side: Falcon-7B on one LayerNorm's
+// output (parallel_residual with parallel_shared_norm: x + attn(ln(x)) + mlp(ln(x))), its
+// multi-query attention with one key/value head (num_kv_heads 1) inside the fused
+// query_key_value; Falcon-40B and -180B (new_decoder_architecture) with two norms, ln_attn and
+// ln_mlp (or one, num_ln_in_parallel_attn 1), and num_kv_heads groups of query heads whose keys
+// and values are copied out to every head (kv_copied_per_head). The ALiBi variants are refused.
 //
 // The Gemma families scale the token embedding by sqrt(hidden_size) (scaled_embedding) and tie
 // the LM head to it by default; Gemma 2 and 3 also normalize each sublayer's output before its
@@ -321,6 +322,10 @@ struct ModelSpec {
   // With parallel_residual, the MLP reads the attention's norm rather than a norm of its own
   // (Falcon-7B's one input_layernorm a layer).
   bool parallel_shared_norm = false;
+  // The keys and values are copied out to every query head before the core (Falcon's
+  // new_decoder_architecture: torch.broadcast_to, then flatten, which copies): the core keeps
+  // and reads them at num_heads, not num_kv_heads.
+  bool kv_copied_per_head = false;
   // BERT's: the layer normalizes after each residual add (see above); no final norm.
   bool post_norm = false;
   // Rows of BERT's token-type table (type_vocab_size); 0: none.
@@ -459,7 +464,8 @@ double expert_parameters(const ModelSpec& spec);
 // have learned positions, LayerNorm after each residual add (post_norm), a GELU MLP, no GQA, 1 to
 // 16 token types (type_vocab_size; no other family has them) and a masked-LM, question-answering or
 // classification head (num_labels from 1 to 1024); deberta-v2 the same but disentangled positions
-// (and only it: span from 1 to kMaxPositions, a conv_kernel from 0 to 64 of a known activation),
+// (and only it: span from 1 to kMaxPositions, the table normalized, a conv_kernel from 0 to 64 of
+// a known activation),
 // no token types and only the classification head; every other family a causal-LM head and no
 // token types, and only bart post_norm too; opt's and bart's position_offset is 2, roberta's from 1
 // to kMaxPositions, every other family's 0; t5, blenderbot and bart have 1 to kMaxLayers decoder

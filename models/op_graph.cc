@@ -556,11 +556,15 @@ class OpListBuilder {
               .down = p + "mlp.dense_4h_to_h"};
     }
     // modeling_bloom.py BloomBlock, modeling_falcon.py FalconDecoderLayer (whose MLP shares
-    // input_layernorm: no norm of its own)
+    // input_layernorm: no norm of its own; or, the new decoder architecture's, ln_attn and
+    // ln_mlp)
     if (spec_.model_type == ModelType::kBloom || spec_.model_type == ModelType::kFalcon) {
       const std::string p = "transformer.h." + std::to_string(i) + ".";
-      return {.attn_norm = p + "input_layernorm",
-              .mlp_norm = spec_.parallel_shared_norm ? "" : p + "post_attention_layernorm",
+      const bool falcon_two = spec_.model_type == ModelType::kFalcon && !spec_.parallel_shared_norm;
+      return {.attn_norm = p + (falcon_two ? "ln_attn" : "input_layernorm"),
+              .mlp_norm = spec_.parallel_shared_norm ? ""
+                          : falcon_two               ? p + "ln_mlp"
+                                                     : p + "post_attention_layernorm",
               .qkv = p + "self_attention.query_key_value",
               .out = p + "self_attention.dense",
               .up = p + "mlp.dense_h_to_4h",
@@ -608,6 +612,13 @@ class OpListBuilder {
     const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), kv = spec_.kv_dim();
     const int norm = add(p + "attn_norm", OpKind::kNorm, i, {m.attn_norm}, {resid_},
                          NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    // Falcon's new decoder architecture normalizes the layer's input for the MLP right after
+    // the attention's (FalconDecoderLayer.forward: ln_attn, ln_mlp, then the attention); it
+    // keeps nothing the attention's norm does not keep already.
+    const bool falcon_two = spec_.model_type == ModelType::kFalcon && !spec_.parallel_shared_norm;
+    const int early_mlp_norm = falcon_two ? add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm},
+                                                {resid_}, NormShape{t_, h, spec_.norm}, {})
+                                          : -1;
     if (spec_.mla.enabled()) {
       const int core = add_mla_attention(p, i, norm);
       const std::int64_t o = spec_.attn_out_dim();
@@ -619,9 +630,10 @@ class OpListBuilder {
       resid_ = add_residual(p + "mlp.residual", i, add_mlp(p, i, m, mlp_norm));
       return;
     }
-    // RoPE rotates rotary_dim of each query and key head's dimensions.
-    const ElementwiseShape rotary_shape{t_ * (spec_.num_heads + spec_.num_kv_heads) *
-                                        spec_.rotary_dim()};
+    // RoPE rotates rotary_dim of each query and key head's dimensions (Falcon's new decoder
+    // architecture rotates the keys after copying them to every head).
+    const std::int64_t key_heads = spec_.kv_copied_per_head ? spec_.num_heads : spec_.num_kv_heads;
+    const ElementwiseShape rotary_shape{t_ * (spec_.num_heads + key_heads) * spec_.rotary_dim()};
     std::vector<int> core_inputs;
     if (fused_qkv(spec_)) {
       // GPT-2's c_attn; Phi-3's qkv_proj and GPT-NeoX's query_key_value, whose q and k slices
@@ -676,10 +688,10 @@ class OpListBuilder {
       // reads the layer's input, which the attention's norm keeps already. Falcon's MLP reads
       // the attention's norm (FalconDecoderLayer.forward: mlp_layernorm_out =
       // attention_layernorm_out), whose output query_key_value keeps already.
-      const int mlp_norm = spec_.parallel_shared_norm
-                               ? norm
-                               : add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
-                                     NormShape{t_, h, spec_.norm}, {});
+      const int mlp_norm = spec_.parallel_shared_norm ? norm
+                           : falcon_two               ? early_mlp_norm
+                                        : add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm},
+                                              {resid_}, NormShape{t_, h, spec_.norm}, {});
       const int down = add_mlp(p, i, m, mlp_norm, spec_.parallel_shared_norm);
       resid_ = add_residual(p + "attn.residual", i, out);
       resid_ = add_residual(p + "mlp.residual", i, down);
@@ -756,14 +768,16 @@ class OpListBuilder {
   }
 
   int add_attention_core(const std::string& p, int i, std::vector<int> inputs) {
-    const AttentionShape shape{.batch = w_.micro_batch,
-                               .seq = w_.seq_len,
-                               .heads = spec_.num_heads,
-                               .kv_heads = spec_.num_kv_heads,
-                               .head_dim = spec_.head_dim,
-                               .dropout = spec_.dropout.attn,
-                               .causal = !is_encoder(spec_),
-                               .softcap = spec_.attn_softcap};
+    const AttentionShape shape{
+        .batch = w_.micro_batch,
+        .seq = w_.seq_len,
+        .heads = spec_.num_heads,
+        // Falcon's new decoder architecture copies them to every head
+        .kv_heads = spec_.kv_copied_per_head ? spec_.num_heads : spec_.num_kv_heads,
+        .head_dim = spec_.head_dim,
+        .dropout = spec_.dropout.attn,
+        .causal = !is_encoder(spec_),
+        .softcap = spec_.attn_softcap};
     return add_core(p + "attn.core", i, {}, std::move(inputs), shape);
   }
 
@@ -772,7 +786,7 @@ class OpListBuilder {
   // the values alone (MLA's view of kv_b_proj's output); 0: the values.
   int add_core(std::string name, int i, std::vector<std::string> modules, std::vector<int> inputs,
                const AttentionShape& shape, std::int64_t values_kept = 0) {
-    const std::int64_t q = spec_.q_dim(), kv = spec_.kv_dim();
+    const std::int64_t q = spec_.q_dim(), kv = shape.kv_heads * shape.head_dim;
     const std::int64_t t = shape.batch * shape.seq, tk = shape.batch * shape.keys();
     if (w_.flash_attention && supports_sdpa(spec_)) {
       const std::int64_t rows = shape.batch * shape.heads * shape.seq;

@@ -135,7 +135,8 @@ void build_bloom(const ModelSpec& m, ParamListBuilder* b) {
 
 // transformers/models/falcon/modeling_falcon.py: FalconForCausalLM(transformer(word_embeddings,
 // h[i](self_attention(query_key_value [q + 2 kv, h], dense), mlp(dense_h_to_4h, dense_4h_to_h),
-// input_layernorm: the layer registers its norm last), ln_f), lm_head).
+// input_layernorm, or ln_attn and ln_mlp in the new decoder architecture's two-norm layout: the
+// layer registers its norms last), ln_f), lm_head).
 void build_falcon(const ModelSpec& m, ParamListBuilder* b) {
   const std::int64_t h = m.hidden_size, I = m.intermediate_size;
   const std::int64_t qkv = m.q_dim() + 2 * m.kv_dim();
@@ -147,7 +148,12 @@ void build_falcon(const ModelSpec& m, ParamListBuilder* b) {
     b->add(p + "self_attention.dense", i, {h, h}, m.bias.attn_out ? h : 0);
     b->add(p + "mlp.dense_h_to_4h", i, {I, h}, m.bias.mlp ? I : 0);
     b->add(p + "mlp.dense_4h_to_h", i, {h, I}, m.bias.mlp ? h : 0);
-    b->add(p + "input_layernorm", i, {h}, h);
+    if (m.parallel_shared_norm) {
+      b->add(p + "input_layernorm", i, {h}, h);
+    } else {
+      b->add(p + "ln_attn", i, {h}, h);
+      b->add(p + "ln_mlp", i, {h}, h);
+    }
   }
   add_final_norm_and_head(m, "transformer.ln_f", embed, b);
 }

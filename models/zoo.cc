@@ -81,6 +81,9 @@ constexpr ZooRow kZoo[] = {
   {"bloom-7b1",   "bigscience/bloom-7b1",            ModelType::kBloom,   250880, 4096,  30,    32,   32, 16384, 2048,     true,  1e-5, 0},
   // Falcon-7B: multi-query (one key/value head), attention and MLP in parallel on one norm.
   {"falcon-7b",   "tiiuae/falcon-7b",                ModelType::kFalcon,  65024,  4544,  32,    71,   1,  18176, 2048,     true,  1e-5, 0},
+  // Falcon-40B: the new decoder architecture (8 key/value groups copied out to the 128 query
+  // heads, ln_attn and ln_mlp).
+  {"falcon-40b",  "tiiuae/falcon-40b",               ModelType::kFalcon,  65024,  8192,  60,    128,  8,  32768, 2048,     true,  1e-5, 0},
   // BERT (BertForMaskedLM, the hub checkpoints' architectures): post-LayerNorm encoder layers,
   // two token types, the masked-LM head tied to the word table.
   {"bert-base-uncased",  "google-bert/bert-base-uncased",  ModelType::kBert, 30522, 768,  12, 12, 12, 3072, 512, true, 1e-12, 0},
@@ -382,6 +385,10 @@ ModelSpec spec_from_row(const ZooRow& row) {
   }
   apply_family_defaults(row.type, &spec);
   if (is_deepseek(spec)) deepseek_defaults(row, &spec);
+  if (row.name == std::string_view("falcon-40b")) {  // new_decoder_architecture
+    spec.kv_copied_per_head = true;
+    spec.parallel_shared_norm = false;
+  }
   if (row.name == std::string_view("gpt-neox-20b"))
     spec.activation = "gelu_fast";  // its hidden_act
   return spec;

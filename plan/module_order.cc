@@ -130,8 +130,8 @@ Node bloom_tree(const models::ModelSpec& spec) {
   return Node{"", g + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};
 }
 
-// transformers 5.16 FalconForCausalLM (Falcon-7B's layout): FalconModel.forward runs
-// word_embeddings, the rotary embedding, the layers (input_layernorm, self_attention(
+// transformers 5.16 FalconForCausalLM: FalconModel.forward runs word_embeddings, the rotary
+// embedding, the layers (input_layernorm, or ln_attn and ln_mlp, self_attention(
 // query_key_value, dense; its attention_dropout is not called on the rotary path), mlp(
 // dense_h_to_4h, act, dense_4h_to_h)) and ln_f.
 Node falcon_tree(const models::ModelSpec& spec) {
@@ -143,18 +143,24 @@ Node falcon_tree(const models::ModelSpec& spec) {
               leaf("transformer.rotary_emb", g + "RotaryEmbedding", false)}};
   for (int i = 0; i < spec.num_layers; ++i) {
     const std::string p = "transformer.h." + std::to_string(i);
-    model.children.push_back(Node{p,
-                                  g + "DecoderLayer",
-                                  {leaf(p + ".input_layernorm", ln),
-                                   Node{p + ".self_attention",
-                                        g + "Attention",
-                                        {leaf(p + ".self_attention.query_key_value", g + "Linear"),
-                                         leaf(p + ".self_attention.dense", g + "Linear")}},
-                                   Node{p + ".mlp",
-                                        g + "MLP",
-                                        {leaf(p + ".mlp.dense_h_to_4h", g + "Linear"),
-                                         leaf(p + ".mlp.act", activation_class(spec.activation)),
-                                         leaf(p + ".mlp.dense_4h_to_h", g + "Linear")}}}});
+    // The new decoder architecture's two-norm layout calls ln_attn and ln_mlp first.
+    Node layer{p, g + "DecoderLayer", {}};
+    if (spec.parallel_shared_norm) {
+      layer.children.push_back(leaf(p + ".input_layernorm", ln));
+    } else {
+      layer.children.push_back(leaf(p + ".ln_attn", ln));
+      layer.children.push_back(leaf(p + ".ln_mlp", ln));
+    }
+    layer.children.push_back(Node{p + ".self_attention",
+                                  g + "Attention",
+                                  {leaf(p + ".self_attention.query_key_value", g + "Linear"),
+                                   leaf(p + ".self_attention.dense", g + "Linear")}});
+    layer.children.push_back(Node{p + ".mlp",
+                                  g + "MLP",
+                                  {leaf(p + ".mlp.dense_h_to_4h", g + "Linear"),
+                                   leaf(p + ".mlp.act", activation_class(spec.activation)),
+                                   leaf(p + ".mlp.dense_4h_to_h", g + "Linear")}});
+    model.children.push_back(std::move(layer));
   }
   model.children.push_back(leaf("transformer.ln_f", ln));
   return Node{"", g + "ForCausalLM", {std::move(model), leaf("lm_head", kLinear)}};

@@ -525,7 +525,8 @@ TEST(HfConfig, ReadsBloomUnderEitherKeyName) {
 
 // FalconConfig: Falcon-7B's defaults (71 heads, one key/value head, attention and MLP in
 // parallel on one norm, no biases); multi_query false gives every head its own key and value;
-// the grouped (40B) layout, ALiBi and sequential layers refused by name.
+// the new decoder architecture (40B, 180B) its groups and two norms; ALiBi and sequential layers
+// refused by name.
 TEST(HfConfig, ReadsFalconSevenBsLayout) {
   const Result<ModelSpec> d =
       load_hf_config(write_temp("falcon.json", R"({"model_type": "falcon"})"));
@@ -547,8 +548,23 @@ TEST(HfConfig, ReadsFalconSevenBsLayout) {
   EXPECT_EQ(mha->num_kv_heads, 4);
   EXPECT_EQ(mha->intermediate_size, 100);
   EXPECT_TRUE(mha->bias.qkv && mha->bias.mlp);
+  EXPECT_FALSE(mha->kv_copied_per_head);
+  // The new decoder architecture (Falcon-40B's): groups copied out to every head, two norms by
+  // default (num_ln_in_parallel_attn null), or one.
+  const std::string grouped = R"({"model_type": "falcon", "hidden_size": 64,
+      "num_attention_heads": 8, "new_decoder_architecture": true, "num_kv_heads": 2)";
+  const Result<ModelSpec> g = load_hf_config(write_temp("falcon_40b.json", grouped + "}"));
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  EXPECT_EQ(g->num_kv_heads, 2);
+  EXPECT_TRUE(g->kv_copied_per_head);
+  EXPECT_FALSE(g->parallel_shared_norm);
+  const Result<ModelSpec> one = load_hf_config(
+      write_temp("falcon_40b_one.json", grouped + R"(, "num_ln_in_parallel_attn": 1})"));
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  EXPECT_TRUE(one->parallel_shared_norm);
   const std::pair<std::string, std::string> refused[] = {
-      {R"(, "new_decoder_architecture": true})", "grouped layout is not modelled yet"},
+      {R"(, "new_decoder_architecture": true, "num_attention_heads": 71, "num_kv_heads": 2})",
+       "does not divide num_attention_heads = 71"},
       {R"(, "alibi": true})", "ALiBi variants"},
       {R"(, "parallel_attn": false})", "in sequence"},
   };
@@ -597,6 +613,9 @@ TEST(HfConfig, ReadsDebertaV2DisentangledAttention) {
       {base + R"(, "architectures": ["DebertaV2ForMaskedLM"]})", "not modelled yet"},
       {base + R"(, "pos_att_type": "p2p"})", "expected \"c2p\", \"p2c\" or both"},
       {base + R"(, "conv_groups": 2})", "grouped ConvLayer"},
+      {R"({"model_type": "deberta-v2", "relative_attention": true, "share_att_key": true,
+          "position_biased_input": false})",
+       "norm_rel_ebd: the default (absent, \"none\") is not supported"},
       {base + R"(, "attention_head_size": 32})", "expected 16"},
   };
   for (const auto& [text, expected] : refused) {

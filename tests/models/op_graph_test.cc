@@ -794,6 +794,29 @@ TEST(OpGraph, DeepSeekLatentAttentionDenseFirstLayerAndSharedExperts) {
   EXPECT_EQ(std::get<GemmShape>(find_op(v3, "layers.3.mlp.shared.up").shape).n, 2048);
 }
 
+// Falcon-40B (the new decoder architecture): ln_attn feeds query_key_value, ln_mlp the MLP (its
+// input the layer's, kept by ln_attn already), and the core keeps the keys and values copied out
+// to every head.
+TEST(OpGraph, Falcon40bCopiesItsKeyValueGroupsToEveryHead) {
+  const ModelSpec spec = zoo("falcon-40b");
+  const Workload w{.micro_batch = 1, .seq_len = 16, .flash_attention = true};
+  const std::int64_t t = 16, e = w.act_bytes, q = spec.q_dim();
+  const std::vector<Op> ops = forward_ops(spec, w);
+  const std::vector<ParamTensor> params = parameter_tensors(spec);
+  EXPECT_EQ(params[find_op(ops, "layers.0.attn_norm").param_ids.at(0)].name,
+            "transformer.h.0.ln_attn.weight");
+  const Op& mlp_norm = find_op(ops, "layers.0.mlp_norm");
+  EXPECT_EQ(params[mlp_norm.param_ids.at(0)].name, "transformer.h.0.ln_mlp.weight");
+  EXPECT_EQ(mlp_norm.saved_bytes(), 0);
+  EXPECT_EQ(find_op(ops, "layers.0.mlp.up").inputs,
+            std::vector<int>{index_of(ops, "layers.0.mlp_norm")});
+  EXPECT_EQ(std::get<GemmShape>(find_op(ops, "layers.0.attn.qkv").shape).n,
+            q + 2 * 8 * spec.head_dim);
+  const Op& core = find_op(ops, "layers.0.attn.core");
+  EXPECT_EQ(std::get<AttentionShape>(core.shape).kv_heads, spec.num_heads);
+  EXPECT_EQ(core.saved_bytes(), e * t * 3 * q + 4 * t * spec.num_heads);
+}
+
 // BART (modeling_bart.py): each stack's embedding sum normalized (layernorm_embedding, then its
 // dropout), every norm after its sublayer's add, no final norm: the encoder's output is its last
 // layer's final_layer_norm, the head reads the decoder's.

@@ -51,6 +51,7 @@ TEST(Zoo, ParameterCountsMatchPublishedFigures) {
       {"bloom-560m", 559'214'592},
       {"bloom-7b1", 7'069'016'064},
       {"falcon-7b", 6'921'720'704},  // FalconForCausalLM, transformers 5.16.1 on the meta device
+      {"falcon-40b", 41'303'293'952},
       // BertForMaskedLM on the meta device (transformers 5.16.1): no pooler, the decoder tied.
       {"bert-base-uncased", 109'514'298},
       {"bert-large-uncased", 335'174'458},
