@@ -58,16 +58,6 @@ std::optional<std::int64_t> num_labels(ObjectReader& r) {
   return optional_size(r, "num_labels", 2, 1024);
 }
 
-// An integer from `min` to `max`; `fallback` when absent or null (DebertaV2's getattr reads:
-// position_buckets and max_relative_positions are -1 by default, any value below 1 none).
-std::optional<std::int64_t> optional_int(ObjectReader& r, std::string_view key,
-                                         std::int64_t fallback, std::int64_t min,
-                                         std::int64_t max) {
-  const Json* v = r.has(key) ? r.raw(key) : nullptr;
-  if (v == nullptr || v->is_null()) return fallback;
-  return r.get_int(key, {.min = min, .max = max});
-}
-
 // hidden_act ("gelu"), hidden_dropout_prob (the embeddings' and each residual's) and
 // attention_probs_dropout_prob (0.1 each), layer_norm_eps (`eps`): BertConfig's and
 // DebertaV2Config's names.

@@ -7,14 +7,6 @@
 namespace zs::models::hf {
 namespace {
 
-// A count from 0 to `max`: `fallback` when absent or null.
-std::optional<std::int64_t> optional_count(json::ObjectReader& r, std::string_view key,
-                                           std::int64_t fallback, std::int64_t max) {
-  const json::Json* v = r.has(key) ? r.raw(key) : nullptr;
-  if (v == nullptr || v->is_null()) return fallback;
-  return r.get_int(key, {.min = 0, .max = max});
-}
-
 // The router's choice of experts. V2's DeepseekV2TopkRouter knows topk_method "greedy" and
 // "group_limited_greedy" (any other leaves its weights unset: a NameError at the first step);
 // V3's always picks within topk_group of n_group groups, each group scored by its two best
@@ -61,23 +53,22 @@ void read_deepseek(json::ObjectReader& r, ModelSpec* spec) {
   const auto dense = required_size(r, "intermediate_size", kMaxIntermediateSize);
   const auto width =
       optional_size(r, "moe_intermediate_size", v3 ? 2048 : 1407, kMaxIntermediateSize);
-  const char* experts_key = r.has("n_routed_experts") ? "n_routed_experts"
-                            : r.has(v3 ? "num_local_experts" : "num_experts")
-                                ? (v3 ? "num_local_experts" : "num_experts")
-                                : "n_routed_experts";
+  // The attribute_map's alias (V2 num_experts, V3 num_local_experts) when only it is given.
+  const char* alias = v3 ? "num_local_experts" : "num_experts";
+  const char* experts_key = !r.has("n_routed_experts") && r.has(alias) ? alias : "n_routed_experts";
   const auto experts = optional_size(r, experts_key, v3 ? 256 : 64, kMaxExperts);
   // DeepseekV2Config's num_experts_per_tok defaults to None, which its router cannot use.
   const auto top_k = v3 ? optional_size(r, "num_experts_per_tok", 8, kMaxExperts)
                         : required_size(r, "num_experts_per_tok", kMaxExperts);
   // n_shared_experts 0 would build Linears of no outputs: refused as out of range.
   const auto shared = optional_size(r, "n_shared_experts", v3 ? 1 : 2, kMaxIntermediateSize);
-  const auto first_dense = optional_count(r, "first_k_dense_replace", v3 ? 3 : 0, kMaxLayers);
+  const auto first_dense = optional_int(r, "first_k_dense_replace", v3 ? 3 : 0, 0, kMaxLayers);
   const auto positions =
       optional_size(r, "max_position_embeddings", v3 ? 4096 : 2048, kMaxPositions);
   // q_lora_rank null: no low rank, q_proj (DeepSeek-V2-Lite).
   const bool q_null = r.has("q_lora_rank") && r.raw("q_lora_rank")->is_null();
   const auto q_rank = q_null ? std::optional<std::int64_t>(0)
-                             : optional_count(r, "q_lora_rank", 1536, kMaxHiddenSize);
+                             : optional_int(r, "q_lora_rank", 1536, 0, kMaxHiddenSize);
   const auto kv_rank = optional_size(r, "kv_lora_rank", 512, kMaxHiddenSize);
   const auto nope = optional_size(r, "qk_nope_head_dim", 128, kMaxHiddenSize);
   const auto rope = optional_size(r, "qk_rope_head_dim", 64, kMaxHiddenSize);

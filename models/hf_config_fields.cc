@@ -28,6 +28,14 @@ std::optional<std::int64_t> optional_size(ObjectReader& r, std::string_view key,
   return r.get_int(key, {.min = 1, .max = max});
 }
 
+std::optional<std::int64_t> optional_int(ObjectReader& r, std::string_view key,
+                                         std::int64_t fallback, std::int64_t min,
+                                         std::int64_t max) {
+  const Json* v = r.has(key) ? r.raw(key) : nullptr;
+  if (v == nullptr || v->is_null()) return fallback;
+  return r.get_int(key, {.min = min, .max = max});
+}
+
 double optional_number(ObjectReader& r, std::string_view key, double fallback,
                        json::NumberRange range) {
   if (!r.has(key)) return fallback;

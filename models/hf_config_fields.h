@@ -37,6 +37,11 @@ std::array<std::optional<std::int64_t>, 4> required_sizes(json::ObjectReader& r,
 std::optional<std::int64_t> optional_size(json::ObjectReader& r, std::string_view key,
                                           std::int64_t fallback, std::int64_t max);
 
+// An integer from `min` to `max` (a count from 0, or a setting whose values below 1 mean none):
+// `fallback` when absent or null.
+std::optional<std::int64_t> optional_int(json::ObjectReader& r, std::string_view key,
+                                         std::int64_t fallback, std::int64_t min, std::int64_t max);
+
 // A number in `range`: `fallback` when absent or bad (a bad one is reported).
 double optional_number(json::ObjectReader& r, std::string_view key, double fallback,
                        json::NumberRange range);

@@ -560,7 +560,7 @@ class OpListBuilder {
     // ln_mlp)
     if (spec_.model_type == ModelType::kBloom || spec_.model_type == ModelType::kFalcon) {
       const std::string p = "transformer.h." + std::to_string(i) + ".";
-      const bool falcon_two = spec_.model_type == ModelType::kFalcon && !spec_.parallel_shared_norm;
+      const bool falcon_two = falcon_two_norms();
       return {.attn_norm = p + (falcon_two ? "ln_attn" : "input_layernorm"),
               .mlp_norm = spec_.parallel_shared_norm ? ""
                           : falcon_two               ? p + "ln_mlp"
@@ -609,27 +609,61 @@ class OpListBuilder {
   void add_layer(int i) {
     const LayerModules m = layer_modules(i);
     const std::string p = "layers." + std::to_string(i) + ".";
-    const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), kv = spec_.kv_dim();
+    const std::int64_t h = spec_.hidden_size, o = spec_.attn_out_dim();
     const int norm = add(p + "attn_norm", OpKind::kNorm, i, {m.attn_norm}, {resid_},
                          NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
     // Falcon's new decoder architecture normalizes the layer's input for the MLP right after
     // the attention's (FalconDecoderLayer.forward: ln_attn, ln_mlp, then the attention); it
     // keeps nothing the attention's norm does not keep already.
-    const bool falcon_two = spec_.model_type == ModelType::kFalcon && !spec_.parallel_shared_norm;
-    const int early_mlp_norm = falcon_two ? add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm},
-                                                {resid_}, NormShape{t_, h, spec_.norm}, {})
-                                          : -1;
-    if (spec_.mla.enabled()) {
-      const int core = add_mla_attention(p, i, norm);
-      const std::int64_t o = spec_.attn_out_dim();
-      const int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, {core},
-                          GemmShape{t_, h, o, spec_.bias.attn_out}, {act("input", t_ * o)});
+    const int early_mlp_norm = falcon_two_norms()
+                                   ? add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
+                                         NormShape{t_, h, spec_.norm}, {})
+                                   : -1;
+    const int core =
+        spec_.mla.enabled() ? add_mla_attention(p, i, norm) : add_attention(p, i, m, norm);
+    int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, {core},
+                  GemmShape{t_, h, o, spec_.bias.attn_out}, {act("input", t_ * o)});
+    // Gemma 2 and 3 normalize each sublayer's output before the residual add
+    // (modeling_gemma2.py Gemma2DecoderLayer.forward).
+    if (spec_.sandwich_norms) {
+      out = add(p + "attn.post_norm", OpKind::kNorm, i, {m.attn_post_norm}, {out},
+                NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    }
+    if (spec_.parallel_residual) {
+      // GPTNeoXLayer.forward: mlp(post_attention_layernorm(x)) + attn_output + x. The MLP's norm
+      // reads the layer's input, which the attention's norm keeps already. Falcon's MLP reads
+      // the attention's norm (FalconDecoderLayer.forward: mlp_layernorm_out =
+      // attention_layernorm_out), whose output query_key_value keeps already.
+      const int mlp_norm = spec_.parallel_shared_norm ? norm
+                           : early_mlp_norm >= 0
+                               ? early_mlp_norm
+                               : add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
+                                     NormShape{t_, h, spec_.norm}, {});
+      const int down = add_mlp(p, i, m, mlp_norm, spec_.parallel_shared_norm);
       resid_ = add_residual(p + "attn.residual", i, out);
-      const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
-                               NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
-      resid_ = add_residual(p + "mlp.residual", i, add_mlp(p, i, m, mlp_norm));
+      resid_ = add_residual(p + "mlp.residual", i, down);
       return;
     }
+    resid_ = add_residual(p + "attn.residual", i, out);
+    const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
+                             NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    int down = add_mlp(p, i, m, mlp_norm);
+    if (spec_.sandwich_norms) {
+      down = add(p + "mlp.post_norm", OpKind::kNorm, i, {m.mlp_post_norm}, {down},
+                 NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
+    }
+    resid_ = add_residual(p + "mlp.residual", i, down);
+  }
+
+  // Falcon's new decoder architecture with two norms a layer, ln_attn and ln_mlp.
+  bool falcon_two_norms() const {
+    return spec_.model_type == ModelType::kFalcon && !spec_.parallel_shared_norm;
+  }
+
+  // The q/k/v projections (or the fused one), the per-head norms and RoPE, and the core, reading
+  // op `norm`'s output; returns the core.
+  int add_attention(const std::string& p, int i, const LayerModules& m, int norm) {
+    const std::int64_t h = spec_.hidden_size, q = spec_.q_dim(), kv = spec_.kv_dim();
     // RoPE rotates rotary_dim of each query and key head's dimensions (Falcon's new decoder
     // architecture rotates the keys after copying them to every head).
     const std::int64_t key_heads = spec_.kv_copied_per_head ? spec_.num_heads : spec_.num_kv_heads;
@@ -674,38 +708,7 @@ class OpListBuilder {
             v_proj};
       }
     }
-    const int core = add_attention_core(p, i, std::move(core_inputs));
-    int out = add(p + "attn.out_proj", OpKind::kLinear, i, {m.out}, {core},
-                  GemmShape{t_, h, q, spec_.bias.attn_out}, {act("input", t_ * q)});
-    // Gemma 2 and 3 normalize each sublayer's output before the residual add
-    // (modeling_gemma2.py Gemma2DecoderLayer.forward).
-    if (spec_.sandwich_norms) {
-      out = add(p + "attn.post_norm", OpKind::kNorm, i, {m.attn_post_norm}, {out},
-                NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
-    }
-    if (spec_.parallel_residual) {
-      // GPTNeoXLayer.forward: mlp(post_attention_layernorm(x)) + attn_output + x. The MLP's norm
-      // reads the layer's input, which the attention's norm keeps already. Falcon's MLP reads
-      // the attention's norm (FalconDecoderLayer.forward: mlp_layernorm_out =
-      // attention_layernorm_out), whose output query_key_value keeps already.
-      const int mlp_norm = spec_.parallel_shared_norm ? norm
-                           : falcon_two               ? early_mlp_norm
-                                        : add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm},
-                                              {resid_}, NormShape{t_, h, spec_.norm}, {});
-      const int down = add_mlp(p, i, m, mlp_norm, spec_.parallel_shared_norm);
-      resid_ = add_residual(p + "attn.residual", i, out);
-      resid_ = add_residual(p + "mlp.residual", i, down);
-      return;
-    }
-    resid_ = add_residual(p + "attn.residual", i, out);
-    const int mlp_norm = add(p + "mlp_norm", OpKind::kNorm, i, {m.mlp_norm}, {resid_},
-                             NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
-    int down = add_mlp(p, i, m, mlp_norm);
-    if (spec_.sandwich_norms) {
-      down = add(p + "mlp.post_norm", OpKind::kNorm, i, {m.mlp_post_norm}, {down},
-                 NormShape{t_, h, spec_.norm}, {act("input", t_ * h)});
-    }
-    resid_ = add_residual(p + "mlp.residual", i, down);
+    return add_attention_core(p, i, std::move(core_inputs));
   }
 
   // DeepSeek's multi-head latent attention reading op `norm`'s output (modeling_deepseek_v2.py
