@@ -404,6 +404,70 @@ constexpr Entry kTable[] = {
     {"gpt_neox_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
     {"gpt_neox_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"gpt_neox_eager", "loss", {5, 5, 0}, {3, 2, 0}, 1},
+    {"bloom_eager", "embed", {24, 17, 0}, {0, 5, 0}, 2},
+    {"bloom_eager", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bloom_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bloom_eager", "attn.qkv", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bloom_eager", "attn.core", {11, 17, 0}, {14, 18, 0}, 2},
+    {"bloom_eager", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bloom_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bloom_eager", "mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bloom_eager", "mlp.act", {10, 0, 0}, {15, 0, 0}, 2},
+    {"bloom_eager", "mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bloom_eager", "residual", {0, 0, 0}, {0, 12, 0}, 1},
+    {"bloom_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bloom_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"bloom_eager", "loss", {5, 5, 0}, {3, 2, 0}, 1},
+    {"falcon", "embed", {20, 24, 0}, {0, 3, 0}, 3},
+    {"falcon", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon", "attn.qkv", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon", "attn.core", {16, 22, 0}, {22, 15, 0}, 1},
+    {"falcon", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon", "mlp.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon", "mlp.act", {1, 0, 0}, {0, 0, 0}, 2},
+    {"falcon", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon", "residual", {2, 0, 0}, {0, 6, 0}, 1},
+    {"falcon", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"falcon_eager", "embed", {22, 25, 0}, {0, 3, 0}, 3},
+    {"falcon_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon_eager", "attn.qkv", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_eager", "attn.core", {21, 31, 0}, {28, 26, 0}, 1},
+    {"falcon_eager", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_eager", "mlp.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_eager", "mlp.act", {1, 0, 0}, {0, 0, 0}, 2},
+    {"falcon_eager", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_eager", "residual", {2, 0, 0}, {0, 6, 0}, 1},
+    {"falcon_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"falcon_new", "embed", {20, 24, 0}, {0, 3, 0}, 3},
+    {"falcon_new", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon_new", "attn.qkv", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new", "attn.core", {19, 25, 0}, {21, 18, 0}, 1},
+    {"falcon_new", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon_new", "mlp.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new", "mlp.act", {1, 0, 0}, {0, 0, 0}, 2},
+    {"falcon_new", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new", "residual", {2, 0, 0}, {0, 8, 0}, 1},
+    {"falcon_new", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon_new", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"falcon_new_eager", "embed", {22, 25, 0}, {0, 3, 0}, 3},
+    {"falcon_new_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon_new_eager", "attn.qkv", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new_eager", "attn.core", {24, 36, 0}, {27, 29, 0}, 1},
+    {"falcon_new_eager", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon_new_eager", "mlp.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new_eager", "mlp.act", {1, 0, 0}, {0, 0, 0}, 2},
+    {"falcon_new_eager", "mlp.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new_eager", "residual", {2, 0, 0}, {0, 8, 0}, 1},
+    {"falcon_new_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"falcon_new_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"falcon_new_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
     {"bert", "embed", {7, 3, 0}, {3, 10, 0}, 7},
     {"bert", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
     {"bert", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
@@ -506,15 +570,15 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
     case ModelType::kGptNeox:
       return sdpa ? "gpt_neox" : "gpt_neox_eager";
     case ModelType::kFalcon:
-      // Not measured yet: GPT-NeoX's modules, the nearest measured (a fused query_key_value,
-      // rotary, a two-matrix GELU MLP beside the attention; GPT-NeoX's second LayerNorm stands
-      // in for nothing: Falcon-7B shares one).
-      return sdpa ? "gpt_neox" : "gpt_neox_eager";
+      // Falcon-7B's layout (one key and value head, one LayerNorm shared by the parallel
+      // attention and MLP) or the new decoder architecture's (grouped keys and values broadcast to
+      // every head, ln_attn and ln_mlp).
+      if (spec.kv_copied_per_head) return sdpa ? "falcon_new" : "falcon_new_eager";
+      return sdpa ? "falcon" : "falcon_eager";
     case ModelType::kBloom:
-      // Not measured yet: GPT-NeoX's eager modules, the nearest measured (LayerNorm, a fused
-      // query_key_value, an eager core with an fp32 softmax, dense_h_to_4h/dense_4h_to_h with
-      // biases; its rotary kernels stand in for BLOOM's ALiBi and mask). BLOOM has no SDPA path.
-      return "gpt_neox_eager";
+      // BLOOM has no SDPA path. Its attention's and MLP's entries hold the residual adds they make
+      // (dropout_add); BloomBlock's own calls none.
+      return "bloom_eager";
     case ModelType::kDeepseekV2:
     case ModelType::kDeepseekV3:
       // Not measured yet (deepseek_key): Qwen2-MoE's entries, the nearest measured (RMSNorm,
@@ -626,8 +690,6 @@ std::string_view deepseek_key(std::string_view key) {
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
   if (is_encoder(spec)) key = bert_key(key);
-  // BLOOM's word_embeddings_layernorm as a layer's LayerNorm.
-  if (spec.model_type == ModelType::kBloom && key == "embed_norm") key = "attn_norm";
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
   if (is_deepseek(spec)) key = deepseek_key(key);
   if (spec.model_type == ModelType::kDebertaV2) key = deberta_key(key);

@@ -11,8 +11,10 @@ namespace zs::plan {
 // functions behind it dispatch (the recordings' op_sites), divided by their calls (named_calls),
 // in the GPT-2 recordings at GA 1 (tests/plan/oracle/host_ops/gpt2_*_ga1.json; rank 0, 28
 // parameter tensors, reduce_bucket_size 5e4, its partition 11 of them), GA 3 for the tasks only
-// GA > 1 has (kOffloadAccumulate). The other recordings
-// (Llama, Qwen2, GA 3, 4 layers, rank 1's partition) are what host_ops_test holds them to.
+// GA > 1 has (kOffloadAccumulate), all of ZeRO-1/2's for a bucket's reduction and ZeRO-3's for a
+// one-parameter gather (the GPT-2 runs alone do not tell a per-bucket from a per-slice call).
+// The other recordings (Llama, Qwen2, BLOOM, Falcon, GA 3, 4 layers, rank 1's partition) are
+// what host_ops_test holds them to.
 // Collectives are not counted here (CollectiveWork ops), nor device syncs (the Plan's sync ops).
 TaskDispatch task_dispatch(HostTask task) {
   switch (task) {
@@ -47,14 +49,33 @@ TaskDispatch task_dispatch(HostTask task) {
     case HostTask::kGradReduce:
       return {1, 4};  // the copy into the IPG bucket and 4 views
     case HostTask::kGradReduceLarge:
-      return {0, 0};
+      // not copied into the bucket: reduce_ipg_grads reduces its gradient in place (its view(-1)
+      // and view_as)
+      return {0, 2};
+    // A bucket's reduction (stage_1_and_2.py reduce_ipg_grads, average_tensor,
+    // allreduce_and_scatter, allreduce_and_copy_with_multiple_ranks, allreduce_bucket), read off
+    // the op_sites of every ZeRO-1/2 recording's rank 0 (gpt2, llama, qwen2, bloom, falcon; e.g.
+    // falcon_s2_b5e4_ga1: 8 buckets, 5 of them one large parameter each, 10 slices, 2 all_reduces
+    // of two slices, 4 slices owned: 16 + 10 + 40 + 2 + 4 = 72 calls, as recorded).
     case HostTask::kBucketFlush:
-      // average_tensor (its scale kernel), reduce_ipg_grads, allreduce_bucket,
-      // allreduce_and_copy_with_multiple_ranks: per bucket 18 kernels and 79 views over 14.
-      return {1, 6};
     case HostTask::kBucketFlushOverlap:
-      // and 24 more calls per 14 buckets (gpt2_s2_b5e4_ovl_ga1): record_stream, stream waits
-      return {1, 8};
+      return {1, 1};  // average_tensor's div_, reduce_ipg_grads' narrow of the bucket
+    case HostTask::kFlushSlice:
+      // average_tensor's narrow, _flatten_dense_tensors' view, _unflatten_dense_tensors' narrow
+      // and view_as
+      return {0, 4};
+    case HostTask::kFlushKernel:
+      // an owned slice's copy back into the bucket, or _flatten_dense_tensors' cat of several
+      // (one slice is only viewed)
+      return {1, 0};
+    case HostTask::kFlushStreamRecord:
+      // record_stream on the reduced tensor, per all_reduce, and on each slice copied back
+      // (gpt2_s2_b5e4_ovl_ga1: 14 + 5 more calls than gpt2_s2_b5e4_ga1)
+      return {0, 1};
+    case HostTask::kIpgBuffer:
+      return {0, 1};  // setup_buckets' empty
+    case HostTask::kPartitionBuffer:
+      return {0, 3};  // copy_grads_in_partition's empty, get_flat_partition's two views
     case HostTask::kPartitionCopy:
       return {1, 5};  // copy_grads_in_partition
     case HostTask::kPartitionAccumulate:
@@ -93,6 +114,11 @@ TaskDispatch task_dispatch(HostTask task) {
       return {1, 3};  // _all_gather_dtype's flat buffer and copy
     case HostTask::kGatherParam:
       return {1, 5};  // AllGatherCoalescedHandle.wait's per-parameter narrow, copy and views
+    case HostTask::kGatherSingle:
+      // partition_parameters.py all_gather_coalesced takes _all_gather_sequential for one
+      // parameter: its buffer and two views (falcon_s3_base_ga1: 3 such gathers, 9 calls), and
+      // AllGatherHandle.wait none
+      return {0, 3};
     case HostTask::kStage3StepParam:
       // _unflatten_partitioned_parameters (3 views), get_grad_norm_direct's cast and norm,
       // _prepare_fp32_grad_for_sub_group's per-parameter view

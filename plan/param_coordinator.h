@@ -270,8 +270,12 @@ class Coordinator {
                   CopyWork{bytes, true, true});
     }
     const CollectiveWork work = gather_params(b_, params, group);
-    b_.host_calls_before_next(HostTask::kGather, 1);
-    b_.host_calls_before_next(HostTask::kGatherParam, static_cast<int>(params.size()));
+    if (params.size() == 1) {
+      b_.host_calls_before_next(HostTask::kGatherSingle, 1);
+    } else {
+      b_.host_calls_before_next(HostTask::kGather, 1);
+      b_.host_calls_before_next(HostTask::kGatherParam, static_cast<int>(params.size()));
+    }
     const std::size_t id = b_.plan().ops.size();
     const NameRef name = b_.name(label_, ".", what, ".", id);
     const int op = h2d >= 0 ? b_.op(name, b_.gather_stream(), pass_, work, {h2d})

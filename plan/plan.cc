@@ -138,6 +138,16 @@ std::string_view host_task_name(HostTask t) {
       return "zero12.grad_reduce_large";
     case HostTask::kBucketFlush:
       return "zero12.bucket_flush";
+    case HostTask::kFlushSlice:
+      return "zero12.flush_slice";
+    case HostTask::kFlushKernel:
+      return "zero12.flush_kernel";
+    case HostTask::kFlushStreamRecord:
+      return "zero12.flush_record_stream";
+    case HostTask::kIpgBuffer:
+      return "zero12.ipg_buffer";
+    case HostTask::kPartitionBuffer:
+      return "zero12.partition_buffer";
     case HostTask::kBucketFlushOverlap:
       return "zero12.bucket_flush_overlap";
     case HostTask::kPartitionCopy:
@@ -170,6 +180,8 @@ std::string_view host_task_name(HostTask t) {
       return "zero3.gather_launch";
     case HostTask::kGatherParam:
       return "zero3.gather_param";
+    case HostTask::kGatherSingle:
+      return "zero3.gather_single";
     case HostTask::kStage3StepParam:
       return "zero3.step_param";
     case HostTask::kStage3StepBody:

@@ -329,8 +329,17 @@ enum class HostTask : std::uint8_t {
   // copied into the IPG bucket, or alone when larger than the bucket
   kGradReduce,
   kGradReduceLarge,
-  kBucketFlush,          // ZeRO 1/2: one IPG bucket reduced (reduce_ipg_grads, average_tensor)
-  kBucketFlushOverlap,   // the same with overlap_comm (its stream waits and record_stream)
+  kBucketFlush,         // ZeRO 1/2: one IPG bucket reduced (reduce_ipg_grads, average_tensor)
+  kBucketFlushOverlap,  // the same with overlap_comm (its stream waits)
+  // ZeRO 1/2, the ATen calls of a bucket's reduction that scale with its parts (their Python is
+  // the flush's): one slice of a gradient cut at the partition boundaries (consecutive slices of
+  // one owner merged); one kernel per slice this rank owns (its copy back) and per all_reduce
+  // of several slices (their flatten); one record_stream with overlap_comm
+  kFlushSlice,
+  kFlushKernel,
+  kFlushStreamRecord,
+  kIpgBuffer,            // ZeRO 1/2: one IPG buffer allocated at a backward's first gradient hook
+  kPartitionBuffer,      // ZeRO 2: grads_in_partition allocated at a backward's first copy into it
   kPartitionCopy,        // ZeRO 1/2: one parameter of this rank's partition taken from a bucket
   kPartitionAccumulate,  // ZeRO 2: ... added to the partition's earlier micro-steps' gradients
   // ZeRO 1/2 with the optimizer offloaded: one parameter of the partition at the boundary (its
@@ -355,8 +364,11 @@ enum class HostTask : std::uint8_t {
   kModuleVisitBackward,  // the same in backward (the functions' backward)
   kGather,               // one coalesced parameter all-gather launched by a fetch
   kGatherParam,          // one parameter of a gather, when its handle is waited for
-  kStage3StepParam,      // ZeRO 3's step per parameter (norm, fp32 gradient, unflatten)
-  kStage3StepBody,       // ZeRO 3's step, its constant part
+  // a gather of one parameter (all_gather_coalesced's _all_gather_sequential: straight into the
+  // parameter, no flat buffer to copy out of when waited for)
+  kGatherSingle,
+  kStage3StepParam,  // ZeRO 3's step per parameter (norm, fp32 gradient, unflatten)
+  kStage3StepBody,   // ZeRO 3's step, its constant part
   // ZeRO 3 with the optimizer offloaded: one parameter's gradient at the boundary (its norm,
   // the fp32 copy to the host), and the step's parts
   kStage3OffloadGrad,
@@ -378,7 +390,7 @@ static_assert(sizeof(HostCall) == 4);
 // run before it), kept inline so that a plan of 10^4 ops allocates nothing per op.
 class HostCalls {
  public:
-  static constexpr int kSlots = 6;
+  static constexpr int kSlots = 10;
   // Adds `n` calls of `task`. REQUIRES: n >= 0; a slot for it (a plan/ bug otherwise).
   void add(HostTask task, int n);
   int operator[](HostTask task) const;

@@ -75,6 +75,7 @@ class Reducer {
                                 Device::kGpu, Category::kBuffers));
       b_.alloc(producer, ipg_->back());
     }
+    b_.host_calls_before_next(HostTask::kIpgBuffer, k);
   }
 
   // Reduces the current bucket. Returns the previous flush, which compute waits for before the
@@ -104,9 +105,15 @@ class Reducer {
       if (boundary_) b_.host_calls_before_next(HostTask::kOffloadGrad, owned_params);
       if (first_ && !boundary_) b_.host_calls_before_next(HostTask::kPartitionCopy, owned_params);
     }
+    const std::vector<Piece> parts = pieces();
+    const bool own_partition = owned && !l_.offload_optimizer && partition_ < 0;
+    if (own_partition) b_.host_calls_before_next(HostTask::kPartitionBuffer, 1);
     int op = -1;
-    for (const Piece& piece : pieces()) {
+    for (const Piece& piece : parts) {
       const bool reduce = piece.dst >= 0;
+      b_.host_calls_before_next(HostTask::kFlushSlice, piece.slices);
+      b_.host_calls_before_next(HostTask::kFlushKernel, piece.own + (piece.slices > 1 ? 1 : 0));
+      if (l_.overlap_comm) b_.host_calls_before_next(HostTask::kFlushStreamRecord, 1 + piece.own);
       // average_tensor and buffered_reduce_fallback's allreduce_bucket divide before reducing;
       // gradient_reduction_w_predivide (contiguous gradients without reduce_scatter, with
       // postscale_gradients) multiplies the sum by 1/N.
@@ -128,7 +135,7 @@ class Reducer {
           (piece.slices > 1 ? piece.elems * l_.param_bytes : 0) +
           (l_.comm_bytes != l_.param_bytes ? piece.elems * l_.comm_bytes : 0);
     }
-    if (owned && !l_.offload_optimizer && partition_ < 0) {
+    if (own_partition) {
       partition_ = b_.buffer(b_.name(label_, ".grads_in_partition"), l_.owned_full * l_.param_bytes,
                              Device::kGpu, Category::kGrads);
       if (partition_is_state_) {
@@ -145,7 +152,7 @@ class Reducer {
       CopyWork copy{bytes, false, true, CopyRole::kGradients};
       if (b_.keeps_slices()) {
         std::vector<ParamSlice> all;
-        for (const Piece& piece : pieces())
+        for (const Piece& piece : parts)
           all.insert(all.end(), piece.parts.begin(), piece.parts.end());
         copy.slices = b_.slices(all);
       }
@@ -194,13 +201,14 @@ class Reducer {
   int partition_buffer() const { return partition_; }
 
  private:
-  // One collective of a bucket's reduction: `elems` elements made of `slices` gradient slices,
-  // all-reduced (dst -1) or reduced to rank dst.
+  // One collective of a bucket's reduction: `elems` elements made of `slices` gradient slices
+  // (`own` of them this rank's), all-reduced (dst -1) or reduced to rank dst.
   struct Piece {
     std::int64_t elems = 0;
     int slices = 0;
     int dst = -1;
     std::vector<ParamSlice> parts;  // the gradient elements, in the piece's order
+    int own = 0;
   };
 
   // The collectives that reduce the current bucket (stage_1_and_2.py average_tensor at 0.19.6):
@@ -214,6 +222,7 @@ class Reducer {
   //   to it the same way (allreduce_no_retain with rank=dst), owners in order of first slice.
   std::vector<Piece> pieces() const {
     if (!l_.contiguous_gradients || !l_.reduce_scatter) {
+      // `slices` 2: flattened (a copy); its host calls (not recorded) taken as two slices'
       Piece whole{bucket_.elems(), 2, -1, {}};
       if (b_.keeps_slices()) {
         for (int p : bucket_.params()) whole.parts.push_back({p, 0, l_.params()[p].numel});
@@ -227,7 +236,9 @@ class Reducer {
       for (std::int64_t pos = start; pos < end;) {
         const int owner = static_cast<int>(pos / l_.partition);
         const std::int64_t stop = std::min(end, (owner + 1) * l_.partition);
-        if (slices.empty() || slices.back().dst != owner) slices.push_back(Piece{0, 1, owner, {}});
+        if (slices.empty() || slices.back().dst != owner) {
+          slices.push_back(Piece{0, 1, owner, {}, owner == l_.rank ? 1 : 0});
+        }
         slices.back().elems += stop - pos;
         if (b_.keeps_slices()) slices.back().parts.push_back({p, pos - start, stop - start});
         pos = stop;
@@ -240,10 +251,11 @@ class Reducer {
         if (!l_.multi_rank_allreduce && s.dst != dst) continue;
         open.elems += s.elems;
         ++open.slices;
+        open.own += s.own;
         open.parts.insert(open.parts.end(), s.parts.begin(), s.parts.end());
         if (open.elems > l_.bucket_elems) {
           out.push_back(open);
-          open.elems = open.slices = 0;
+          open.elems = open.slices = open.own = 0;
           open.parts.clear();
         }
       }

@@ -128,6 +128,18 @@ FAMILY_CONFIGS = {
     "gpt_neox": {"model_type": "gpt_neox", "num_hidden_layers": 2, "hidden_size": 128,
                  "intermediate_size": 344, "num_attention_heads": 4, "vocab_size": 1024,
                  "max_position_embeddings": 128, "rotary_pct": 0.25, "tie_word_embeddings": False},
+    # BLOOM: word_embeddings_layernorm, LayerNorm, one query_key_value split per head, ALiBi added
+    # to the scores (baddbmm) and an fp32 softmax, BloomGelu (a tanh GELU as an autograd
+    # Function), dense_4h_to_h 4h wide; the residual adds inside the attention and the MLP
+    # (dropout_add, hidden_dropout 0 as every BLOOM checkpoint sets it); no SDPA path
+    "bloom": dict(rho.FAMILIES["bloom"]),
+    # Falcon-7B's layout: one query_key_value of the query heads and one shared key and value
+    # head (multi_query), rotary, the attention and MLP in parallel after one shared LayerNorm,
+    # bias-free FalconLinears, GELU, dropout 0
+    "falcon": dict(rho.FAMILIES["falcon"]),
+    # Falcon-40B/180B's new decoder architecture: num_kv_heads groups (2 here), their keys and
+    # values broadcast to every query head, ln_attn and ln_mlp
+    "falcon_new": dict(rho.FAMILIES["falcon_new"]),
     # BERT (BertForMaskedLM): word + token-type + position tables, LayerNorm and dropout, post-LN
     # layers with biases everywhere, GELU, dropout 0.1 (hidden and attention probabilities), the
     # masked-LM head (dense, GELU, LayerNorm, the decoder tied to the word table), no pad row
@@ -136,6 +148,7 @@ FAMILY_CONFIGS = {
              "pad_token_id": None},
 }
 MOE = ("mixtral", "qwen3_moe", "qwen2_moe")
+FALCON = ("falcon", "falcon_new")
 GEMMA = ("gemma", "gemma2", "gemma3_text")
 SANDWICH = ("gemma2", "gemma3_text")  # a norm on each sublayer's output too
 # The variants measured: (name, family, attention implementation, GPT-2's dropout). GPT-2 comes
@@ -167,6 +180,11 @@ VARIANTS = (
     ("opt_eager", "opt", "eager", 0.1),
     ("gpt_neox", "gpt_neox", "sdpa", 0.0),
     ("gpt_neox_eager", "gpt_neox", "eager", 0.0),
+    ("bloom_eager", "bloom", "eager", 0.0),
+    ("falcon", "falcon", "sdpa", 0.0),
+    ("falcon_eager", "falcon", "eager", 0.0),
+    ("falcon_new", "falcon_new", "sdpa", 0.0),
+    ("falcon_new_eager", "falcon_new", "eager", 0.0),
     ("bert", "bert", "sdpa", 0.1),
     ("bert_eager", "bert", "eager", 0.1),
 )
@@ -193,6 +211,13 @@ def build(family, layers, shapes, attn, dropout, extra=None):
         cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"], num_attention_heads=shapes["heads"],
                    intermediate_size=shapes["ffn"], max_position_embeddings=max(128, shapes["s"]),
                    hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
+    elif family == "bloom":
+        cfg.update(n_layer=layers, hidden_size=shapes["h"], n_head=shapes["heads"])
+    elif family in FALCON:
+        cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"], num_attention_heads=shapes["heads"],
+                   ffn_hidden_size=shapes["ffn"], max_position_embeddings=max(128, shapes["s"]))
+        if family == "falcon_new":
+            cfg.update(num_kv_heads=max(1, shapes["heads"] // 2))
     else:
         cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"],
                    num_attention_heads=shapes["heads"],
@@ -226,7 +251,7 @@ def role(module, family):
                 "MixtralRMSNorm", "Qwen3MoeRMSNorm", "Qwen2MoeRMSNorm", "Phi3RMSNorm",
                 "GemmaRMSNorm", "Gemma2RMSNorm", "Gemma3RMSNorm"):
         return "norm"
-    if name in ("Linear", "Conv1D"):
+    if name in ("Linear", "Conv1D", "FalconLinear"):
         return "linear"
     # Mixtral's MoE block: the router's calls (its linear too) go to mlp.route; the block's own,
     # the experts' and their act_fn's to mlp.experts. Qwen2-MoE's block's own calls (the
@@ -240,7 +265,8 @@ def role(module, family):
     if name.endswith("Attention"):
         return "core"
     if name.endswith("MLP") or "Activation" in name or name in ("SiLU", "SiLUActivation",
-                                                                "GELUActivation", "GELUTanh", "ReLU"):
+                                                                "GELUActivation", "GELUTanh", "ReLU",
+                                                                "BloomGelu"):
         return "act"
     if name.endswith("Block") or name.endswith("DecoderLayer") or name == "GPTNeoXLayer":
         return "residual"
@@ -250,7 +276,8 @@ def role(module, family):
                                                     "Qwen3Model", "MixtralModel", "Qwen3MoeModel",
                                                     "Qwen2MoeModel", "Phi3Model", "GemmaModel",
                                                     "Gemma2Model", "Gemma3TextModel", "OPTDecoder",
-                                                    "OPTModel", "GPTNeoXModel"):
+                                                    "OPTModel", "GPTNeoXModel", "BloomModel",
+                                                    "FalconModel"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -396,6 +423,8 @@ def op_name(role_, name, family):
             return f"layers.{layer}.mlp.shared." + mapping[leaf].split(".")[1]
         return mapping[leaf] if layer is None else f"layers.{layer}." + mapping[leaf]
     if role_ == "norm":
+        if name.endswith("word_embeddings_layernorm"):  # BLOOM's norm of the embeddings
+            return "embed_norm"
         if layer is None:
             return "final_norm"
         if name.endswith((".q_norm", ".k_norm")):  # Qwen3's norms of each head's query and key
@@ -405,7 +434,7 @@ def op_name(role_, name, family):
         if name.endswith(".post_feedforward_layernorm"):
             return f"layers.{layer}.mlp.post_norm"
         return f"layers.{layer}." + ("attn_norm" if name.endswith(("ln_1", "input_layernorm",
-                                                                    "self_attn_layer_norm"))
+                                                                    "self_attn_layer_norm", "ln_attn"))
                                       else "mlp_norm")
     if role_ == "core":
         return f"layers.{layer}.attn.core"
@@ -496,7 +525,8 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
     layer = (model.transformer.h[0] if family == "gpt2" else
              model.bert.encoder.layer[0] if family == "bert" else
              model.model.decoder.layers[0] if family == "opt" else
-             model.gpt_neox.layers[0] if family == "gpt_neox" else model.model.layers[0])
+             model.gpt_neox.layers[0] if family == "gpt_neox" else
+             model.transformer.h[0] if family in ("bloom",) + FALCON else model.model.layers[0])
     x = torch.randn(shapes["b"], shapes["s"], shapes["h"], dtype=torch.bfloat16, requires_grad=True)
     parts = {}
     if family == "gpt2":
@@ -548,6 +578,43 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
         mlp_all = part_backward(lambda t: layer.fc2(layer.activation_fn(layer.fc1(t))), x, mlp_params)
         parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in ("q_proj", "k_proj", "v_proj",
                                                                           "out_proj")), collections.Counter())
+        parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
+    elif family in ("bloom",) + FALCON:
+        # BLOOM's and Falcon's blocks: query_key_value, dense, dense_h_to_4h, dense_4h_to_h. BLOOM's
+        # attention and MLP take the residual and add it themselves (dropout_add): a residual
+        # without a gradient here, the add's backward being a pass-through.
+        from transformers.masking_utils import create_causal_mask
+        a, m = layer.self_attention, layer.mlp
+        b_, s_ = shapes["b"], shapes["s"]
+        pos = torch.arange(s_).unsqueeze(0).expand(b_, -1)
+        mask = create_causal_mask(config=model.config, inputs_embeds=x.detach(),
+                                  attention_mask=torch.ones(b_, s_), past_key_values=None,
+                                  position_ids=pos)
+        norms = ([("attn_norm", layer.input_layernorm), ("mlp_norm", layer.post_attention_layernorm)]
+                 if family == "bloom" else
+                 [("attn_norm", layer.ln_attn), ("mlp_norm", layer.ln_mlp)] if family == "falcon_new" else
+                 [("attn_norm", layer.input_layernorm)])
+        for op, norm in norms:
+            parts[op] = part_backward(norm, x, list(norm.parameters()))
+        qkv, out, up, down = a.query_key_value, a.dense, m.dense_h_to_4h, m.dense_4h_to_h
+        parts["attn.qkv"] = part_backward(qkv, x, list(qkv.parameters()))
+        xo = torch.randn(b_, s_, out.in_features, dtype=torch.bfloat16, requires_grad=True)
+        parts["attn.out_proj"] = part_backward(out, xo, list(out.parameters()))
+        parts["mlp.up"] = part_backward(up, x, list(up.parameters()))
+        xi = torch.randn(b_, s_, down.in_features, dtype=torch.bfloat16, requires_grad=True)
+        parts["mlp.down"] = part_backward(down, xi, list(down.parameters()))
+        if family == "bloom":
+            res = torch.zeros(b_, s_, shapes["h"], dtype=torch.bfloat16)
+            alibi = model.transformer.build_alibi_tensor(torch.ones(b_, s_), a.num_heads, torch.bfloat16)
+            attn_all = part_backward(lambda t: a(t, res, alibi=alibi, attention_mask=mask)[0], x,
+                                     list(a.parameters()))
+            mlp_all = part_backward(lambda t: m(t, res), x, list(m.parameters()))
+        else:
+            cos, sin = model.transformer.rotary_emb(x.detach(), pos)
+            attn_all = part_backward(lambda t: a(t, alibi=None, attention_mask=mask,
+                                                 position_embeddings=(cos, sin))[0], x, list(a.parameters()))
+            mlp_all = part_backward(m, x, list(m.parameters()))
+        parts["attn.core"] = attn_all - parts["attn.qkv"] - parts["attn.out_proj"]
         parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
     elif family in ("gpt_neox", "phi3"):
         # One fused projection into the attention (query_key_value, qkv_proj), its output Linear
@@ -651,9 +718,14 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
             fn, head = model.model.decoder.final_layer_norm, model.lm_head
         elif family == "gpt_neox":
             fn, head = model.gpt_neox.final_layer_norm, model.lm_head
+        elif family in ("bloom",) + FALCON:
+            fn, head = model.transformer.ln_f, model.lm_head
         else:
             fn, head = model.model.norm, model.lm_head
         outside = causal_lm_outside(fn, head, x, ids, getattr(model.config, "final_logit_softcapping", None))
+        if family == "bloom":
+            en = model.transformer.word_embeddings_layernorm
+            outside["embed_norm"] = part_backward(en, x, list(en.parameters()))
     settle(outside, outside_bwd, "embed")
     # Totals per class share the counts out in proportion (classes kept exact per layer).
     bwd_parts = dict(parts)
@@ -722,7 +794,10 @@ def main():
            "attention": "sdpa", "cuda_paths": notes, "families": {}}
     for name, family, attn, dropout in VARIANTS:
         extra = VARIANT_CONFIGS.get(name)
-        ma, mb = measure(family, a, attn, dropout, extra), measure(family, b, attn, dropout, extra)
+        # BLOOM's ALiBi slopes take 4 forward kernels more (once a step, in the embedding's
+        # count) when the head count is not a power of two (BLOOM-176B's 112): 8 heads here.
+        b_ = dict(b, heads=8) if family == "bloom" else b
+        ma, mb = measure(family, a, attn, dropout, extra), measure(family, b_, attn, dropout, extra)
         bad = [k for k in ma if differ(ma[k], mb.get(k)) > 0]
         if bad or ma.keys() != mb.keys():
             sys.exit(f"{name}: the two shapes disagree at " + ", ".join(bad))

@@ -27,11 +27,15 @@ checks two shapes agree).
 """
 
 import json
+import os
 import sys
 
 import torch
 import transformers
 from torch.utils._python_dispatch import TorchDispatchMode
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import record_host_ops as rho  # noqa: E402  (mqa_as_cuda)
 
 aten = torch.ops.aten
 GEMMS = {aten.mm.default, aten.addmm.default, aten.bmm.default, aten.baddbmm.default}
@@ -97,14 +101,16 @@ class Recorder(TorchDispatchMode):
 
 
 class Shapes:
-    def __init__(self, b, s, h, heads, ffn, vocab):
+    def __init__(self, b, s, h, heads, ffn, vocab, kv_heads=None):
         self.b, self.s, self.h, self.a, self.ffn, self.v = b, s, h, heads, ffn, vocab
+        self.kv = heads if kv_heads is None else kv_heads
         self.t = b * s
         self.classes = {
             self.t * self.v: "logits",
             self.b * self.a * self.s * self.s: "score",
             self.t * self.ffn: "ffn",
-            self.t * 3 * self.h: "qkv",
+            # the fused projection's output, t x (q + 2 kv)
+            self.t * (self.h + 2 * self.kv * (self.h // self.a)): "qkv",
             self.t * self.h: "hidden",
         }
         assert len(self.classes) == 5, "size classes collide: pick other shapes"
@@ -347,6 +353,81 @@ def gpt_neox_parts(shapes, attn="eager"):
     return decoder_layer_parts(layer, GPTNeoXRotaryEmbedding(cfg), cfg, shapes)
 
 
+def bloom_parts(shapes):
+    """BLOOM's block (eager: it has no SDPA path): LayerNorm; the attention with ALiBi added by
+    baddbmm, the mask added, an fp32 softmax, hidden_dropout 0; the MLP with BloomGelu (a tanh
+    GELU in an autograd Function of its own). The attention and the MLP add the residual
+    themselves (dropout_add): that add is zerosim's residual op, so it is measured without it."""
+    from transformers import BloomConfig
+    from transformers.masking_utils import create_causal_mask
+    from transformers.models.bloom import modeling_bloom
+    cfg = BloomConfig(hidden_size=shapes.h, n_head=shapes.a, n_layer=1, vocab_size=shapes.v,
+                      pad_token_id=None, hidden_dropout=0.0, attention_dropout=0.0)
+    cfg._attn_implementation = "eager"
+    assert shapes.ffn == 4 * shapes.h, "BLOOM's MLP is 4h wide"
+    layer = modeling_bloom.BloomBlock(cfg, layer_idx=0).to(torch.bfloat16).train()
+    b, s, h = shapes.b, shapes.s, shapes.h
+    x0 = torch.randn(b, s, h, dtype=torch.bfloat16)
+    ones = torch.ones(b, s)
+    mask = create_causal_mask(config=cfg, inputs_embeds=x0, attention_mask=ones, past_key_values=None)
+    alibi = modeling_bloom.build_alibi_tensor(ones, shapes.a, torch.bfloat16)
+    res = torch.zeros(b, s, h, dtype=torch.bfloat16)
+    orig = modeling_bloom.dropout_add
+    modeling_bloom.dropout_add = lambda x, residual, prob, training: torch.nn.functional.dropout(
+        x, p=prob, training=training)
+    try:
+        a, m = layer.self_attention, layer.mlp
+        parts = {"norm": run(lambda x: layer.input_layernorm(x), [leaf(b, s, h)], shapes,
+                             list(layer.input_layernorm.parameters())),
+                 "attention": run(lambda x: a(x, res, alibi=alibi, attention_mask=mask)[0], [leaf(b, s, h)],
+                                  shapes, list(a.parameters())),
+                 "mlp": run(lambda x: m(x, res), [leaf(b, s, h)], shapes, list(m.parameters()))}
+    finally:
+        modeling_bloom.dropout_add = orig
+    return parts
+
+
+def falcon_parts(shapes, attn="eager"):
+    """Falcon's decoder layer (FalconLinears without biases, rotary on the whole of each head,
+    GELU, dropout 0): Falcon-7B's one key and value head (multi_query) when shapes.kv is 1, else
+    the new decoder architecture's shapes.kv groups broadcast to every head."""
+    from transformers import FalconConfig
+    from transformers.masking_utils import create_causal_mask
+    from transformers.models.falcon.modeling_falcon import FalconDecoderLayer, FalconRotaryEmbedding
+    new = shapes.kv != 1
+    cfg = FalconConfig(hidden_size=shapes.h, num_attention_heads=shapes.a, ffn_hidden_size=shapes.ffn,
+                       num_hidden_layers=1, vocab_size=shapes.v, pad_token_id=None,
+                       max_position_embeddings=max(64, shapes.s), new_decoder_architecture=new,
+                       num_kv_heads=shapes.kv if new else None)
+    cfg._attn_implementation = attn
+    layer = FalconDecoderLayer(cfg, layer_idx=0).to(torch.bfloat16).train()
+    b, s, h = shapes.b, shapes.s, shapes.h
+    x0 = torch.randn(b, s, h, dtype=torch.bfloat16)
+    pos = torch.arange(s).unsqueeze(0).expand(b, s)
+    cos, sin = FalconRotaryEmbedding(cfg)(x0, pos)
+    mask = create_causal_mask(config=cfg, inputs_embeds=x0, attention_mask=torch.ones(b, s),
+                              past_key_values=None, position_ids=pos)
+    norm = layer.ln_attn if new else layer.input_layernorm
+    a = layer.self_attention
+    # Falcon-7B's one key and value head under SDPA: CUDA's fused kernels take it, the CPU's
+    # flash kernel does not (scripts/record_host_ops.py mqa_as_cuda).
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+
+    def fused_mqa(q, k, v, *args, **kwargs):
+        if k.size(-3) == 1 < q.size(-3):
+            k, v = rho.mqa_as_cuda(q, k, v)
+        return sdpa(q, k, v, *args, **kwargs)
+
+    torch.nn.functional.scaled_dot_product_attention = fused_mqa
+    try:
+        return {"norm": run(lambda x: norm(x), [leaf(b, s, h)], shapes, list(norm.parameters())),
+                "attention": run(lambda x: a(x, None, mask, position_embeddings=(cos, sin))[0],
+                                 [leaf(b, s, h)], shapes, list(a.parameters())),
+                "mlp": run(lambda x: layer.mlp(x), [leaf(b, s, h)], shapes, list(layer.mlp.parameters()))}
+    finally:
+        torch.nn.functional.scaled_dot_product_attention = sdpa
+
+
 def bert_parts(shapes, attn="eager", dropout=0.1):
     """BERT's layer: the attention (query, key, value, the core without a causal mask or padding,
     as BertModel runs a batch without padding), output.dense and its dropout; LayerNorm (after
@@ -388,7 +469,13 @@ def loss_part(shapes):
 
 def measure(shapes):
     torch.manual_seed(0)
-    return {"gpt2": gpt2_parts(shapes), "gpt2_sdpa": gpt2_parts(shapes, "sdpa"),
+    def with_kv(kv):
+        return Shapes(shapes.b, shapes.s, shapes.h, shapes.a, shapes.ffn, shapes.v, kv_heads=kv)
+    bloom = Shapes(shapes.b, shapes.s, shapes.h, shapes.a, 4 * shapes.h, shapes.v)
+    return {"bloom": bloom_parts(bloom),
+            "falcon": falcon_parts(with_kv(1)), "falcon_sdpa": falcon_parts(with_kv(1), "sdpa"),
+            "falcon_new": falcon_parts(with_kv(2)), "falcon_new_sdpa": falcon_parts(with_kv(2), "sdpa"),
+            "gpt2": gpt2_parts(shapes), "gpt2_sdpa": gpt2_parts(shapes, "sdpa"),
             "gpt2_nodropout": gpt2_parts(shapes, dropout=0.0),
             "gpt2_sdpa_nodropout": gpt2_parts(shapes, "sdpa", dropout=0.0),
             "llama": llama_parts(shapes), "llama_sdpa": llama_parts(shapes, "sdpa"),
@@ -417,7 +504,8 @@ def summary(m):
 
 FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa",
             "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa", "opt", "opt_sdpa",
-            "gpt_neox", "gpt_neox_sdpa", "bert", "bert_sdpa")
+            "gpt_neox", "gpt_neox_sdpa", "bloom", "falcon", "falcon_sdpa", "falcon_new",
+            "falcon_new_sdpa", "bert", "bert_sdpa")
 
 
 def with_cuda_dropout(m):

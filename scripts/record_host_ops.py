@@ -38,6 +38,7 @@ RUN (one job at a time, niced; the oracle venv from /work/shared/deepspeed-oracl
         --out tests/plan/oracle/host_ops/gpt2_s2_b5e4_ga3.json
     nice -n 10 /work/oracle/venv/bin/python scripts/record_host_ops.py --matrix        # all recordings
   --matrix [--families gpt2,llama,qwen2] [--configs a,b] [--only NAME,...] [--skip-existing]
+           (bloom, falcon and falcon_new are recorded when named in --families)
   runs every case in a fresh interpreter (the cases of MATRIX below). scripts/record_host_ops.sh
   wraps it. --summary FILE... prints the report's per-phase table. A case takes 15-40 s (imports and engine init dominate); the first offload case builds
   DeepSpeedCPUAdam (~60 s, cached in TORCH_EXTENSIONS_DIR).
@@ -80,8 +81,22 @@ FAMILIES = {
     "qwen2": {"model_type": "qwen2", "num_hidden_layers": 2, "hidden_size": 128, "intermediate_size": 344,
               "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024, "max_position_embeddings": 128,
               "tie_word_embeddings": True},
+    # BLOOM: ALiBi, word_embeddings_layernorm, BloomGelu, the residual adds inside the attention
+    # and the MLP, no SDPA path (recorded with --families bloom, not in the default matrix)
+    "bloom": {"model_type": "bloom", "n_layer": 2, "hidden_size": 128, "n_head": 4, "vocab_size": 1024,
+              "pad_token_id": None},
+    # Falcon-7B's layout: one key and value head, the attention and MLP in parallel on one LayerNorm
+    "falcon": {"model_type": "falcon", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
+               "vocab_size": 1024, "max_position_embeddings": 128, "pad_token_id": None},
+    # Falcon-40B's: 2 key/value groups broadcast to every head, ln_attn and ln_mlp
+    "falcon_new": {"model_type": "falcon", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
+                   "num_kv_heads": 2, "new_decoder_architecture": True, "vocab_size": 1024,
+                   "max_position_embeddings": 128, "pad_token_id": None},
 }
-LAYER_KEY = {"gpt2": "n_layer", "llama": "num_hidden_layers", "qwen2": "num_hidden_layers"}
+# The default matrix (the other families are recorded when named)
+DEFAULT_FAMILIES = ("gpt2", "llama", "qwen2")
+LAYER_KEY = {"gpt2": "n_layer", "llama": "num_hidden_layers", "qwen2": "num_hidden_layers", "bloom": "n_layer",
+             "falcon": "num_hidden_layers", "falcon_new": "num_hidden_layers"}
 
 _BF16 = {"bf16": {"enabled": True}, "gradient_clipping": 1.0}
 _S12 = {"reduce_bucket_size": 50000, "allgather_bucket_size": 50000, "overlap_comm": False, "contiguous_gradients": True}
@@ -115,7 +130,7 @@ def case_name(family, config, ga, n_layers=None, suffix=""):
 
 def matrix_cases(families=None, configs=None):
     cases = []
-    for fam in families or FAMILIES:
+    for fam in families or DEFAULT_FAMILIES:
         for cfg in configs or MATRIX_CONFIGS:
             for ga in MATRIX_GAS:
                 cases.append((fam, cfg, ga, None))
@@ -737,6 +752,17 @@ def install_move_counter():
     return ["Tensor.to", "Tensor.cpu"]
 
 
+def mqa_as_cuda(query, key, value):
+    """Multi-query attention (Falcon-7B: one key and value head, no enable_gqa): recent PyTorch's
+    fused CUDA kernels take it (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp: flash,
+    memory-efficient and cuDNN check the heads with supports_mqa), the CPU's flash kernel does
+    not, and SDPA falls back to its math path (fp32 copies, the score matrix). The head expanded
+    to every query head is a view, and its backward the sum over the heads that the fused
+    kernels' MQA backward makes for dk and dv. Not yet confirmed on a GPU."""
+    heads = query.size(-3)
+    return key.expand(-1, heads, -1, -1), value.expand(-1, heads, -1, -1)
+
+
 def install_dropout_cuda_path():
     import torch
     import torch.nn.functional as F
@@ -754,11 +780,15 @@ def install_dropout_cuda_path():
         # CPU flash attention rejects dropout > 0 and sdpa falls back to the math path (fp32 upcasts, bmm,
         # softmax, dropout: ~25 ops forward, ~35 backward); CUDA's flash kernel takes the dropout inside its
         # one op. Drop the probability dropout so the CPU picks its one-op flash kernel as CUDA does.
+        if key.dim() == 4 and key.size(-3) == 1 < query.size(-3) and not k.get("enable_gqa", False):
+            key, value = mqa_as_cuda(query, key, value)
         return orig_sdpa(query, key, value, attn_mask, 0.0, is_causal, *a, **k)
 
     F.scaled_dot_product_attention = scaled_dot_product_attention
     return ["torch.nn.functional.dropout -> torch.native_dropout (training, 0<p<1)",
-            "torch.nn.functional.scaled_dot_product_attention: dropout_p -> 0.0 (CPU flash kernel, not the math path)"]
+            "torch.nn.functional.scaled_dot_product_attention: dropout_p -> 0.0 (CPU flash kernel, not the math path)",
+            "torch.nn.functional.scaled_dot_product_attention: one key/value head expanded to the query heads "
+            "(CUDA's fused kernels take multi-query attention, the CPU's flash kernel does not)"]
 
 
 # ---- deepspeed.comm: outermost-call counters ------------------------------------------------------

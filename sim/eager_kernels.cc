@@ -79,6 +79,21 @@ constexpr Entry kTable[] = {
     {"gpt_neox_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"gpt_neox_sdpa", "attention", {{13, {{50, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {22, {{72.0167, 0}, {0, 0}, {10.0167, 0}, {0, 0}, {0, 0}}}}},
     {"gpt_neox_sdpa", "mlp", {{1, {{0, 0}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {3, {{2.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bloom", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bloom", "attention", {{8, {{16, 0}, {0, 0}, {0, 0}, {8.5, 16}, {0, 0}}}, {13, {{14.0167, 0}, {0, 0}, {22.0167, 0}, {4, 20}, {0, 0}}}}},
+    {"bloom", "mlp", {{9, {{0, 0}, {42, 0}, {0, 0}, {0, 0}, {0, 0}}}, {20, {{2.0167, 0}, {88.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"falcon", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"falcon", "attention", {{19, {{32, 0}, {0, 0}, {4.6667, 0.0014}, {12.5, 0}, {0, 0}}}, {26, {{36, 0}, {0, 0}, {28.6667, 0.0014}, {10, 0}, {0, 0}}}}},
+    {"falcon", "mlp", {{1, {{0, 0}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{0, 0}, {6, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"falcon_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"falcon_sdpa", "attention", {{12, {{19, 0}, {0, 0}, {4.6667, 0.0014}, {0, 0}, {0, 0}}}, {23, {{32, 0}, {0, 0}, {28.6667, 0.0014}, {0, 0}, {0, 0}}}}},
+    {"falcon_sdpa", "mlp", {{1, {{0, 0}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{0, 0}, {6, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"falcon_new", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"falcon_new", "attention", {{22, {{64, 0}, {0, 0}, {5, 0.001}, {12.5, 0}, {0, 0}}}, {26, {{64, 0}, {0, 0}, {29, 0.001}, {10, 0}, {0, 0}}}}},
+    {"falcon_new", "mlp", {{1, {{0, 0}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{0, 0}, {6, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"falcon_new_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"falcon_new_sdpa", "attention", {{15, {{48, 0}, {0, 0}, {5, 0.001}, {0, 0}, {0, 0}}}, {23, {{60, 0}, {0, 0}, {29, 0.001}, {0, 0}, {0, 0}}}}},
+    {"falcon_new_sdpa", "mlp", {{1, {{0, 0}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{0, 0}, {6, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"bert", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"bert", "attention", {{8, {{20, 1}, {0, 0}, {0, 0}, {12, 1}, {0, 0}}}, {14, {{42.0667, 0}, {0, 0}, {0, 0}, {16, 0}, {0, 0}}}}},
     {"bert", "mlp", {{2, {{4, 1}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{8.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
@@ -124,10 +139,11 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
       return sdpa ? "opt_sdpa" : "opt";
     case models::ModelType::kGptNeox:  // recorded rotating all of each head
       return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
-    case models::ModelType::kFalcon:  // not recorded yet: GPT-NeoX's modules, the nearest
-      return sdpa ? "gpt_neox_sdpa" : "gpt_neox";
-    case models::ModelType::kBloom:  // not recorded yet: GPT-NeoX's eager modules, the nearest
-      return "gpt_neox";
+    case models::ModelType::kFalcon:  // Falcon-7B's one key and value head, or the new layout's
+      if (spec.kv_copied_per_head) return sdpa ? "falcon_new_sdpa" : "falcon_new";
+      return sdpa ? "falcon_sdpa" : "falcon";
+    case models::ModelType::kBloom:  // no SDPA path; recorded without the adds of dropout_add
+      return "bloom";
     case models::ModelType::kDebertaV2:  // not recorded yet: BERT's eager modules, the nearest
       return "bert";
     case models::ModelType::kBert:     // recorded with BERT's default dropout, 0.1
