@@ -468,6 +468,90 @@ constexpr Entry kTable[] = {
     {"falcon_new_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
     {"falcon_new_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"falcon_new_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"deepseek_v2", "embed", {16, 17, 1}, {0, 3, 0}, 3},
+    {"deepseek_v2", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v2", "attn.q_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2", "attn.kv_a", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2", "attn.kv_a_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v2", "attn.kv_b", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2", "attn.core", {11, 25, 0}, {19, 25, 0}, 1},
+    {"deepseek_v2", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v2", "mlp.shared.gate", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2", "mlp.shared.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2", "mlp.shared.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"deepseek_v2", "mlp.shared.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2", "mlp.route", {6, 3, 0}, {9, 6, 0}, 1},
+    {"deepseek_v2", "mlp.experts", {21, 9, 0}, {20, 15, 0}, 2},
+    {"deepseek_v2", "mlp.combine", {1, 2, 0}, {1, 0, 0}, 1},
+    {"deepseek_v2", "residual", {2, 0, 0}, {0, 13, 0}, 1},
+    {"deepseek_v2", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"deepseek_v2", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"deepseek_v2_eager", "embed", {25, 31, 1}, {0, 3, 0}, 3},
+    {"deepseek_v2_eager", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v2_eager", "attn.q_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2_eager", "attn.kv_a", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2_eager", "attn.kv_a_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v2_eager", "attn.kv_b", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2_eager", "attn.core", {18, 36, 0}, {26, 36, 0}, 1},
+    {"deepseek_v2_eager", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2_eager", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v2_eager", "mlp.shared.gate", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2_eager", "mlp.shared.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2_eager", "mlp.shared.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"deepseek_v2_eager", "mlp.shared.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2_eager", "mlp.route", {6, 3, 0}, {9, 6, 0}, 1},
+    {"deepseek_v2_eager", "mlp.experts", {21, 9, 0}, {20, 15, 0}, 2},
+    {"deepseek_v2_eager", "mlp.combine", {1, 2, 0}, {1, 0, 0}, 1},
+    {"deepseek_v2_eager", "residual", {2, 0, 0}, {0, 13, 0}, 1},
+    {"deepseek_v2_eager", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"deepseek_v2_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v2_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"deepseek_v3", "embed", {20, 17, 1}, {0, 3, 0}, 3},
+    {"deepseek_v3", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v3", "attn.q_a", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "attn.q_a_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v3", "attn.q_b", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "attn.kv_a", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "attn.kv_a_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v3", "attn.kv_b", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "attn.core", {19, 24, 0}, {26, 19, 0}, 1},
+    {"deepseek_v3", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v3", "mlp.shared.gate", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "mlp.shared.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "mlp.shared.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"deepseek_v3", "mlp.shared.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "mlp.route", {21, 7, 0}, {16, 7, 0}, 1},
+    {"deepseek_v3", "mlp.experts", {21, 9, 0}, {22, 15, 0}, 2},
+    {"deepseek_v3", "mlp.combine", {1, 2, 0}, {1, 0, 0}, 1},
+    {"deepseek_v3", "residual", {2, 0, 0}, {0, 15, 0}, 1},
+    {"deepseek_v3", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"deepseek_v3", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"deepseek_v3_eager", "embed", {29, 31, 1}, {0, 3, 0}, 3},
+    {"deepseek_v3_eager", "attn_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v3_eager", "attn.q_a", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "attn.q_a_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v3_eager", "attn.q_b", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "attn.kv_a", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "attn.kv_a_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v3_eager", "attn.kv_b", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "attn.core", {26, 35, 0}, {34, 30, 0}, 1},
+    {"deepseek_v3_eager", "attn.out_proj", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "mlp_norm", {8, 1, 0}, {17, 3, 0}, 1},
+    {"deepseek_v3_eager", "mlp.shared.gate", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "mlp.shared.up", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "mlp.shared.act", {2, 0, 0}, {2, 0, 0}, 2},
+    {"deepseek_v3_eager", "mlp.shared.down", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "mlp.route", {21, 7, 0}, {16, 7, 0}, 1},
+    {"deepseek_v3_eager", "mlp.experts", {21, 9, 0}, {22, 15, 0}, 2},
+    {"deepseek_v3_eager", "mlp.combine", {1, 2, 0}, {1, 0, 0}, 1},
+    {"deepseek_v3_eager", "residual", {2, 0, 0}, {0, 15, 0}, 1},
+    {"deepseek_v3_eager", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
+    {"deepseek_v3_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"deepseek_v3_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
     {"bert", "embed", {7, 3, 0}, {3, 10, 0}, 7},
     {"bert", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
     {"bert", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
@@ -580,14 +664,19 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       // (dropout_add); BloomBlock's own calls none.
       return "bloom_eager";
     case ModelType::kDeepseekV2:
-    case ModelType::kDeepseekV3:
-      // Not measured yet (deepseek_key): Qwen2-MoE's entries, the nearest measured (RMSNorm,
-      // bias-free projections, rotary, the router, grouped_mm experts and a shared expert),
-      // Llama's for a dense first layer's MLP.
+    case ModelType::kDeepseekV3: {
+      // A dense first layer's MLP is LlamaMLP's code. The query's projections are the same
+      // modules in both versions: q_proj measured on V2 (V2-Lite's), q_a_proj, q_a_layernorm and
+      // q_b_proj on V3. The cores differ (V2 rotates through complex numbers, V3 through
+      // interleaved real pairs), and so do the routers (softmax; grouped sigmoid).
       if (key == "mlp.gate" || key == "mlp.up" || key == "mlp.act" || key == "mlp.down") {
         return "llama";
       }
-      return sdpa || key != "attn.core" ? "qwen2_moe" : "llama_eager";
+      const bool v3 = key == "attn.q_a" || key == "attn.q_a_norm" || key == "attn.q_b" ||
+                      (key != "attn.q_proj" && spec.model_type == ModelType::kDeepseekV3);
+      if (v3) return sdpa ? "deepseek_v3" : "deepseek_v3_eager";
+      return sdpa ? "deepseek_v2" : "deepseek_v2_eager";
+    }
     case ModelType::kDebertaV2:
       // Not measured yet (deberta_key): BERT's eager entries, the nearest measured (post-norm
       // layers, biases, dropout 0.1; transformers gives DeBERTa-v2 no SDPA path).
@@ -675,23 +764,10 @@ std::string_view deberta_key(std::string_view key) {
   return key;
 }
 
-// DeepSeek's ops under the names of the entries standing in for them (variant_of): the latent
-// attention's projections as a q projection, its norms as a layer's norm, the shared experts'
-// sum (one add) as half a layer's residual calls.
-std::string_view deepseek_key(std::string_view key) {
-  if (key == "attn.q_a" || key == "attn.q_b" || key == "attn.kv_a" || key == "attn.kv_b") {
-    return "attn.q_proj";
-  }
-  if (key == "attn.q_a_norm" || key == "attn.kv_a_norm") return "attn_norm";
-  if (key == "mlp.combine") return "residual";
-  return key;
-}
-
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
   if (is_encoder(spec)) key = bert_key(key);
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
-  if (is_deepseek(spec)) key = deepseek_key(key);
   if (spec.model_type == ModelType::kDebertaV2) key = deberta_key(key);
   if (spec.model_type == ModelType::kBlenderbot || spec.model_type == ModelType::kBart) {
     key = blenderbot_key(key);

@@ -11,11 +11,11 @@ namespace zs::plan {
 // functions behind it dispatch (the recordings' op_sites), divided by their calls (named_calls),
 // in the GPT-2 recordings at GA 1 (tests/plan/oracle/host_ops/gpt2_*_ga1.json; rank 0, 28
 // parameter tensors, reduce_bucket_size 5e4, its partition 11 of them), GA 3 for the tasks only
-// GA > 1 has (kOffloadAccumulate), all of ZeRO-1/2's for a bucket's reduction and ZeRO-3's for a
-// one-parameter gather (the GPT-2 runs alone do not tell a per-bucket from a per-slice call).
-// The other recordings (Llama, Qwen2, BLOOM, Falcon, GA 3, 4 layers, rank 1's partition) are
-// what host_ops_test holds them to.
-// Collectives are not counted here (CollectiveWork ops), nor device syncs (the Plan's sync ops).
+// GA > 1 has (kOffloadAccumulate); ZeRO-1/2's bucket reduction and ZeRO-3's one-parameter gather
+// in every recording (the GPT-2 runs alone do not tell a per-bucket from a per-slice call).
+// The other recordings (Llama, Qwen2, BLOOM, Falcon, DeepSeek, GA 3, 4 layers, rank 1's partition)
+// are what host_ops_test holds them to. Collectives are not counted here (CollectiveWork ops), nor
+// device syncs (the Plan's sync ops).
 TaskDispatch task_dispatch(HostTask task) {
   switch (task) {
     case HostTask::kEngineForward:

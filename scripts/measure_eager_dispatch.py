@@ -125,6 +125,27 @@ FAMILY_CONFIGS = {
             "word_embed_proj_dim": 128, "pad_token_id": None},
     # GPT-NeoX (Pythia): one query_key_value with biases, a quarter of each head rotated,
     # LayerNorm, GELU, the attention and MLP in parallel, dropout modules with p = 0
+    # DeepSeek-V2 (V2-Lite's attention: q_proj) and DeepSeek-V3 (q_a_proj, q_a_layernorm, q_b_proj;
+    # sigmoid routing over 2 groups): multi-head latent attention (kv_a_proj_with_mqa,
+    # kv_a_layernorm, kv_b_proj), a MoE block of 4 routed experts (2 per token) and shared experts
+    # in every layer (first_k_dense_replace 0: a dense first layer's MLP is LlamaMLP's code, the
+    # llama entries). v_head_dim equals the query/key head dim (32 + 16): the CPU's flash kernel
+    # takes only equal dims and SDPA falls back to its math path otherwise, where CUDA's
+    # memory-efficient and cuDNN kernels take DeepSeek's unequal ones; the calls do not depend on
+    # the dims.
+    "deepseek_v2": {"model_type": "deepseek_v2", "num_hidden_layers": 2, "hidden_size": 128,
+                    "intermediate_size": 256, "moe_intermediate_size": 96, "kv_lora_rank": 32,
+                    "q_lora_rank": None, "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 48,
+                    "num_attention_heads": 4, "num_key_value_heads": 4, "n_routed_experts": 4,
+                    "n_shared_experts": 2, "num_experts_per_tok": 2, "first_k_dense_replace": 0,
+                    "vocab_size": 1024, "max_position_embeddings": 128, "tie_word_embeddings": False},
+    "deepseek_v3": {"model_type": "deepseek_v3", "num_hidden_layers": 2, "hidden_size": 128,
+                    "intermediate_size": 256, "moe_intermediate_size": 96, "kv_lora_rank": 32,
+                    "q_lora_rank": 64, "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 48,
+                    "num_attention_heads": 4, "num_key_value_heads": 4, "n_routed_experts": 4,
+                    "n_shared_experts": 1, "num_experts_per_tok": 2, "n_group": 2, "topk_group": 1,
+                    "first_k_dense_replace": 0, "vocab_size": 1024, "max_position_embeddings": 128,
+                    "tie_word_embeddings": False},
     "gpt_neox": {"model_type": "gpt_neox", "num_hidden_layers": 2, "hidden_size": 128,
                  "intermediate_size": 344, "num_attention_heads": 4, "vocab_size": 1024,
                  "max_position_embeddings": 128, "rotary_pct": 0.25, "tie_word_embeddings": False},
@@ -149,6 +170,7 @@ FAMILY_CONFIGS = {
 }
 MOE = ("mixtral", "qwen3_moe", "qwen2_moe")
 FALCON = ("falcon", "falcon_new")
+DEEPSEEK = ("deepseek_v2", "deepseek_v3")
 GEMMA = ("gemma", "gemma2", "gemma3_text")
 SANDWICH = ("gemma2", "gemma3_text")  # a norm on each sublayer's output too
 # The variants measured: (name, family, attention implementation, GPT-2's dropout). GPT-2 comes
@@ -185,6 +207,10 @@ VARIANTS = (
     ("falcon_eager", "falcon", "eager", 0.0),
     ("falcon_new", "falcon_new", "sdpa", 0.0),
     ("falcon_new_eager", "falcon_new", "eager", 0.0),
+    ("deepseek_v2", "deepseek_v2", "sdpa", 0.0),
+    ("deepseek_v2_eager", "deepseek_v2", "eager", 0.0),
+    ("deepseek_v3", "deepseek_v3", "sdpa", 0.0),
+    ("deepseek_v3_eager", "deepseek_v3", "eager", 0.0),
     ("bert", "bert", "sdpa", 0.1),
     ("bert_eager", "bert", "eager", 0.1),
 )
@@ -213,6 +239,9 @@ def build(family, layers, shapes, attn, dropout, extra=None):
                    hidden_dropout_prob=dropout, attention_probs_dropout_prob=dropout)
     elif family == "bloom":
         cfg.update(n_layer=layers, hidden_size=shapes["h"], n_head=shapes["heads"])
+    elif family in DEEPSEEK:
+        cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"], num_attention_heads=shapes["heads"],
+                   num_key_value_heads=shapes["heads"])
     elif family in FALCON:
         cfg.update(num_hidden_layers=layers, hidden_size=shapes["h"], num_attention_heads=shapes["heads"],
                    ffn_hidden_size=shapes["ffn"], max_position_embeddings=max(128, shapes["s"]))
@@ -249,16 +278,18 @@ def role(module, family):
         return bert_role(name)
     if name in ("LayerNorm", "GPT2RMSNorm", "LlamaRMSNorm", "Qwen2RMSNorm", "Qwen3RMSNorm",
                 "MixtralRMSNorm", "Qwen3MoeRMSNorm", "Qwen2MoeRMSNorm", "Phi3RMSNorm",
-                "GemmaRMSNorm", "Gemma2RMSNorm", "Gemma3RMSNorm"):
+                "GemmaRMSNorm", "Gemma2RMSNorm", "Gemma3RMSNorm", "DeepseekV2RMSNorm",
+                "DeepseekV3RMSNorm"):
         return "norm"
     if name in ("Linear", "Conv1D", "FalconLinear"):
         return "linear"
     # Mixtral's MoE block: the router's calls (its linear too) go to mlp.route; the block's own,
     # the experts' and their act_fn's to mlp.experts. Qwen2-MoE's block's own calls (the
     # reshapes, the shared expert's sigmoid gate, the product and the sum) go to mlp.combine.
-    if name.endswith("TopKRouter"):
+    if name.endswith(("TopKRouter", "TopkRouter")):
         return "router"
-    if name.endswith("SparseMoeBlock") and family == "qwen2_moe":
+    # Qwen2-MoE's and DeepSeek's MoE blocks' own calls: the shared expert's (gated) sum
+    if (name.endswith("SparseMoeBlock") and family == "qwen2_moe") or name in ("DeepseekV2Moe", "DeepseekV3MoE"):
         return "combine"
     if name.endswith("SparseMoeBlock") or name.endswith("Experts"):
         return "experts"
@@ -277,7 +308,7 @@ def role(module, family):
                                                     "Qwen2MoeModel", "Phi3Model", "GemmaModel",
                                                     "Gemma2Model", "Gemma3TextModel", "OPTDecoder",
                                                     "OPTModel", "GPTNeoXModel", "BloomModel",
-                                                    "FalconModel"):
+                                                    "FalconModel", "DeepseekV2Model", "DeepseekV3Model"):
         return "embed"
     if name.endswith("ForCausalLM") or name.endswith("LMHeadModel"):
         return "loss"
@@ -414,12 +445,13 @@ def op_name(role_, name, family):
                    "qkv_proj": "attn.qkv", "gate_up_proj": "mlp.gate_up", "lm_head": "lm_head",
                    "out_proj": "attn.out_proj", "fc1": "mlp.up", "fc2": "mlp.down",
                    "query_key_value": "attn.qkv", "dense": "attn.out_proj",
-                   "dense_h_to_4h": "mlp.up", "dense_4h_to_h": "mlp.down"}
+                   "dense_h_to_4h": "mlp.up", "dense_4h_to_h": "mlp.down", "q_a_proj": "attn.q_a",
+                   "q_b_proj": "attn.q_b", "kv_a_proj_with_mqa": "attn.kv_a", "kv_b_proj": "attn.kv_b"}
         if leaf == "c_proj":
             return f"layers.{layer}." + ("attn.out_proj" if ".attn." in name else "mlp.down")
         if leaf == "shared_expert_gate":  # Qwen2-MoE's shared expert's gate, a Linear h -> 1
             return f"layers.{layer}.mlp.shared_gate"
-        if ".shared_expert." in name:  # Qwen2-MoE's shared expert, an MLP of its own
+        if ".shared_expert." in name or ".shared_experts." in name:  # Qwen2-MoE's, DeepSeek's: MLPs
             return f"layers.{layer}.mlp.shared." + mapping[leaf].split(".")[1]
         return mapping[leaf] if layer is None else f"layers.{layer}." + mapping[leaf]
     if role_ == "norm":
@@ -429,6 +461,8 @@ def op_name(role_, name, family):
             return "final_norm"
         if name.endswith((".q_norm", ".k_norm")):  # Qwen3's norms of each head's query and key
             return f"layers.{layer}.attn." + name.rsplit(".", 1)[-1]
+        if name.endswith((".q_a_layernorm", ".kv_a_layernorm")):  # DeepSeek's latent norms
+            return f"layers.{layer}.attn." + name.rsplit(".", 1)[-1].replace("layernorm", "norm")
         if family in SANDWICH and name.endswith(".post_attention_layernorm"):
             return f"layers.{layer}.attn.post_norm"
         if name.endswith(".post_feedforward_layernorm"):
@@ -579,6 +613,49 @@ def measure(family, shapes, attn="sdpa", dropout=0.0, extra=None):
         parts["attn.core"] = attn_all - sum((parts["attn." + n] for n in ("q_proj", "k_proj", "v_proj",
                                                                           "out_proj")), collections.Counter())
         parts["mlp.act"] = mlp_all - parts["mlp.up"] - parts["mlp.down"]
+    elif family in DEEPSEEK:
+        # DeepSeek's latent attention (each projection and latent norm alone, on an input of its
+        # own width) and MoE block (router, routed experts, shared experts, their sum).
+        a, m = layer.self_attn, layer.mlp
+        b_, s_ = shapes["b"], shapes["s"]
+
+        def alone(op, mod, width):
+            xi = torch.randn(b_, s_, width, dtype=torch.bfloat16, requires_grad=True)
+            parts[op] = part_backward(mod, xi, list(mod.parameters()))
+
+        alone("attn_norm", layer.input_layernorm, shapes["h"])
+        alone("mlp_norm", layer.post_attention_layernorm, shapes["h"])
+        own = ["attn.kv_a", "attn.kv_a_norm", "attn.kv_b", "attn.out_proj"]
+        if a.q_lora_rank is None:
+            alone("attn.q_proj", a.q_proj, shapes["h"])
+            own.append("attn.q_proj")
+        else:
+            alone("attn.q_a", a.q_a_proj, shapes["h"])
+            alone("attn.q_a_norm", a.q_a_layernorm, a.q_lora_rank)
+            alone("attn.q_b", a.q_b_proj, a.q_lora_rank)
+            own += ["attn.q_a", "attn.q_a_norm", "attn.q_b"]
+        alone("attn.kv_a", a.kv_a_proj_with_mqa, shapes["h"])
+        alone("attn.kv_a_norm", a.kv_a_layernorm, a.kv_lora_rank)
+        alone("attn.kv_b", a.kv_b_proj, a.kv_lora_rank)
+        alone("attn.out_proj", a.o_proj, a.o_proj.in_features)
+        pos = torch.arange(s_).unsqueeze(0).expand(b_, -1)
+        pe = model.model.rotary_emb(x.detach(), pos)
+        attn_all = part_backward(lambda t: a(t, attention_mask=None, position_embeddings=pe)[0], x,
+                                 list(a.parameters()))
+        parts["attn.core"] = attn_all - sum((parts[n] for n in own), collections.Counter())
+        parts["mlp.route"] = part_backward(lambda t: m.gate(t)[1], x, list(m.gate.parameters()))
+        se = m.shared_experts
+        alone("mlp.shared.gate", se.gate_proj, shapes["h"])
+        alone("mlp.shared.up", se.up_proj, shapes["h"])
+        alone("mlp.shared.down", se.down_proj, se.down_proj.in_features)
+        shared_all = part_backward(se, x, list(se.parameters()))
+        parts["mlp.shared.act"] = (shared_all - parts["mlp.shared.gate"] - parts["mlp.shared.up"]
+                                   - parts["mlp.shared.down"])
+        ex = torch.randn(b_, s_, shapes["h"], dtype=torch.bfloat16, requires_grad=True)
+        sh = torch.randn(b_, s_, shapes["h"], dtype=torch.bfloat16, requires_grad=True)
+        parts["mlp.combine"] = part_backward(lambda t: ex + t, sh, [ex])
+        mlp_all = part_backward(m, x, list(m.parameters()))
+        parts["mlp.experts"] = mlp_all - parts["mlp.route"] - shared_all - parts["mlp.combine"]
     elif family in ("bloom",) + FALCON:
         # BLOOM's and Falcon's blocks: query_key_value, dense, dense_h_to_4h, dense_4h_to_h. BLOOM's
         # attention and MLP take the residual and add it themselves (dropout_add): a residual
@@ -808,7 +885,8 @@ def main():
     print(json.dumps(out, indent=1, sort_keys=True))
 
 
-KINDS = ("embed", "embed_norm", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_norm", "attn.k_proj", "attn.k_norm",
+KINDS = ("embed", "embed_norm", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_a", "attn.q_a_norm", "attn.q_b",
+         "attn.kv_a", "attn.kv_a_norm", "attn.kv_b", "attn.q_norm", "attn.k_proj", "attn.k_norm",
          "attn.v_proj", "attn.core",
          "attn.out_proj", "attn.post_norm", "mlp_norm", "mlp.gate_up", "mlp.up", "mlp.gate", "mlp.act",
          "mlp.down", "mlp.post_norm",

@@ -38,7 +38,7 @@ RUN (one job at a time, niced; the oracle venv from /work/shared/deepspeed-oracl
         --out tests/plan/oracle/host_ops/gpt2_s2_b5e4_ga3.json
     nice -n 10 /work/oracle/venv/bin/python scripts/record_host_ops.py --matrix        # all recordings
   --matrix [--families gpt2,llama,qwen2] [--configs a,b] [--only NAME,...] [--skip-existing]
-           (bloom, falcon and falcon_new are recorded when named in --families)
+           (bloom, falcon, falcon_new, deepseek_v2, deepseek_v3: recorded when named in --families)
   runs every case in a fresh interpreter (the cases of MATRIX below). scripts/record_host_ops.sh
   wraps it. --summary FILE... prints the report's per-phase table. A case takes 15-40 s (imports and engine init dominate); the first offload case builds
   DeepSpeedCPUAdam (~60 s, cached in TORCH_EXTENSIONS_DIR).
@@ -92,11 +92,29 @@ FAMILIES = {
     "falcon_new": {"model_type": "falcon", "num_hidden_layers": 2, "hidden_size": 128, "num_attention_heads": 4,
                    "num_kv_heads": 2, "new_decoder_architecture": True, "vocab_size": 1024,
                    "max_position_embeddings": 128, "pad_token_id": None},
+    # DeepSeek-V2-Lite's and -V3's layouts (the oracle's tiny instances): latent attention, a dense
+    # first layer, then MoE layers of 4 routed experts (2 per token) and shared experts. v_head_dim
+    # equals the query/key head dim (32 + 16): the CPU's flash kernel takes only equal dims (SDPA's
+    # math path otherwise, ~25 more calls a layer), CUDA's memory-efficient and cuDNN kernels
+    # DeepSeek's unequal ones.
+    "deepseek_v2": {"model_type": "deepseek_v2", "num_hidden_layers": 3, "hidden_size": 128,
+                    "intermediate_size": 256, "moe_intermediate_size": 96, "kv_lora_rank": 32, "q_lora_rank": None,
+                    "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 48, "num_attention_heads": 4,
+                    "num_key_value_heads": 4, "n_routed_experts": 4, "n_shared_experts": 2,
+                    "num_experts_per_tok": 2, "first_k_dense_replace": 1, "vocab_size": 1024,
+                    "max_position_embeddings": 128, "tie_word_embeddings": False},
+    "deepseek_v3": {"model_type": "deepseek_v3", "num_hidden_layers": 3, "hidden_size": 128,
+                    "intermediate_size": 256, "moe_intermediate_size": 96, "kv_lora_rank": 32, "q_lora_rank": 64,
+                    "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 48, "num_attention_heads": 4,
+                    "num_key_value_heads": 4, "n_routed_experts": 4, "n_shared_experts": 1,
+                    "num_experts_per_tok": 2, "n_group": 2, "topk_group": 1, "first_k_dense_replace": 1,
+                    "vocab_size": 1024, "max_position_embeddings": 128, "tie_word_embeddings": False},
 }
 # The default matrix (the other families are recorded when named)
 DEFAULT_FAMILIES = ("gpt2", "llama", "qwen2")
 LAYER_KEY = {"gpt2": "n_layer", "llama": "num_hidden_layers", "qwen2": "num_hidden_layers", "bloom": "n_layer",
-             "falcon": "num_hidden_layers", "falcon_new": "num_hidden_layers"}
+             "falcon": "num_hidden_layers", "falcon_new": "num_hidden_layers", "deepseek_v2": "num_hidden_layers",
+             "deepseek_v3": "num_hidden_layers"}
 
 _BF16 = {"bf16": {"enabled": True}, "gradient_clipping": 1.0}
 _S12 = {"reduce_bucket_size": 50000, "allgather_bucket_size": 50000, "overlap_comm": False, "contiguous_gradients": True}
@@ -958,6 +976,16 @@ def _worker_body(rank, a, result):
     if stage == 3:
         with deepspeed.zero.Init(config_dict_or_path=cfg):
             model = build_model(resolved)
+        # transformers' grouped experts hold torch.empty 3-D parameters that its init does not
+        # reach under zero.Init (partitioned) and may hold garbage (one run saw NaN losses). Set them here,
+        # before the engine and the recording.
+        for m in model.modules():
+            own = list(m.parameters(recurse=False))
+            if type(m).__name__.endswith("Experts") and own:
+                with deepspeed.zero.GatheredParameters(own, modifier_rank=0):
+                    with torch.no_grad():
+                        for p in own:
+                            p.normal_(0.0, 0.02)
     else:
         model = build_model(resolved)
     engine, _, _, _ = deepspeed.initialize(model=model, model_parameters=model.parameters(), config=cfg)

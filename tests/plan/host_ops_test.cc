@@ -10,9 +10,9 @@
 //  - the collectives exactly (plan_oracle_test checks them one by one).
 // The Plan describes the last rank: the recordings' rank-1 totals are the reference. Per-call
 // counts were read off the GPT-2 recordings at GA 1 (plan/host_ops.cc, models/eager_dispatch.cc);
-// Llama, Qwen2, BLOOM, Falcon, GA 3, four layers and rank 1's partition are what tests them; a
-// ZeRO-1/2 bucket's reduction is counted per slice, as stage_1_and_2.py cuts gradients at the
-// partition boundaries, from every recording's op_sites.
+// Llama, Qwen2, BLOOM, Falcon, DeepSeek, GA 3, four layers and rank 1's partition are what tests
+// them; a ZeRO-1/2 bucket's reduction is counted per slice, as stage_1_and_2.py cuts gradients at
+// the partition boundaries, from every recording's op_sites.
 #include "plan/host_ops.h"
 
 #include <gtest/gtest.h>
