@@ -7,6 +7,8 @@
 #   (first: where zerosim's host model most needs measuring);
 # - the gpu-labelled tests (every CUDA kernel against its CPU reference; the CUDA executor against
 #   the CPU one, every ZeRO stage and optimizer offload on one GPU);
+# - scripts/check_sdpa_backends.py: the SDPA backend PyTorch picks for Falcon-7B's multi-query
+#   and DeepSeek's unequal head dims, which the CPU measurements assume fused;
 # - `zerosim calibrate --backend cuda`: the profile of zerosim's own CUDA backend on this GPU,
 #   which every zerosim prediction below uses when it was written;
 # - zerosim training GPT-2 124M and 350M in bf16 through `zerosim validate` (the median step after
@@ -99,6 +101,8 @@ run_commands() {
   for t in "${GPU_TESTS[@]}"; do
     echo "timeout 120 $bin/$t --gtest_output=json:$out/tests/$t.json > $out/tests/$t.log 2>&1"
   done
+  echo "timeout 90 python3 scripts/check_sdpa_backends.py > $out/sdpa_backends.json" \
+    "2> $out/sdpa_backends.log"
   # The profile of zerosim's own CUDA backend on this GPU; every prediction below uses it when
   # calibrate wrote it (else the preset's, which describes DeepSpeed on PyTorch).
   echo "timeout 120 $bin/zerosim calibrate --backend cuda --gpu $GPU_PRESET -o $out/cuda.json" \
