@@ -552,6 +552,30 @@ constexpr Entry kTable[] = {
     {"deepseek_v3_eager", "final_norm", {8, 1, 0}, {16, 3, 0}, 1},
     {"deepseek_v3_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
     {"deepseek_v3_eager", "loss", {5, 5, 0}, {4, 2, 0}, 1},
+    {"deberta_eager", "embed", {32, 12, 1}, {2, 15, 0}, 5},
+    {"deberta_eager", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"deberta_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"deberta_eager", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"deberta_eager", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"deberta_eager", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"deberta_eager", "attn.core", {43, 36, 0}, {31, 40, 0}, 4},
+    {"deberta_eager", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"deberta_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"deberta_eager", "mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"deberta_eager", "mlp.act", {1, 0, 0}, {1, 0, 0}, 2},
+    {"deberta_eager", "mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"deberta_eager", "residual", {4, 0, 0}, {0, 16, 0}, 5},
+    {"deberta_eager", "loss", {9, 5, 0}, {3, 1, 0}, 3},
+    {"deberta_eager", "rel_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"deberta_eager", "attn.pos_q", {1, 3, 0}, {4, 5, 0}, 1},
+    {"deberta_eager", "attn.pos_k", {1, 3, 0}, {4, 5, 0}, 1},
+    {"deberta_eager", "conv", {1, 0, 0}, {2, 0, 0}, 1},
+    {"deberta_eager", "conv.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"deberta_eager", "conv_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"deberta_eager", "conv.residual", {9, 5, 0}, {1, 2, 0}, 2},
+    {"deberta_eager", "pooler", {1, 2, 0}, {4, 5, 0}, 3},
+    {"deberta_eager", "pooler.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"deberta_eager", "head", {1, 1, 0}, {4, 5, 0}, 1},
     {"bert", "embed", {7, 3, 0}, {3, 10, 0}, 7},
     {"bert", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
     {"bert", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
@@ -678,9 +702,8 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       return sdpa ? "deepseek_v2" : "deepseek_v2_eager";
     }
     case ModelType::kDebertaV2:
-      // Not measured yet (deberta_key): BERT's eager entries, the nearest measured (post-norm
-      // layers, biases, dropout 0.1; transformers gives DeBERTa-v2 no SDPA path).
-      return "bert_eager";
+      // DebertaV2ForSequenceClassification, dropout 0.1; transformers gives it no SDPA path.
+      return "deberta_eager";
     case ModelType::kBert:  // BertForMaskedLM, dropout 0.1 (BertConfig's and every checkpoint's)
       return sdpa ? "bert" : "bert_eager";
     case ModelType::kRoberta:
@@ -748,34 +771,21 @@ std::string_view blenderbot_key(std::string_view key) {
   return key;
 }
 
-// DeBERTa-v2's own ops under the names of BERT's entries standing in for them (variant_of): the
-// table's norm as the embedding's, the table's projections, c2p, p2c and the ConvLayer's Conv1d
-// as a projection, the ConvLayer's activation as the MLP's, its add as half a layer's residual
-// calls, its LayerNorm as a layer's.
-std::string_view deberta_key(std::string_view key) {
-  if (key == "rel_norm") return "embed_norm";
-  if (key == "attn.pos_q" || key == "attn.pos_k" || key == "attn.c2p" || key == "attn.p2c" ||
-      key == "conv") {
-    return "attn.q_proj";
-  }
-  if (key == "conv.act") return "mlp.act";
-  if (key == "conv.residual") return "residual";
-  if (key == "conv_norm") return "attn_norm";
-  return key;
-}
-
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
-  if (is_encoder(spec)) key = bert_key(key);
+  if (spec.model_type == ModelType::kBert || spec.model_type == ModelType::kRoberta) {
+    key = bert_key(key);
+  }
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
-  if (spec.model_type == ModelType::kDebertaV2) key = deberta_key(key);
   if (spec.model_type == ModelType::kBlenderbot || spec.model_type == ModelType::kBart) {
     key = blenderbot_key(key);
   }
   EagerDispatch d;
-  // Inside the attention module's entry; Mixtral's router linear inside mlp.route's (the
-  // router module's calls).
-  if (key == "attn.rotary" || key == "mlp.router") return d;
+  // Inside the attention module's entry (DeBERTa's c2p and p2c too); Mixtral's router linear
+  // inside mlp.route's (the router module's calls).
+  if (key == "attn.rotary" || key == "mlp.router" || key == "attn.c2p" || key == "attn.p2c") {
+    return d;
+  }
   const Entry& e = find(variant_of(spec, w, key), key);
   d.fwd = {e.fwd.kernels, e.fwd.other, e.modules, e.fwd.syncs};
   d.bwd = {e.bwd.kernels, e.bwd.other, 0, e.bwd.syncs};
