@@ -1,5 +1,6 @@
 #include "models/eager_dispatch.h"
 
+#include <string>
 #include <string_view>
 
 #include "common/check.h"
@@ -615,8 +616,155 @@ constexpr Entry kTable[] = {
 };
 // clang-format on
 
+// scripts/measure_eager_dispatch_seq2seq.py --cxx (the same versions and classes): BART's and
+// Blenderbot's encoder layers under the ops' names, their decoder layers' under "dec." + the
+// names, a layer's own calls (its dropouts and residual adds) as "residual".
+// clang-format off
+constexpr Entry kSeq2SeqTable[] = {
+    {"bart", "embed", {9, 3, 0}, {7, 7, 0}, 5},
+    {"bart", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "attn.core", {1, 9, 0}, {0, 9, 0}, 1},
+    {"bart", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "residual", {5, 3, 0}, {0, 16, 0}, 1},
+    {"bart", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "mlp.up", {1, 3, 0}, {3, 7, 0}, 1},
+    {"bart", "mlp.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "dec.attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.attn.core", {1, 9, 0}, {0, 9, 0}, 1},
+    {"bart", "dec.attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.residual", {7, 3, 0}, {0, 26, 0}, 1},
+    {"bart", "dec.mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "dec.mlp.up", {1, 3, 0}, {3, 7, 0}, 1},
+    {"bart", "dec.mlp.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "dec.mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.cross_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "dec.cross.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.cross.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.cross.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "dec.cross.core", {1, 9, 0}, {0, 9, 0}, 1},
+    {"bart", "dec.cross.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart", "decoder.embed", {12, 2, 1}, {0, 0, 0}, 3},
+    {"bart", "decoder.embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"bart", "loss", {7, 6, 0}, {3, 2, 0}, 1},
+    {"bart_eager", "embed", {9, 3, 0}, {7, 7, 0}, 5},
+    {"bart_eager", "embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "attn.core", {9, 20, 0}, {9, 20, 0}, 1},
+    {"bart_eager", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "residual", {5, 3, 0}, {0, 16, 0}, 1},
+    {"bart_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "mlp.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "dec.attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.attn.core", {10, 20, 0}, {10, 20, 0}, 1},
+    {"bart_eager", "dec.attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.residual", {7, 3, 0}, {0, 26, 0}, 1},
+    {"bart_eager", "dec.mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "dec.mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.mlp.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "dec.mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.cross_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "dec.cross.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.cross.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.cross.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "dec.cross.core", {9, 20, 0}, {9, 20, 0}, 1},
+    {"bart_eager", "dec.cross.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"bart_eager", "decoder.embed", {23, 15, 0}, {0, 0, 0}, 3},
+    {"bart_eager", "decoder.embed_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"bart_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"bart_eager", "loss", {7, 6, 0}, {3, 2, 0}, 1},
+    {"blenderbot", "embed", {8, 1, 0}, {8, 9, 0}, 5},
+    {"blenderbot", "encoder.final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "attn.core", {1, 9, 0}, {0, 9, 0}, 1},
+    {"blenderbot", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "residual", {4, 3, 0}, {0, 16, 0}, 1},
+    {"blenderbot", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "mlp.up", {1, 3, 0}, {3, 7, 0}, 1},
+    {"blenderbot", "mlp.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "mlp.down", {1, 3, 0}, {3, 7, 0}, 1},
+    {"blenderbot", "dec.attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "dec.attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "dec.attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "dec.attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "dec.attn.core", {1, 9, 0}, {0, 9, 0}, 1},
+    {"blenderbot", "dec.attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "dec.residual", {6, 3, 0}, {0, 26, 0}, 1},
+    {"blenderbot", "dec.mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "dec.mlp.up", {1, 3, 0}, {3, 7, 0}, 1},
+    {"blenderbot", "dec.mlp.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "dec.mlp.down", {1, 3, 0}, {3, 7, 0}, 1},
+    {"blenderbot", "dec.cross_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "dec.cross.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "dec.cross.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "dec.cross.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "dec.cross.core", {1, 9, 0}, {0, 9, 0}, 1},
+    {"blenderbot", "dec.cross.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot", "decoder.embed", {11, 1, 1}, {0, 0, 0}, 3},
+    {"blenderbot", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"blenderbot", "loss", {7, 6, 0}, {3, 2, 0}, 1},
+    {"blenderbot_eager", "embed", {8, 1, 0}, {8, 9, 0}, 5},
+    {"blenderbot_eager", "encoder.final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "attn.core", {8, 20, 0}, {7, 20, 0}, 1},
+    {"blenderbot_eager", "attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "residual", {4, 3, 0}, {0, 16, 0}, 1},
+    {"blenderbot_eager", "mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "mlp.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.attn_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "dec.attn.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.attn.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.attn.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.attn.core", {9, 20, 0}, {8, 20, 0}, 1},
+    {"blenderbot_eager", "dec.attn.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.residual", {6, 3, 0}, {0, 26, 0}, 1},
+    {"blenderbot_eager", "dec.mlp_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "dec.mlp.up", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.mlp.act", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "dec.mlp.down", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.cross_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "dec.cross.q_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.cross.k_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.cross.v_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "dec.cross.core", {8, 20, 0}, {8, 20, 0}, 1},
+    {"blenderbot_eager", "dec.cross.out_proj", {1, 3, 0}, {4, 7, 0}, 1},
+    {"blenderbot_eager", "decoder.embed", {22, 14, 0}, {0, 0, 0}, 3},
+    {"blenderbot_eager", "final_norm", {1, 0, 0}, {2, 0, 0}, 1},
+    {"blenderbot_eager", "lm_head", {1, 3, 0}, {3, 6, 0}, 1},
+    {"blenderbot_eager", "loss", {7, 6, 0}, {3, 2, 0}, 1},
+};
+// clang-format on
+
 const Entry& find(std::string_view variant, std::string_view op) {
   for (const Entry& e : kTable) {
+    if (e.variant == variant && e.op == op) return e;
+  }
+  for (const Entry& e : kSeq2SeqTable) {
     if (e.variant == variant && e.op == op) return e;
   }
   ZS_CHECK_MSG(false, "no eager dispatch entry");
@@ -630,8 +778,14 @@ std::string_view op_key(const Op& op) {
   if (n.substr(0, 7) == "layers.") {
     n.remove_prefix(n.find('.', 7) + 1);
   }
-  if (n == "attn.residual" || n == "mlp.residual") return "residual";
+  if (n == "attn.residual" || n == "cross.residual" || n == "mlp.residual") return "residual";
   return n;
+}
+
+// An op of a BART or Blenderbot decoder layer: its entry is "dec." + its name.
+bool seq2seq_decoder_op(const Op& op, const ModelSpec& spec) {
+  return (spec.model_type == ModelType::kBart || spec.model_type == ModelType::kBlenderbot) &&
+         op.layer >= spec.num_layers && op.layer < total_layers(spec);
 }
 
 std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::string_view key) {
@@ -712,11 +866,10 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
       // counted: RobertaEmbeddings' position ids from the input ids (ne, cumsum, mul, add: a few
       // small integer kernels a step, forward only).
       return sdpa ? "bert" : "bert_eager";
-    case ModelType::kBlenderbot:
-    case ModelType::kBart:
-      // Not measured yet (t5_key names the cross-attention's ops as the self-attention's): OPT's
-      // modules, the nearest measured (LayerNorm, k/v/q/out_proj with biases, dropout 0.1).
-      return sdpa ? "opt" : "opt_eager";
+    case ModelType::kBlenderbot:  // blenderbot-400M-distill's dropouts: 0.1, attention and MLP 0
+      return sdpa ? "blenderbot" : "blenderbot_eager";
+    case ModelType::kBart:  // BART's: 0.1 each
+      return sdpa ? "bart" : "bart_eager";
     case ModelType::kT5:
       // Not measured yet (t5_key): Llama's RMSNorm (T5LayerNorm's fp32 variance is its code)
       // and bias-free Linears, BERT's core, activation, residual, embedding and loss (no rotary,
@@ -752,33 +905,16 @@ std::string_view t5_key(std::string_view key) {
   return key;
 }
 
-// Blenderbot's and BART's ops under OPT's entries' names: the cross-attention's as the
-// self-attention's, the stacks' final norms (BART's embedding norms) as the final norm, the
-// decoder's embedding as the embedding.
-std::string_view blenderbot_key(std::string_view key) {
-  if (key.starts_with("cross.")) {
-    for (std::string_view k :
-         {"attn.q_proj", "attn.k_proj", "attn.v_proj", "attn.core", "attn.out_proj"}) {
-      if (k.substr(5) == key.substr(6)) return k;
-    }
-  }
-  if (key == "cross.residual") return "residual";
-  if (key == "cross_norm") return "attn_norm";
-  if (key == "encoder.final_norm") return "final_norm";
-  if (key == "decoder.embed") return "embed";
-  // BART's layernorm_embedding
-  if (key == "embed_norm" || key == "decoder.embed_norm") return "final_norm";
-  return key;
-}
-
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
   std::string_view key = op_key(op);
   if (spec.model_type == ModelType::kBert || spec.model_type == ModelType::kRoberta) {
     key = bert_key(key);
   }
   if (spec.model_type == ModelType::kT5) key = t5_key(key);
-  if (spec.model_type == ModelType::kBlenderbot || spec.model_type == ModelType::kBart) {
-    key = blenderbot_key(key);
+  std::string decoder_key;
+  if (seq2seq_decoder_op(op, spec)) {
+    decoder_key = "dec." + std::string(key);
+    key = decoder_key;
   }
   EagerDispatch d;
   // Inside the attention module's entry (DeBERTa's c2p and p2c too); Mixtral's router linear
@@ -789,13 +925,15 @@ EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload
   const Entry& e = find(variant_of(spec, w, key), key);
   d.fwd = {e.fwd.kernels, e.fwd.other, e.modules, e.fwd.syncs};
   d.bwd = {e.bwd.kernels, e.bwd.other, 0, e.bwd.syncs};
-  if (key == "residual") {
-    // The decoder layer's own calls, shared by its two residual ops: the attention's half rounded
-    // up, so that the two sum to the layer's.
+  if (key == "residual" || key == "dec.residual") {
+    // A layer's own calls, shared by its residual ops (two; three in a BART or Blenderbot
+    // decoder layer): the attention's takes what does not divide evenly, so that they sum to
+    // the layer's.
+    const int n = key == "dec.residual" ? 3 : 2;
     const bool first = op.name.find("attn.residual") != std::string::npos;
-    auto half = [first](int n) { return first ? (n + 1) / 2 : n / 2; };
-    d.fwd = {half(e.fwd.kernels), half(e.fwd.other), half(e.modules), half(e.fwd.syncs)};
-    d.bwd = {half(e.bwd.kernels), half(e.bwd.other), 0, half(e.bwd.syncs)};
+    auto share = [n, first](int v) { return v / n + (first ? v % n : 0); };
+    d.fwd = {share(e.fwd.kernels), share(e.fwd.other), share(e.modules), share(e.fwd.syncs)};
+    d.bwd = {share(e.bwd.kernels), share(e.bwd.other), 0, share(e.bwd.syncs)};
   }
   return d;
 }
