@@ -339,6 +339,37 @@ def opt_parts(shapes, attn="eager", dropout=0.1):
     return parts
 
 
+def seq2seq_parts(shapes, family, attn="eager"):
+    """BART's and Blenderbot's encoder layer (the decoder's self- and cross-attention are the same
+    module): LayerNorm, BartAttention (q, k, v, out_proj and the core, a padding-free batch) and
+    the layer's dropout of its output, fc1, GELU, the activation dropout, fc2 and its dropout. The
+    dropouts are charged to the attention and the MLP as GPT-2's resid_dropout is. BART: every
+    dropout 0.1 (bart-base, bart-large); Blenderbot: 0.1 after the attention and fc2 only
+    (blenderbot-400M-distill). Under SDPA the probabilities' dropout is measured at 0, as BERT's."""
+    from transformers import BartConfig, BlenderbotConfig
+    from transformers.models.bart.modeling_bart import BartEncoderLayer
+    from transformers.models.blenderbot.modeling_blenderbot import BlenderbotEncoderLayer
+    bart = family == "bart"
+    attn_drop, act_drop = (0.1, 0.1) if bart else (0.0, 0.0)
+    config, layer_cls = (BartConfig, BartEncoderLayer) if bart else (BlenderbotConfig, BlenderbotEncoderLayer)
+    cfg = config(d_model=shapes.h, encoder_attention_heads=shapes.a, encoder_ffn_dim=shapes.ffn,
+                 encoder_layers=1, decoder_layers=1, vocab_size=shapes.v, max_position_embeddings=max(64, shapes.s),
+                 dropout=0.1, attention_dropout=attn_drop if attn == "eager" else 0.0,
+                 activation_dropout=act_drop, activation_function="gelu")
+    cfg._attn_implementation = attn
+    layer = layer_cls(cfg).to(torch.bfloat16).train()
+    b, s, h = shapes.b, shapes.s, shapes.h
+    drop = lambda t, p: torch.nn.functional.dropout(t, p=p, training=True)  # noqa: E731
+    a = layer.self_attn
+    mlp_params = list(layer.fc1.parameters()) + list(layer.fc2.parameters())
+    return {"norm": run(lambda x: layer.self_attn_layer_norm(x), [leaf(b, s, h)], shapes,
+                        list(layer.self_attn_layer_norm.parameters())),
+            "attention": run(lambda x: drop(a(x, attention_mask=None)[0], 0.1), [leaf(b, s, h)], shapes,
+                             list(a.parameters())),
+            "mlp": run(lambda x: drop(layer.fc2(drop(layer.activation_fn(layer.fc1(x)), act_drop)), 0.1),
+                       [leaf(b, s, h)], shapes, mlp_params)}
+
+
 def gpt_neox_parts(shapes, attn="eager"):
     """GPT-NeoX's layer: LayerNorm, one query_key_value split per head, GELU; RoPE on the whole of
     each head here (Pythia's quarter leaves tensors of no size class)."""
@@ -483,6 +514,9 @@ def measure(shapes):
             "gemma": gemma_parts(shapes, 1), "gemma_sdpa": gemma_parts(shapes, 1, "sdpa"),
             "gemma2": gemma_parts(shapes, 2), "gemma2_sdpa": gemma_parts(shapes, 2, "sdpa"),
             "opt": opt_parts(shapes), "opt_sdpa": opt_parts(shapes, "sdpa"),
+            "bart": seq2seq_parts(shapes, "bart"), "bart_sdpa": seq2seq_parts(shapes, "bart", "sdpa"),
+            "blenderbot": seq2seq_parts(shapes, "blenderbot"),
+            "blenderbot_sdpa": seq2seq_parts(shapes, "blenderbot", "sdpa"),
             "gpt_neox": gpt_neox_parts(shapes), "gpt_neox_sdpa": gpt_neox_parts(shapes, "sdpa"),
             "bert": bert_parts(shapes), "bert_sdpa": bert_parts(shapes, "sdpa"),
             "softcap": softcap_part(shapes),
@@ -505,7 +539,7 @@ def summary(m):
 FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa",
             "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa", "opt", "opt_sdpa",
             "gpt_neox", "gpt_neox_sdpa", "bloom", "falcon", "falcon_sdpa", "falcon_new",
-            "falcon_new_sdpa", "bert", "bert_sdpa")
+            "falcon_new_sdpa", "bart", "bart_sdpa", "blenderbot", "blenderbot_sdpa", "bert", "bert_sdpa")
 
 
 def with_cuda_dropout(m):

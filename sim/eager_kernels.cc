@@ -94,6 +94,18 @@ constexpr Entry kTable[] = {
     {"falcon_new_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"falcon_new_sdpa", "attention", {{15, {{48, 0}, {0, 0}, {5, 0.001}, {0, 0}, {0, 0}}}, {23, {{60, 0}, {0, 0}, {29, 0.001}, {0, 0}, {0, 0}}}}},
     {"falcon_new_sdpa", "mlp", {{1, {{0, 0}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{0, 0}, {6, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bart", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bart", "attention", {{8, {{20, 1}, {0, 0}, {0, 0}, {12, 1}, {0, 0}}}, {14, {{42.0667, 0}, {0, 0}, {0, 0}, {16, 0}, {0, 0}}}}},
+    {"bart", "mlp", {{3, {{4, 1}, {8, 1}, {0, 0}, {0, 0}, {0, 0}}}, {5, {{8.0167, 0}, {14.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bart_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bart_sdpa", "attention", {{1, {{4, 1}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {7, {{26.0667, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"bart_sdpa", "mlp", {{3, {{4, 1}, {8, 1}, {0, 0}, {0, 0}, {0, 0}}}, {5, {{8.0167, 0}, {14.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"blenderbot", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"blenderbot", "attention", {{7, {{20, 1}, {0, 0}, {0, 0}, {8, 0}, {0, 0}}}, {13, {{42.0667, 0}, {0, 0}, {0, 0}, {10, 0}, {0, 0}}}}},
+    {"blenderbot", "mlp", {{2, {{4, 1}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{8.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"blenderbot_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"blenderbot_sdpa", "attention", {{1, {{4, 1}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {7, {{26.0667, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"blenderbot_sdpa", "mlp", {{2, {{4, 1}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{8.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"bert", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"bert", "attention", {{8, {{20, 1}, {0, 0}, {0, 0}, {12, 1}, {0, 0}}}, {14, {{42.0667, 0}, {0, 0}, {0, 0}, {16, 0}, {0, 0}}}}},
     {"bert", "mlp", {{2, {{4, 1}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{8.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
@@ -150,9 +162,12 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
     case models::ModelType::kRoberta:  // BERT's modules under other names (its position ids not
                                        // counted: see models/eager_dispatch.cc)
       return sdpa ? "bert_sdpa" : "bert";
-    case models::ModelType::kBlenderbot:  // not recorded yet: OPT's modules, the nearest
-    case models::ModelType::kBart:
-      return sdpa ? "opt_sdpa" : "opt";
+    // An encoder layer's modules, the decoder's self- and cross-attention priced as its attention
+    // (the eager decoder self-attention's causal mask add not counted)
+    case models::ModelType::kBlenderbot:  // blenderbot-400M-distill's dropouts
+      return sdpa ? "blenderbot_sdpa" : "blenderbot";
+    case models::ModelType::kBart:  // BART's dropouts, 0.1 each
+      return sdpa ? "bart_sdpa" : "bart";
     case models::ModelType::kT5:
       // Not recorded yet: T5LayerNorm is Llama's RMSNorm code (fp32 variance); the attention
       // and the MLP (activation, dropout) take BERT's modules, whose bias-gradient sums T5's
