@@ -21,7 +21,7 @@ with SDPA and eager attention. Sequences: the same length for the source and the
 
 Run with the oracle's Python (torch, transformers):
   python scripts/measure_eager_dispatch_seq2seq.py > reports/measurements/2026-12-05-eager-dispatch-seq2seq.json
-  python scripts/measure_eager_dispatch_seq2seq.py --cxx    # rows of models/eager_dispatch.cc
+  python scripts/measure_eager_dispatch_seq2seq.py --cxx    # kSeq2SeqTable in models/eager_dispatch_table.h
 """
 import collections
 import json
@@ -29,7 +29,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import measure_eager_dispatch as med  # noqa: E402  (Counter, part_backward, settle, differ)
+import measure_eager_dispatch as med  # noqa: E402  (Counter, part_backward, settle, differ, cxx)
 import record_host_ops as rho  # noqa: E402  (install_dropout_cuda_path)
 
 import torch  # noqa: E402
@@ -270,18 +270,7 @@ def main():
             sys.exit(f"{name}: ops outside the table's kinds: " + ", ".join(sorted(unknown)))
         out["families"][name] = ma
     if "--cxx" in sys.argv:
-        lines = []
-        for fam, t in out["families"].items():
-            for k in KINDS:
-                if k not in t:
-                    continue
-                f, bw = t[k]["fwd"], t[k].get("bwd", {})
-                fk = f.get("kernel", 0) + f.get("copy", 0)
-                bk = bw.get("kernel", 0) + bw.get("copy", 0)
-                lines.append('    {"%s", "%s", {%d, %d, %d}, {%d, %d, %d}, %d},' % (
-                    fam, k, fk, sum(f.values()) - fk, f.get("scalar_read", 0), bk, sum(bw.values()) - bk,
-                    bw.get("scalar_read", 0), t[k]["modules"]))
-        print("\n".join(lines))
+        print(med.cxx(out, KINDS))
         return
     print(json.dumps(out, indent=1, sort_keys=True))
 

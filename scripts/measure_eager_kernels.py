@@ -445,8 +445,7 @@ def falcon_parts(shapes, attn="eager"):
     sdpa = torch.nn.functional.scaled_dot_product_attention
 
     def fused_mqa(q, k, v, *args, **kwargs):
-        if k.size(-3) == 1 < q.size(-3):
-            k, v = rho.mqa_as_cuda(q, k, v)
+        k, v = rho.mqa_as_cuda(q, k, v)
         return sdpa(q, k, v, *args, **kwargs)
 
     torch.nn.functional.scaled_dot_product_attention = fused_mqa

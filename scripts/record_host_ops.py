@@ -770,14 +770,17 @@ def install_move_counter():
     return ["Tensor.to", "Tensor.cpu"]
 
 
-def mqa_as_cuda(query, key, value):
+def mqa_as_cuda(query, key, value, enable_gqa=False):
     """Multi-query attention (Falcon-7B: one key and value head, no enable_gqa): recent PyTorch's
     fused CUDA kernels take it (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp: flash,
     memory-efficient and cuDNN check the heads with supports_mqa), the CPU's flash kernel does
     not, and SDPA falls back to its math path (fp32 copies, the score matrix). The head expanded
     to every query head is a view, and its backward the sum over the heads that the fused
-    kernels' MQA backward makes for dk and dv. Not yet confirmed on a GPU."""
+    kernels' MQA backward makes for dk and dv. Not yet confirmed on a GPU. Any other key and value
+    come back as they are."""
     heads = query.size(-3)
+    if key.dim() != 4 or not key.size(-3) == 1 < heads or enable_gqa:
+        return key, value
     return key.expand(-1, heads, -1, -1), value.expand(-1, heads, -1, -1)
 
 
@@ -798,8 +801,7 @@ def install_dropout_cuda_path():
         # CPU flash attention rejects dropout > 0 and sdpa falls back to the math path (fp32 upcasts, bmm,
         # softmax, dropout: ~25 ops forward, ~35 backward); CUDA's flash kernel takes the dropout inside its
         # one op. Drop the probability dropout so the CPU picks its one-op flash kernel as CUDA does.
-        if key.dim() == 4 and key.size(-3) == 1 < query.size(-3) and not k.get("enable_gqa", False):
-            key, value = mqa_as_cuda(query, key, value)
+        key, value = mqa_as_cuda(query, key, value, k.get("enable_gqa", False))
         return orig_sdpa(query, key, value, attn_mask, 0.0, is_causal, *a, **k)
 
     F.scaled_dot_product_attention = scaled_dot_product_attention
