@@ -32,7 +32,7 @@ and SDPA's dropout to its fused kernel, as scripts/record_host_ops.py does.
 
 Run with the oracle's Python (torch, transformers):
   python scripts/measure_eager_dispatch.py > reports/measurements/2026-11-28-eager-dispatch.json
-  python scripts/measure_eager_dispatch.py --cxx    # the table in models/eager_dispatch.cc
+  python scripts/measure_eager_dispatch.py --cxx    # kTable in models/eager_dispatch_table.h
 """
 import collections
 import json
@@ -1068,10 +1068,11 @@ KINDS = ("embed", "embed_norm", "attn_norm", "attn.qkv", "attn.q_proj", "attn.q_
          "attn.pos_k", "conv", "conv.act", "conv_norm", "conv.residual", "pooler", "pooler.act", "head")
 
 
-def cxx(out):
+def cxx(out, kinds=KINDS):
+    """The rows of models/eager_dispatch_table.h's tables, `kinds` in order for every variant."""
     lines = []
     for fam, t in out["families"].items():
-        for k in KINDS:
+        for k in kinds:
             if k not in t:
                 continue
             row = t[k]
