@@ -35,9 +35,10 @@ std::string_view op_key(const Op& op) {
   return n;
 }
 
-// An op of a BART or Blenderbot decoder layer: its entry is "dec." + its name.
+// An op of a BART, Blenderbot or T5 decoder layer: its entry is "dec." + its name.
 bool seq2seq_decoder_op(const Op& op, const ModelSpec& spec) {
-  return (spec.model_type == ModelType::kBart || spec.model_type == ModelType::kBlenderbot) &&
+  return (spec.model_type == ModelType::kBart || spec.model_type == ModelType::kBlenderbot ||
+          spec.model_type == ModelType::kT5) &&
          op.layer >= spec.num_layers && op.layer < total_layers(spec);
 }
 
@@ -124,11 +125,12 @@ std::string_view variant_of(const ModelSpec& spec, const Workload& w, std::strin
     case ModelType::kBart:  // BART's: 0.1 each
       return sdpa ? "bart" : "bart_eager";
     case ModelType::kT5:
-      // Not measured yet (t5_key): Llama's RMSNorm (T5LayerNorm's fp32 variance is its code)
-      // and bias-free Linears, BERT's core, activation, residual, embedding and loss (no rotary,
-      // dropout 0.1, CrossEntropyLoss on 16-bit logits).
-      if (key == "attn_norm" || key == "attn.q_proj" || key == "lm_head") return "llama";
-      return sdpa ? "bert" : "bert_eager";
+      // Dropout 0.1 (every checkpoint's). The gated variant measured with gelu_new (t5-v1_1's
+      // and flan-t5's); ReLU with its own. Under SDPA the position bias goes in as a mask that
+      // takes a gradient: CUDA's memory-efficient kernel (scripts/record_host_ops.py:
+      // trainable_mask_as_cuda).
+      if (spec.mlp == MlpKind::kSwiGlu) return sdpa ? "t5_gated" : "t5_gated_eager";
+      return sdpa ? "t5" : "t5_eager";
   }
   return "gpt2";
 }
@@ -144,18 +146,15 @@ std::string_view bert_key(std::string_view key) {
   return key;
 }
 
-// T5's ops under the names of the entries standing in for them (variant_of): its norms as a
-// layer's norm, its projections as a q projection, the cross-attention's ops as the
-// self-attention's, each residual op as one half of BERT's layer residual.
-std::string_view t5_key(std::string_view key) {
-  if (key.ends_with("norm")) return "attn_norm";
-  if (key.ends_with("_proj") || key == "mlp.up" || key == "mlp.gate" || key == "mlp.down") {
-    return "attn.q_proj";
-  }
-  if (key == "cross.core") return "attn.core";
-  if (key.ends_with("residual")) return "residual";
-  if (key == "decoder.embed") return "embed";
-  return key;
+// What a T5 stack's first block does beyond the others (compute_bias; the decoder's first
+// cross-attention's zero bias): the entry added to the core `key` of layer `layer`, or "".
+std::string_view t5_first_block(std::string_view key, int layer, const ModelSpec& spec) {
+  if (spec.model_type != ModelType::kT5) return "";
+  if (layer == 0 && key == "attn.core") return "attn.bias";
+  if (layer != spec.num_layers) return "";
+  if (key == "dec.attn.core") return "dec.attn.bias";
+  if (key == "dec.cross.core") return "dec.cross.bias";
+  return "";
 }
 
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w) {
@@ -163,7 +162,6 @@ EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload
   if (spec.model_type == ModelType::kBert || spec.model_type == ModelType::kRoberta) {
     key = bert_key(key);
   }
-  if (spec.model_type == ModelType::kT5) key = t5_key(key);
   std::string decoder_key;
   if (seq2seq_decoder_op(op, spec)) {
     decoder_key = "dec." + std::string(key);
@@ -178,8 +176,15 @@ EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload
   const Entry& e = find(variant_of(spec, w, key), key);
   d.fwd = {e.fwd.kernels, e.fwd.other, e.modules, e.fwd.syncs};
   d.bwd = {e.bwd.kernels, e.bwd.other, 0, e.bwd.syncs};
+  if (const std::string_view first = t5_first_block(key, op.layer, spec); !first.empty()) {
+    const Entry& f = find(variant_of(spec, w, first), first);
+    d.fwd = {d.fwd.kernels + f.fwd.kernels, d.fwd.other + f.fwd.other, d.fwd.modules + f.modules,
+             d.fwd.syncs + f.fwd.syncs};
+    d.bwd = {d.bwd.kernels + f.bwd.kernels, d.bwd.other + f.bwd.other, 0,
+             d.bwd.syncs + f.bwd.syncs};
+  }
   if (key == "residual" || key == "dec.residual") {
-    // A layer's own calls, shared by its residual ops (two; three in a BART or Blenderbot
+    // A layer's own calls, shared by its residual ops (two; three in a BART, Blenderbot or T5
     // decoder layer): the attention's takes what does not divide evenly, so that they sum to
     // the layer's.
     const int n = key == "dec.residual" ? 3 : 2;

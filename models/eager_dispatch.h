@@ -45,10 +45,11 @@ struct EagerDispatch {
 // routing). BERT's were measured on BertForMaskedLM: the embeddings' own calls (the sums, the
 // token-type gather) and the embedding dropout are embed's, BertSelfOutput's and BertOutput's
 // (dropout and add) the residual ops'; its question-answering and classification heads take
-// the masked-LM head's dense layer's entry (bert_key). T5's are not measured yet: Llama's norm
-// and projection entries and BERT's core, activation, residual (half its layer's per residual
-// op: a decoder layer's three take 1.5 of BERT's), embedding and loss stand in (t5_key). Every
-// op of every supported model has an entry.
+// the masked-LM head's dense layer's entry (bert_key). T5's were measured on
+// T5ForConditionalGeneration, ReLU (t5-*) and gated GELU (t5-v1_1, flan-t5): a stack's first
+// block's cores also make the relative position bias (attn.bias, dec.attn.bias) and the
+// decoder's first cross-attention its zero bias (dec.cross.bias). Every op of every supported
+// model has an entry.
 EagerDispatch eager_dispatch(const Op& op, const ModelSpec& spec, const Workload& w);
 
 }  // namespace zs::models

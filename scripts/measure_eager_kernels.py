@@ -164,6 +164,8 @@ def tally(calls, shapes):
         numel = max(t.numel() for t in touched) if touched else 1
         cls, times = shapes.scale(numel) if touched else ("param", 1.0)
         numel /= times
+        if cls == "score":  # T5's position bias, one score matrix for the batch: not counted
+            touched = [t for t in touched if t.numel() * shapes.b != numel]
         b16 = sum(nbytes(t) for t in touched if t.dtype in (torch.bfloat16, torch.float16))
         other = sum(nbytes(t) for t in touched if t.dtype not in (torch.bfloat16, torch.float16))
         acc = out["bytes"].setdefault(cls, [0.0, 0.0])
@@ -485,6 +487,45 @@ def bert_parts(shapes, attn="eager", dropout=0.1):
     return parts
 
 
+def t5_parts(shapes, attn="eager", gated=False):
+    """A T5 block that is not its stack's first (an encoder block): T5LayerNorm; T5Attention (q, k,
+    v, o without biases, the core over the shared relative position bias, which takes a gradient:
+    the first block computes it, every block adds into its gradient) and the sublayer's dropout;
+    DenseReluDense (ReLU; gated: gelu_new(wi_0) * wi_1) with its dropout and the sublayer's. The
+    dropouts are charged to the attention and the MLP as GPT-2's resid_dropout is. The bias's own
+    bytes (1 x heads x s x s, read by the scores' add and written by its gradient's sum over the
+    batch) are not counted (tally): 1/b of a score element's each. Under SDPA the bias is
+    the mask of CUDA's memory-efficient kernel (scripts/record_host_ops.py trainable_mask_as_cuda)
+    and the probabilities' dropout is measured at 0, as BERT's."""
+    from transformers import T5Config
+    from transformers.models.t5.modeling_t5 import T5Block
+    cfg = T5Config(d_model=shapes.h, d_kv=shapes.h // shapes.a, d_ff=shapes.ffn, num_heads=shapes.a,
+                   num_layers=2, vocab_size=shapes.v, dropout_rate=0.1,
+                   feed_forward_proj="gated-gelu" if gated else "relu")
+    cfg._attn_implementation = attn
+    block = T5Block(cfg, has_relative_attention_bias=False, layer_idx=1).to(torch.bfloat16).train()
+    b, s, h = shapes.b, shapes.s, shapes.h
+    sa, ff = block.layer[0], block.layer[1]
+    bias = leaf(1, shapes.a, s, s)
+    sdpa = torch.nn.functional.scaled_dot_product_attention
+    trainable_mask = rho.trainable_mask_as_cuda()
+
+    def memory_efficient(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, **kwargs):
+        if attn_mask is not None and attn_mask.requires_grad:
+            return trainable_mask(q, k, v, attn_mask, is_causal, scale)
+        return sdpa(q, k, v, attn_mask, 0.0, is_causal, scale=scale, **kwargs)
+
+    torch.nn.functional.scaled_dot_product_attention = memory_efficient
+    try:
+        return {"norm": run(lambda x: sa.layer_norm(x), [leaf(b, s, h)], shapes, list(sa.layer_norm.parameters())),
+                "attention": run(lambda x: sa.dropout(sa.SelfAttention(x, position_bias=bias)[0]), [leaf(b, s, h)],
+                                 shapes, list(sa.SelfAttention.parameters()) + [bias]),
+                "mlp": run(lambda x: ff.dropout(ff.DenseReluDense(x)), [leaf(b, s, h)], shapes,
+                           list(ff.DenseReluDense.parameters()))}
+    finally:
+        torch.nn.functional.scaled_dot_product_attention = sdpa
+
+
 def softcap_part(shapes):
     """Gemma 2's logit soft-capping, cap * tanh(x / cap), over the logits."""
     return run(lambda t: torch.tanh(t / 30.0) * 30.0, [leaf(shapes.b, shapes.s, shapes.v)], shapes)
@@ -518,6 +559,7 @@ def measure(shapes):
             "blenderbot_sdpa": seq2seq_parts(shapes, "blenderbot", "sdpa"),
             "gpt_neox": gpt_neox_parts(shapes), "gpt_neox_sdpa": gpt_neox_parts(shapes, "sdpa"),
             "bert": bert_parts(shapes), "bert_sdpa": bert_parts(shapes, "sdpa"),
+            "t5": t5_parts(shapes), "t5_sdpa": t5_parts(shapes, "sdpa"), "t5_gated": t5_parts(shapes, gated=True),
             "softcap": softcap_part(shapes),
             "residual": residual(shapes), "loss": loss_part(shapes)}
 
@@ -538,7 +580,8 @@ def summary(m):
 FAMILIES = ("gpt2", "gpt2_sdpa", "gpt2_nodropout", "gpt2_sdpa_nodropout", "llama", "llama_sdpa",
             "phi3", "phi3_sdpa", "gemma", "gemma_sdpa", "gemma2", "gemma2_sdpa", "opt", "opt_sdpa",
             "gpt_neox", "gpt_neox_sdpa", "bloom", "falcon", "falcon_sdpa", "falcon_new",
-            "falcon_new_sdpa", "bart", "bart_sdpa", "blenderbot", "blenderbot_sdpa", "bert", "bert_sdpa")
+            "falcon_new_sdpa", "bart", "bart_sdpa", "blenderbot", "blenderbot_sdpa", "bert", "bert_sdpa", "t5",
+            "t5_sdpa", "t5_gated")
 
 
 def with_cuda_dropout(m):

@@ -784,6 +784,44 @@ def mqa_as_cuda(query, key, value, enable_gqa=False):
     return key.expand(-1, heads, -1, -1), value.expand(-1, heads, -1, -1)
 
 
+def trainable_mask_as_cuda():
+    """SDPA with a float mask that takes a gradient (T5's relative position bias, which every layer
+    adds to): PyTorch's CUDA path runs the memory-efficient kernel, the only fused one taking such a
+    mask (aten/src/ATen/native/transformers/cuda/sdp_utils.cpp: flash refuses any mask), after
+    attention.cpp's preprocess_mask expands the mask to b x heads x L x S; its backward
+    (_scaled_dot_product_efficient_attention_backward, torch/_meta_registrations.py) writes the
+    mask's gradient with the others, and the expand's backward sums it over the batch. The CPU's
+    flash kernel refuses a mask that takes a gradient and SDPA falls to its math path (bmm,
+    softmax, the score matrix). So this runs the CPU's flash kernel forward and backward on the
+    expanded mask, the gradient an empty tensor of its shape (the one allocation the fused kernel
+    makes for it): a kernel each way, the expand's view and sum, as on CUDA. Not yet confirmed on
+    a GPU (scripts/check_sdpa_backends.py)."""
+    import torch
+    aten = torch.ops.aten
+
+    class MemoryEfficient(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, query, key, value, mask, is_causal, scale):
+            out, lse = aten._scaled_dot_product_flash_attention_for_cpu(query, key, value, 0.0, is_causal,
+                                                                        attn_mask=mask, scale=scale)
+            ctx.save_for_backward(query, key, value, mask, out, lse)
+            ctx.is_causal, ctx.scale = is_causal, scale
+            return out
+
+        @staticmethod
+        def backward(ctx, grad):
+            query, key, value, mask, out, lse = ctx.saved_tensors
+            dq, dk, dv = aten._scaled_dot_product_flash_attention_for_cpu_backward(
+                grad, query, key, value, out, lse, 0.0, ctx.is_causal, attn_mask=mask, scale=ctx.scale)
+            return dq, dk, dv, torch.empty(mask.shape, dtype=mask.dtype), None, None
+
+    def sdpa(query, key, value, mask, is_causal, scale):
+        full = mask.expand(query.size(0), query.size(1), query.size(2), key.size(2))
+        return MemoryEfficient.apply(query, key, value, full, is_causal, scale)
+
+    return sdpa
+
+
 def install_dropout_cuda_path():
     import torch
     import torch.nn.functional as F
@@ -796,19 +834,26 @@ def install_dropout_cuda_path():
 
     F.dropout = dropout
     orig_sdpa = F.scaled_dot_product_attention
+    trainable_mask = trainable_mask_as_cuda()
 
     def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *a, **k):
         # CPU flash attention rejects dropout > 0 and sdpa falls back to the math path (fp32 upcasts, bmm,
         # softmax, dropout: ~25 ops forward, ~35 backward); CUDA's flash kernel takes the dropout inside its
         # one op. Drop the probability dropout so the CPU picks its one-op flash kernel as CUDA does.
         key, value = mqa_as_cuda(query, key, value, k.get("enable_gqa", False))
+        if attn_mask is not None and attn_mask.requires_grad and torch.is_grad_enabled() and not a and \
+                set(k) <= {"scale", "enable_gqa"}:
+            return trainable_mask(query, key, value, attn_mask, is_causal, k.get("scale"))
         return orig_sdpa(query, key, value, attn_mask, 0.0, is_causal, *a, **k)
 
     F.scaled_dot_product_attention = scaled_dot_product_attention
     return ["torch.nn.functional.dropout -> torch.native_dropout (training, 0<p<1)",
             "torch.nn.functional.scaled_dot_product_attention: dropout_p -> 0.0 (CPU flash kernel, not the math path)",
             "torch.nn.functional.scaled_dot_product_attention: one key/value head expanded to the query heads "
-            "(CUDA's fused kernels take multi-query attention, the CPU's flash kernel does not)"]
+            "(CUDA's fused kernels take multi-query attention, the CPU's flash kernel does not)",
+            "torch.nn.functional.scaled_dot_product_attention: a float mask that takes a gradient (T5's position "
+            "bias) as CUDA's memory-efficient kernel takes it (the CPU's flash kernel forward and backward, the "
+            "mask expanded, its gradient one output of the backward)"]
 
 
 # ---- deepspeed.comm: outermost-call counters ------------------------------------------------------

@@ -112,6 +112,15 @@ constexpr Entry kTable[] = {
     {"bert_sdpa", "norm", {{1, {{4.0958, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6.1292, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"bert_sdpa", "attention", {{1, {{4, 1}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {7, {{26.0667, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"bert_sdpa", "mlp", {{2, {{4, 1}, {4, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{8.0167, 0}, {8.0167, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"t5", "norm", {{8, {{10.0167, 24.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {17, {{26.0333, 64.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"t5", "attention", {{9, {{20, 1}, {0, 0}, {0, 0}, {16, 1}, {0, 0}}}, {11, {{34, 0}, {0, 0}, {0, 0}, {18, 0}, {0, 0}}}}},
+    {"t5", "mlp", {{3, {{4, 1}, {8, 1}, {0, 0}, {0, 0}, {0, 0}}}, {3, {{6, 0}, {12, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"t5_sdpa", "norm", {{8, {{10.0167, 24.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {17, {{26.0333, 64.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"t5_sdpa", "attention", {{1, {{4, 1}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {4, {{18, 0}, {0, 0}, {0, 0}, {2, 0}, {0, 0}}}}},
+    {"t5_sdpa", "mlp", {{3, {{4, 1}, {8, 1}, {0, 0}, {0, 0}, {0, 0}}}, {3, {{6, 0}, {12, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"t5_gated", "norm", {{8, {{10.0167, 24.125}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {17, {{26.0333, 64.1875}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
+    {"t5_gated", "attention", {{9, {{20, 1}, {0, 0}, {0, 0}, {16, 1}, {0, 0}}}, {11, {{34, 0}, {0, 0}, {0, 0}, {18, 0}, {0, 0}}}}},
+    {"t5_gated", "mlp", {{11, {{4, 1}, {46, 1}, {0, 0}, {0, 0}, {0, 0}}}, {16, {{12, 0}, {74, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"any", "residual", {{1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}, {1, {{6, 0}, {0, 0}, {0, 0}, {0, 0}, {0, 0}}}}},
     {"any", "loss", {{5, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 16.0081}}}, {3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {2, 24.0081}}}}},
     {"any", "softcap", {{3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {12, 0}}}, {3, {{0, 0}, {0, 0}, {0, 0}, {0, 0}, {14, 0}}}}},
@@ -169,12 +178,12 @@ std::string_view family_of(std::string_view module, const models::ModelSpec& spe
     case models::ModelType::kBart:  // BART's dropouts, 0.1 each
       return sdpa ? "bart_sdpa" : "bart";
     case models::ModelType::kT5:
-      // Not recorded yet: T5LayerNorm is Llama's RMSNorm code (fp32 variance); the attention
-      // and the MLP (activation, dropout) take BERT's modules, whose bias-gradient sums T5's
-      // bias-free Linears do not run.
-      if (module == "norm") return "llama";
-      if (module == "attention") return sdpa ? "bert_sdpa" : "bert";
-      return "bert";
+      // A block that is not its stack's first (the first's compute_bias not counted), dropout
+      // 0.1; the gated MLP measured with gelu_new (t5-v1_1, flan-t5). The decoder's causal mask
+      // (merged into the bias by a torch.where per block under SDPA) not counted.
+      if (module == "attention") return sdpa ? "t5_sdpa" : "t5";
+      if (module == "mlp" && spec.mlp == models::MlpKind::kSwiGlu) return "t5_gated";
+      return "t5";
     default:
       break;
   }
