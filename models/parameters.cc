@@ -45,6 +45,7 @@ class ParamListBuilder {
     p.name = module + "." + leaf;
     p.numel = 1;
     for (std::int64_t d : shape) p.numel *= d;
+    ZS_CHECK_MSG(p.numel > 0, p.name.c_str());  // validate(spec): every size is at least 1
     p.shape = std::move(shape);
     p.module = module;
     p.layer = layer;

@@ -146,7 +146,9 @@ Result<Layout> make_layout(const PlanRequest& r) {
   l.partition = l.padded / l.world;
   l.rank = l.world - 1;
   for (int id : g.real_params) {
-    if (l.owned_by_rank(id)) l.owned_full += g.params[id].numel;
+    if (!l.owned_by_rank(id)) continue;
+    l.owned_full += g.params[id].numel;
+    ++l.owned_params;
   }
 
   // Stage 3 (parameter_offload.py persistence; stage3.py sub-groups).

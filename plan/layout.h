@@ -108,6 +108,7 @@ struct Layout {
   int rank = 0;                           // the rank described: N-1, owner of the last partition
   std::vector<std::int64_t> flat_offset;  // per param id (aliases: -1)
   std::int64_t owned_full = 0;  // S: full numel of every param touching this rank's partition
+  int owned_params = 0;         // how many params touch it (real ones: aliases own nothing)
 
   // Stage 3 (partition_parameters.py: partition numel ceil(n / N) per parameter).
   std::vector<bool> persistent;               // per param id: not partitioned (numel <= threshold)

@@ -386,8 +386,9 @@ struct HostCall {
 };
 static_assert(sizeof(HostCall) == 4);
 
-// An op's host calls: a few kinds each (an op sits where at most six kinds of DeepSpeed's work
-// run before it), kept inline so that a plan of 10^4 ops allocates nothing per op.
+// An op's host calls: a few kinds each (an op sits where at most ten kinds of DeepSpeed's work
+// run before it: a ZeRO-1/2 bucket's flush), kept inline so that a plan of 10^4 ops allocates
+// nothing per op.
 class HostCalls {
  public:
   static constexpr int kSlots = 10;

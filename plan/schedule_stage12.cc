@@ -85,8 +85,9 @@ class Reducer {
     std::int64_t owned_elems = 0, owned_full = 0;
     int owned_params = 0;
     for (int p : bucket_.params()) {
-      owned_elems += l_.owned_elems(p);
-      if (l_.owned_by_rank(p)) {
+      const std::int64_t mine = l_.owned_elems(p);
+      owned_elems += mine;
+      if (mine > 0) {  // owned_by_rank(p): parameters have elements
         owned = true;
         owned_full += l_.params()[p].numel;
         ++owned_params;
@@ -183,9 +184,7 @@ class Reducer {
     const Bytes s = l_.owned_full * l_.param_bytes;
     const bool add = accumulate_into >= 0 && partition_ >= 0;
     if (add) {
-      int owned = 0;
-      for (int p : l_.real_params()) owned += l_.owned_by_rank(p) ? 1 : 0;
-      b_.host_calls_before_next(HostTask::kPartitionAccumulate, owned);
+      b_.host_calls_before_next(HostTask::kPartitionAccumulate, l_.owned_params);
     }
     const int op = b_.op(b_.name(label_, ".epilogue"), b_.compute_stream(), Phase::kReduce,
                          MemoryWork{add ? 2 * s : 0, add ? s : 0},
@@ -450,10 +449,8 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   // The step's Python and ATen calls, where they run: per gradient of the partition (the
   // overflow test and the norm; offloaded, the norm's .item()) and the rest before the overflow
   // check; per parameter (_update_model_bit16_weights) after the all-gather, below.
-  int owned_params = 0;
-  for (int p : l.real_params()) owned_params += l.owned_by_rank(p) ? 1 : 0;
   b.host_calls_before_next(offload ? HostTask::kOffloadStepParam : HostTask::kZeroStepGrad,
-                           owned_params);
+                           l.owned_params);
   b.host_calls_before_next(offload ? HostTask::kOffloadStepBody : HostTask::kZeroStepBody, 1);
   // step(): the overflow check (an all_reduce of one flag and its .item()), skipped on
   // overflow from here on: the norm, the optimizer, the 16-bit update and the all-gather.
@@ -463,7 +460,7 @@ void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
   if (offload) {
     // complete_grad_norm_calculation_for_cpu_offload: a norm and an .item() per parameter.
     const int synced =
-        grad_norm(b, l.owned_full * e, Dtype::kFp32, last, std::max(owned_params, 1) + 1);
+        grad_norm(b, l.owned_full * e, Dtype::kFp32, last, std::max(l.owned_params, 1) + 1);
     // On the host thread, in order (stage_1_and_2.py step, cpu_offload branch): the unscale pass
     // over the fp32 gradients, run whatever the scale (unscale_and_clip_grads: 8 bytes per
     // element), DeepSpeedCPUAdam (28: fp32 param, grad, m, v read, param, m, v written), and the
