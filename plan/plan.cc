@@ -112,90 +112,69 @@ std::string_view stream_kind_name(StreamKind k) {
   return "?";
 }
 
-std::string_view host_task_name(HostTask t) {
-  switch (t) {
-    case HostTask::kEngineForward:
-      return "engine.forward";
-    case HostTask::kEngineBackward:
-      return "engine.backward";
-    case HostTask::kEngineStep:
-      return "engine.step";
-    case HostTask::kAccumulateGrad:
-      return "autograd.accumulate_grad";
-    case HostTask::kStage0ReduceParam:
-      return "stage0.reduce_param";
-    case HostTask::kStage0ReduceBucket:
-      return "stage0.reduce_bucket";
-    case HostTask::kStage0StepParam:
-      return "stage0.step_param";
-    case HostTask::kStage0StepBody:
-      return "stage0.step_body";
-    case HostTask::kGradHook:
-      return "zero12.grad_hook";
-    case HostTask::kGradReduce:
-      return "zero12.grad_reduce";
-    case HostTask::kGradReduceLarge:
-      return "zero12.grad_reduce_large";
-    case HostTask::kBucketFlush:
-      return "zero12.bucket_flush";
-    case HostTask::kFlushSlice:
-      return "zero12.flush_slice";
-    case HostTask::kFlushKernel:
-      return "zero12.flush_kernel";
-    case HostTask::kFlushStreamRecord:
-      return "zero12.flush_record_stream";
-    case HostTask::kIpgBuffer:
-      return "zero12.ipg_buffer";
-    case HostTask::kPartitionBuffer:
-      return "zero12.partition_buffer";
-    case HostTask::kBucketFlushOverlap:
-      return "zero12.bucket_flush_overlap";
-    case HostTask::kPartitionCopy:
-      return "zero12.partition_copy";
-    case HostTask::kPartitionAccumulate:
-      return "zero12.partition_accumulate";
-    case HostTask::kOffloadGrad:
-      return "zero12.offload_grad";
-    case HostTask::kOffloadStepParam:
-      return "zero12.offload_step_param";
-    case HostTask::kOffloadAccumulate:
-      return "zero12.offload_accumulate";
-    case HostTask::kZeroStepParam:
-      return "zero12.step_param";
-    case HostTask::kZeroStepGrad:
-      return "zero12.step_grad";
-    case HostTask::kZeroStepBody:
-      return "zero12.step_body";
-    case HostTask::kOffloadStepBody:
-      return "zero12.offload_step_body";
-    case HostTask::kStage3GradHook:
-      return "zero3.grad_hook";
-    case HostTask::kStage3BucketFlush:
-      return "zero3.bucket_flush";
-    case HostTask::kModuleVisit:
-      return "zero3.module_hooks";
-    case HostTask::kModuleVisitBackward:
-      return "zero3.module_hooks_backward";
-    case HostTask::kGather:
-      return "zero3.gather_launch";
-    case HostTask::kGatherParam:
-      return "zero3.gather_param";
-    case HostTask::kGatherSingle:
-      return "zero3.gather_single";
-    case HostTask::kStage3StepParam:
-      return "zero3.step_param";
-    case HostTask::kStage3StepBody:
-      return "zero3.step_body";
-    case HostTask::kStage3OffloadGrad:
-      return "zero3.offload_grad";
-    case HostTask::kStage3OffloadStepParam:
-      return "zero3.offload_step_param";
-    case HostTask::kStage3OffloadStepBody:
-      return "zero3.offload_step_body";
-    case HostTask::kCount:
-      break;
+namespace {
+
+struct HostTaskName {
+  HostTask task;
+  std::string_view name;
+};
+// clang-format off
+constexpr HostTaskName kHostTaskNames[] = {
+    {HostTask::kEngineForward, "engine.forward"},
+    {HostTask::kEngineBackward, "engine.backward"},
+    {HostTask::kEngineStep, "engine.step"},
+    {HostTask::kAccumulateGrad, "autograd.accumulate_grad"},
+    {HostTask::kStage0ReduceParam, "stage0.reduce_param"},
+    {HostTask::kStage0ReduceBucket, "stage0.reduce_bucket"},
+    {HostTask::kStage0StepParam, "stage0.step_param"},
+    {HostTask::kStage0StepBody, "stage0.step_body"},
+    {HostTask::kGradHook, "zero12.grad_hook"},
+    {HostTask::kGradReduce, "zero12.grad_reduce"},
+    {HostTask::kGradReduceLarge, "zero12.grad_reduce_large"},
+    {HostTask::kBucketFlush, "zero12.bucket_flush"},
+    {HostTask::kBucketFlushOverlap, "zero12.bucket_flush_overlap"},
+    {HostTask::kFlushSlice, "zero12.flush_slice"},
+    {HostTask::kFlushKernel, "zero12.flush_kernel"},
+    {HostTask::kFlushStreamRecord, "zero12.flush_record_stream"},
+    {HostTask::kIpgBuffer, "zero12.ipg_buffer"},
+    {HostTask::kPartitionBuffer, "zero12.partition_buffer"},
+    {HostTask::kPartitionCopy, "zero12.partition_copy"},
+    {HostTask::kPartitionAccumulate, "zero12.partition_accumulate"},
+    {HostTask::kOffloadGrad, "zero12.offload_grad"},
+    {HostTask::kOffloadStepParam, "zero12.offload_step_param"},
+    {HostTask::kOffloadAccumulate, "zero12.offload_accumulate"},
+    {HostTask::kZeroStepParam, "zero12.step_param"},
+    {HostTask::kZeroStepGrad, "zero12.step_grad"},
+    {HostTask::kZeroStepBody, "zero12.step_body"},
+    {HostTask::kOffloadStepBody, "zero12.offload_step_body"},
+    {HostTask::kStage3GradHook, "zero3.grad_hook"},
+    {HostTask::kStage3BucketFlush, "zero3.bucket_flush"},
+    {HostTask::kModuleVisit, "zero3.module_hooks"},
+    {HostTask::kModuleVisitBackward, "zero3.module_hooks_backward"},
+    {HostTask::kGather, "zero3.gather_launch"},
+    {HostTask::kGatherParam, "zero3.gather_param"},
+    {HostTask::kGatherSingle, "zero3.gather_single"},
+    {HostTask::kStage3StepParam, "zero3.step_param"},
+    {HostTask::kStage3StepBody, "zero3.step_body"},
+    {HostTask::kStage3OffloadGrad, "zero3.offload_grad"},
+    {HostTask::kStage3OffloadStepParam, "zero3.offload_step_param"},
+    {HostTask::kStage3OffloadStepBody, "zero3.offload_step_body"},
+};
+// clang-format on
+
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < std::size(kHostTaskNames); ++i) {
+    if (static_cast<std::size_t>(kHostTaskNames[i].task) != i) return false;
   }
-  return "?";
+  return std::size(kHostTaskNames) == static_cast<std::size_t>(HostTask::kCount);
+}
+static_assert(in_enum_order(), "kHostTaskNames lists every HostTask in its order");
+
+}  // namespace
+
+std::string_view host_task_name(HostTask t) {
+  const auto i = static_cast<std::size_t>(t);
+  return i < std::size(kHostTaskNames) ? kHostTaskNames[i].name : "?";
 }
 
 void HostCalls::add(HostTask task, int n) {
@@ -394,84 +373,134 @@ std::string ids(std::span<const int> v) {
   return out.empty() ? "-" : out;
 }
 
-}  // namespace
+std::string op_where(const Plan& plan, int i) {
+  return "op " + std::to_string(i) + " \"" + std::string(plan.op_name(i)) + "\"";
+}
 
-Status validate(const Plan& plan) {
-  const int n_ops = static_cast<int>(plan.ops.size());
-  const int n_buf = static_cast<int>(plan.buffers.size());
-  const int n_streams = static_cast<int>(plan.streams.size());
-  auto op_where = [&](int i) {
-    return "op " + std::to_string(i) + " \"" + std::string(plan.op_name(i)) + "\"";
-  };
-  std::vector<char> host_stream(static_cast<std::size_t>(n_streams));
-  for (int s = 0; s < n_streams; ++s) host_stream[s] = plan.streams[s].kind == StreamKind::kCpu;
-  const auto n_dep_ids = static_cast<std::uint32_t>(plan.dep_ids.size());
-  // Where each step role is (plan.h StepRole), the first op skipped on overflow and the first
-  // OptimizerWork; -1: none.
-  std::array<int, kStepRoleCount> role_op;
-  role_op.fill(-1);
-  int first_skipped = -1, first_optimizer = -1;
-  for (int i = 0; i < n_ops; ++i) {
-    const Op& op = plan.ops[i];
-    if (op.step_role != StepRole::kNone) {
-      int& at = role_op[static_cast<std::size_t>(op.step_role)];
-      if (at >= 0) {
-        return bad(op_where(i) + " is a second " + std::string(step_role_name(op.step_role)) +
-                   " of the step, after " + op_where(at));
-      }
-      at = i;
+// Op i's work: micro-step marks on forward ops only, within its model ops; collective slices in
+// range and not empty; an optimizer's slice not negative.
+Status check_work(const Plan& plan, int i) {
+  const Op& op = plan.ops[i];
+  if (const auto* c = std::get_if<ComputeWork>(&op.work)) {
+    const bool forward = c->pass == Pass::kForward;
+    if ((c->begins_micro_step || c->ends_micro_step || c->drop_first_model_op >= 0) && !forward) {
+      return bad(op_where(plan, i) + " marks micro-step structure on a " +
+                 std::string(pass_name(c->pass)) + " pass");
     }
-    if (op.skipped_on_overflow && first_skipped < 0) first_skipped = i;
-    if (std::holds_alternative<OptimizerWork>(op.work) && first_optimizer < 0) first_optimizer = i;
-    if (op.stream < 0 || op.stream >= n_streams) {
-      return bad(op_where(i) + " runs on unknown stream " + std::to_string(op.stream));
+    if (c->drop_first_model_op < -1 || c->drop_first_model_op > c->last_model_op) {
+      return bad(op_where(plan, i) + " drops from model op " +
+                 std::to_string(c->drop_first_model_op) + ", past its last " +
+                 std::to_string(c->last_model_op));
     }
-    if (op.deps.begin > op.deps.end || op.deps.end > n_dep_ids) {
-      return bad(op_where(i) + " has a broken dependency range");
+  }
+  if (const auto* k = std::get_if<CollectiveWork>(&op.work)) {
+    if (k->slices.begin > k->slices.end || k->slices.end > plan.param_slices.size()) {
+      return bad(op_where(plan, i) + " has a broken slice range");
     }
-    for (std::uint32_t k = op.deps.begin; k < op.deps.end; ++k) {
-      const int d = plan.dep_ids[k];
-      if (d < 0 || d >= i) return bad(op_where(i) + " depends on op " + std::to_string(d));
-    }
-    if (op.host_wait_for < -1 || op.host_wait_for >= i) {
-      return bad(op_where(i) + " makes the host wait for op " + std::to_string(op.host_wait_for));
-    }
-    const bool on_host = host_stream[op.stream];
-    if (on_host && !op.host_waits) {
-      return bad(op_where(i) + " runs on the host thread but the host does not wait for it");
-    }
-    if (!on_host && std::holds_alternative<SyncWork>(op.work)) {
-      return bad(op_where(i) + " is a host sync on a device stream");
-    }
-    if (const auto* c = std::get_if<ComputeWork>(&op.work)) {
-      const bool forward = c->pass == Pass::kForward;
-      if ((c->begins_micro_step || c->ends_micro_step || c->drop_first_model_op >= 0) && !forward) {
-        return bad(op_where(i) + " marks micro-step structure on a " +
-                   std::string(pass_name(c->pass)) + " pass");
-      }
-      if (c->drop_first_model_op < -1 || c->drop_first_model_op > c->last_model_op) {
-        return bad(op_where(i) + " drops from model op " + std::to_string(c->drop_first_model_op) +
-                   ", past its last " + std::to_string(c->last_model_op));
-      }
-    }
-    if (const auto* k = std::get_if<CollectiveWork>(&op.work)) {
-      if (k->slices.begin > k->slices.end || k->slices.end > plan.param_slices.size()) {
-        return bad(op_where(i) + " has a broken slice range");
-      }
-      for (const ParamSlice& sl : plan.slices(*k)) {
-        if (sl.param < 0 || sl.begin < 0 || sl.end <= sl.begin) {
-          return bad(op_where(i) + " carries an empty or negative slice of parameter " +
-                     std::to_string(sl.param));
-        }
-      }
-    }
-    if (const auto* o = std::get_if<OptimizerWork>(&op.work)) {
-      if (o->first_elem < 0 || o->numel < 0) {
-        return bad(op_where(i) + " updates a negative slice of the master weights");
+    for (const ParamSlice& sl : plan.slices(*k)) {
+      if (sl.param < 0 || sl.begin < 0 || sl.end <= sl.begin) {
+        return bad(op_where(plan, i) + " carries an empty or negative slice of parameter " +
+                   std::to_string(sl.param));
       }
     }
   }
-  for (int b = 0; b < n_buf; ++b) {
+  if (const auto* o = std::get_if<OptimizerWork>(&op.work)) {
+    if (o->first_elem < 0 || o->numel < 0) {
+      return bad(op_where(plan, i) + " updates a negative slice of the master weights");
+    }
+  }
+  return Status::ok();
+}
+
+// Op i's place: a known stream, dependencies and host waits on earlier ops, the host thread's
+// ops waited for, host syncs on the host; then its work.
+Status check_op(const Plan& plan, int i, const std::vector<char>& host_stream) {
+  const Op& op = plan.ops[i];
+  const int n_streams = static_cast<int>(plan.streams.size());
+  if (op.stream < 0 || op.stream >= n_streams) {
+    return bad(op_where(plan, i) + " runs on unknown stream " + std::to_string(op.stream));
+  }
+  if (op.deps.begin > op.deps.end || op.deps.end > plan.dep_ids.size()) {
+    return bad(op_where(plan, i) + " has a broken dependency range");
+  }
+  for (std::uint32_t k = op.deps.begin; k < op.deps.end; ++k) {
+    const int d = plan.dep_ids[k];
+    if (d < 0 || d >= i) return bad(op_where(plan, i) + " depends on op " + std::to_string(d));
+  }
+  if (op.host_wait_for < -1 || op.host_wait_for >= i) {
+    return bad(op_where(plan, i) + " makes the host wait for op " +
+               std::to_string(op.host_wait_for));
+  }
+  const bool on_host = host_stream[op.stream];
+  if (on_host && !op.host_waits) {
+    return bad(op_where(plan, i) + " runs on the host thread but the host does not wait for it");
+  }
+  if (!on_host && std::holds_alternative<SyncWork>(op.work)) {
+    return bad(op_where(plan, i) + " is a host sync on a device stream");
+  }
+  return check_work(plan, i);
+}
+
+// Where each step role is (plan.h StepRole), the first op skipped on overflow and the first
+// OptimizerWork; -1: none.
+struct StepMarks {
+  std::array<int, kStepRoleCount> role_op;
+  int first_skipped = -1, first_optimizer = -1;
+  int at(StepRole r) const { return role_op[static_cast<std::size_t>(r)]; }
+};
+
+// The step's order: the overflow decision before what it skips, the unscale-and-clip before
+// the first update and after the decision and the norm.
+Status check_step_order(const Plan& plan, const StepMarks& m) {
+  const int decision = m.at(StepRole::kOverflowDecision);
+  const int norm = m.at(StepRole::kGradNorm);
+  const int clip = m.at(StepRole::kUnscaleClip);
+  if (m.first_skipped >= 0 && (decision < 0 || decision >= m.first_skipped)) {
+    return bad(op_where(plan, m.first_skipped) +
+               " is skipped on overflow before the overflow decision");
+  }
+  if (m.first_optimizer >= 0 && (clip < 0 || clip > m.first_optimizer)) {
+    return bad(op_where(plan, m.first_optimizer) + " updates before the unscale-and-clip");
+  }
+  if (clip >= 0 && ((norm >= 0 && norm >= clip) || (decision >= 0 && decision >= clip))) {
+    return bad(op_where(plan, clip) +
+               " unscales and clips before the overflow decision or the norm");
+  }
+  return Status::ok();
+}
+
+// Every op in place, each step role once; `marks` where the step's roles are.
+Status check_ops(const Plan& plan, StepMarks* marks) {
+  const int n_ops = static_cast<int>(plan.ops.size());
+  const int n_streams = static_cast<int>(plan.streams.size());
+  std::vector<char> host_stream(static_cast<std::size_t>(n_streams));
+  for (int s = 0; s < n_streams; ++s) host_stream[s] = plan.streams[s].kind == StreamKind::kCpu;
+  StepMarks& m = *marks;
+  m.role_op.fill(-1);
+  for (int i = 0; i < n_ops; ++i) {
+    const Op& op = plan.ops[i];
+    if (op.step_role != StepRole::kNone) {
+      int& at = m.role_op[static_cast<std::size_t>(op.step_role)];
+      if (at >= 0) {
+        return bad(op_where(plan, i) + " is a second " + std::string(step_role_name(op.step_role)) +
+                   " of the step, after " + op_where(plan, at));
+      }
+      at = i;
+    }
+    if (op.skipped_on_overflow && m.first_skipped < 0) m.first_skipped = i;
+    if (std::holds_alternative<OptimizerWork>(op.work) && m.first_optimizer < 0) {
+      m.first_optimizer = i;
+    }
+    ZS_RETURN_IF_ERROR(check_op(plan, i, host_stream));
+  }
+  return Status::ok();
+}
+
+// A persistent buffer is allocated and freed by no op, or only around a gap; any other is
+// allocated, then freed, by ops of the plan.
+Status check_buffers(const Plan& plan) {
+  const int n_ops = static_cast<int>(plan.ops.size());
+  for (int b = 0; b < static_cast<int>(plan.buffers.size()); ++b) {
     const Buffer& buf = plan.buffers[b];
     auto where = [&] { return "buffer \"" + std::string(plan.buffer_name(b)) + "\""; };
     if (buf.persistent) {
@@ -486,18 +515,11 @@ Status validate(const Plan& plan) {
     if (buf.free_op < 0 || buf.free_op >= n_ops) return bad(where() + " is never freed");
     if (buf.free_op < buf.alloc_op) return bad(where() + " is freed before it is allocated");
   }
-  const int decision = role_op[static_cast<std::size_t>(StepRole::kOverflowDecision)];
-  const int norm = role_op[static_cast<std::size_t>(StepRole::kGradNorm)];
-  const int clip = role_op[static_cast<std::size_t>(StepRole::kUnscaleClip)];
-  if (first_skipped >= 0 && (decision < 0 || decision >= first_skipped)) {
-    return bad(op_where(first_skipped) + " is skipped on overflow before the overflow decision");
-  }
-  if (first_optimizer >= 0 && (clip < 0 || clip > first_optimizer)) {
-    return bad(op_where(first_optimizer) + " updates before the unscale-and-clip");
-  }
-  if (clip >= 0 && ((norm >= 0 && norm >= clip) || (decision >= 0 && decision >= clip))) {
-    return bad(op_where(clip) + " unscales and clips before the overflow decision or the norm");
-  }
+  return Status::ok();
+}
+
+// The segments cover the ops in order, and a repeated one frees what it allocates.
+Status check_segments(const Plan& plan) {
   int next = 0;
   for (const Segment& s : plan.segments) {
     if (s.first_op != next || s.end_op < s.first_op || s.repeat < 1) {
@@ -505,7 +527,7 @@ Status validate(const Plan& plan) {
     }
     next = s.end_op;
     if (s.repeat == 1) continue;
-    for (int b = 0; b < n_buf; ++b) {
+    for (int b = 0; b < static_cast<int>(plan.buffers.size()); ++b) {
       const Buffer& buf = plan.buffers[b];
       if (buf.persistent && buf.alloc_op < 0) continue;
       const bool in_a = buf.alloc_op >= s.first_op && buf.alloc_op < s.end_op;
@@ -516,8 +538,18 @@ Status validate(const Plan& plan) {
       }
     }
   }
-  if (next != n_ops) return bad("segments do not cover every op");
+  if (next != static_cast<int>(plan.ops.size())) return bad("segments do not cover every op");
   return Status::ok();
+}
+
+}  // namespace
+
+Status validate(const Plan& plan) {
+  StepMarks marks;
+  ZS_RETURN_IF_ERROR(check_ops(plan, &marks));
+  ZS_RETURN_IF_ERROR(check_buffers(plan));
+  ZS_RETURN_IF_ERROR(check_step_order(plan, marks));
+  return check_segments(plan);
 }
 
 std::string to_text(const Plan& plan) {
