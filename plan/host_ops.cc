@@ -16,128 +16,119 @@ namespace zs::plan {
 // The other recordings (Llama, Qwen2, BLOOM, Falcon, DeepSeek, GA 3, 4 layers, rank 1's partition)
 // are what host_ops_test holds them to. Collectives are not counted here (CollectiveWork ops), nor
 // device syncs (the Plan's sync ops).
-TaskDispatch task_dispatch(HostTask task) {
-  switch (task) {
-    case HostTask::kEngineForward:
-      return {0, 0};
-    case HostTask::kEngineBackward:
-      return {3, 0};  // engine.backward's two kernels and the loss scaler's (scale_loss)
-    case HostTask::kEngineStep:
-      return {0, 0};
-    case HostTask::kAccumulateGrad:
-      // AccumulateGrad's add_ in place of the detach with which it keeps a first gradient (the
-      // model's counts, measured from a first backward, hold the detach).
-      return {1, -1};
-    case HostTask::kStage0ReduceParam:
-      // _get_gradients_for_reduction, allreduce_bucket and allreduce_and_copy: 4 views and the
-      // copy back of the reduced gradient, per parameter.
-      return {1, 4};
-    case HostTask::kStage0ReduceBucket:
-      return {3, 0};  // flatten, the post-scale mul_, split_half_float_double_sparse
-    case HostTask::kStage0StepParam:
-      // FP16_UnfusedOptimizer.step per parameter: has_inf_or_nan (12 kernels) and its .item(),
-      // get_weight_norm's cast and norm (3 kernels, a copy, a view), the fp32 gradient (a copy),
-      // unscale_and_clip's mul_, the copy back to 16 bits, and torch AdamW's two _get_value
-      // reads of the parameter's step count (a host tensor: no sync).
-      return {19, 8};
-    case HostTask::kStage0StepBody:
-      // torch AdamW's foreach kernels (8), its profiler wrapper, the norm's and overflow
-      // flag's reads, the tensors made from Python floats.
-      return {8, 10};
-    case HostTask::kGradHook:
-      return {0, 1};  // count_used_parameters_in_backward's view, per parameter
-    case HostTask::kGradReduce:
-      return {1, 4};  // the copy into the IPG bucket and 4 views
-    case HostTask::kGradReduceLarge:
-      // not copied into the bucket: reduce_ipg_grads reduces its gradient in place (its view(-1)
-      // and view_as)
-      return {0, 2};
+namespace {
+
+struct TaskRow {
+  HostTask task;
+  TaskDispatch calls;
+};
+
+// clang-format off
+constexpr TaskRow kTaskDispatch[] = {
+    {HostTask::kEngineForward, {0, 0}},
+    // engine.backward's two kernels and the loss scaler's (scale_loss)
+    {HostTask::kEngineBackward, {3, 0}},
+    {HostTask::kEngineStep, {0, 0}},
+    // AccumulateGrad's add_ in place of the detach with which it keeps a first gradient (the
+    // model's counts, measured from a first backward, hold the detach).
+    {HostTask::kAccumulateGrad, {1, -1}},
+    // _get_gradients_for_reduction, allreduce_bucket and allreduce_and_copy: 4 views and the
+    // copy back of the reduced gradient, per parameter.
+    {HostTask::kStage0ReduceParam, {1, 4}},
+    // flatten, the post-scale mul_, split_half_float_double_sparse
+    {HostTask::kStage0ReduceBucket, {3, 0}},
+    // FP16_UnfusedOptimizer.step per parameter: has_inf_or_nan (12 kernels) and its .item(),
+    // get_weight_norm's cast and norm (3 kernels, a copy, a view), the fp32 gradient (a copy),
+    // unscale_and_clip's mul_, the copy back to 16 bits, and torch AdamW's two _get_value
+    // reads of the parameter's step count (a host tensor: no sync).
+    {HostTask::kStage0StepParam, {19, 8}},
+    // torch AdamW's foreach kernels (8), its profiler wrapper, the norm's and overflow
+    // flag's reads, the tensors made from Python floats.
+    {HostTask::kStage0StepBody, {8, 10}},
+    {HostTask::kGradHook, {0, 1}},  // count_used_parameters_in_backward's view, per parameter
+    {HostTask::kGradReduce, {1, 4}},  // the copy into the IPG bucket and 4 views
+    // not copied into the bucket: reduce_ipg_grads reduces its gradient in place (its view(-1)
+    // and view_as)
+    {HostTask::kGradReduceLarge, {0, 2}},
     // A bucket's reduction (stage_1_and_2.py reduce_ipg_grads, average_tensor,
     // allreduce_and_scatter, allreduce_and_copy_with_multiple_ranks, allreduce_bucket), read off
     // the op_sites of every ZeRO-1/2 recording's rank 0 (gpt2, llama, qwen2, bloom, falcon; e.g.
     // falcon_s2_b5e4_ga1: 8 buckets, 5 of them one large parameter each, 10 slices, 2 all_reduces
     // of two slices, 4 slices owned: 16 + 10 + 40 + 2 + 4 = 72 calls, as recorded).
-    case HostTask::kBucketFlush:
-    case HostTask::kBucketFlushOverlap:
-      return {1, 1};  // average_tensor's div_, reduce_ipg_grads' narrow of the bucket
-    case HostTask::kFlushSlice:
-      // average_tensor's narrow, _flatten_dense_tensors' view, _unflatten_dense_tensors' narrow
-      // and view_as
-      return {0, 4};
-    case HostTask::kFlushKernel:
-      // an owned slice's copy back into the bucket, or _flatten_dense_tensors' cat of several
-      // (one slice is only viewed)
-      return {1, 0};
-    case HostTask::kFlushStreamRecord:
-      // record_stream on the reduced tensor, per all_reduce, and on each slice copied back
-      // (gpt2_s2_b5e4_ovl_ga1: 14 + 5 more calls than gpt2_s2_b5e4_ga1)
-      return {0, 1};
-    case HostTask::kIpgBuffer:
-      return {0, 1};  // setup_buckets' empty
-    case HostTask::kPartitionBuffer:
-      return {0, 3};  // copy_grads_in_partition's empty, get_flat_partition's two views
-    case HostTask::kPartitionCopy:
-      return {1, 5};  // copy_grads_in_partition
-    case HostTask::kPartitionAccumulate:
-      return {1, 0};  // independent_gradient_partition_epilogue's add_
-    case HostTask::kOffloadGrad:
-      // has_inf_or_nan (12 kernels) and the .item() of its result, the fp64 norm on the GPU, the
-      // fp32 cast and the copy to the host (async_inplace_copy_grad_to_fp32_buffer_from_gpu).
-      return {16, 9};
-    case HostTask::kOffloadStepParam:
-      return {0, 1};  // complete_grad_norm_calculation_for_cpu_offload's .item()
-    case HostTask::kOffloadAccumulate:
-      // the copy up, the add_ and the copy down, and 8 views (gpt2_s2_b5e4_offopt_ga3: 11 calls
-      // per parameter of the partition more than kPartitionCopy's in micro-steps 1 and 2)
-      return {3, 8};
-    case HostTask::kZeroStepParam:
-      return {0, 4};  // _update_model_bit16_weights
-    case HostTask::kZeroStepGrad:
-      // has_inf_or_nan (12 kernels) and has_overflow_partitioned_grads_serial's accumulation;
-      // get_grad_norm_direct's cast, norm and views (rank 0's 11 gradients: 16 + 2)
-      return {16, 2};
-    case HostTask::kZeroStepBody:
-      return {23, 22};
-    case HostTask::kOffloadStepBody:
-      return {13, 15};
-    case HostTask::kStage3GradHook:
-      // Per parameter: its IPG bucket copy (those that fit), partition_grads' copy, free_param,
-      // reduce_scatter_coalesced's per-parameter views, count_used_parameters_in_backward.
-      return {2, 11};
-    case HostTask::kStage3BucketFlush:
-      return {3, 6};  // reduce_scatter_coalesced's pads and copies, reduce_scatter_tensor's
-    case HostTask::kModuleVisit:
-      return {0, 2};  // the views of PreBackwardFunctionForModule / PostBackwardFunctionModule
-    case HostTask::kModuleVisitBackward:
-      return {0, 0};
-    case HostTask::kGather:
-      return {1, 3};  // _all_gather_dtype's flat buffer and copy
-    case HostTask::kGatherParam:
-      return {1, 5};  // AllGatherCoalescedHandle.wait's per-parameter narrow, copy and views
-    case HostTask::kGatherSingle:
-      // partition_parameters.py all_gather_coalesced takes _all_gather_sequential for one
-      // parameter: its buffer and two views (falcon_s3_base_ga1: 3 such gathers, 9 calls), and
-      // AllGatherHandle.wait none
-      return {0, 3};
-    case HostTask::kStage3StepParam:
-      // _unflatten_partitioned_parameters (3 views), get_grad_norm_direct's cast and norm,
-      // _prepare_fp32_grad_for_sub_group's per-parameter view
-      return {2, 5};
-    case HostTask::kStage3StepBody:
-      return {30, 8};
-    case HostTask::kStage3OffloadGrad:
-      // _constant_buffered_norm2 (the fp64 cast, norm, square), _offload_grad_partition_at_
-      // boundary (the fp32 cast and the copy down)
-      return {6, 4};
-    case HostTask::kStage3OffloadStepParam:
-      return {2, 3};  // _unflatten_partitioned_parameters, the norm's accumulation
-    case HostTask::kStage3OffloadStepBody:
-      return {17, 10};
-    case HostTask::kCount:
-      break;
+    // average_tensor's div_, reduce_ipg_grads' narrow of the bucket
+    {HostTask::kBucketFlush, {1, 1}},
+    // average_tensor's div_, reduce_ipg_grads' narrow of the bucket
+    {HostTask::kBucketFlushOverlap, {1, 1}},
+    // average_tensor's narrow, _flatten_dense_tensors' view, _unflatten_dense_tensors' narrow
+    // and view_as
+    {HostTask::kFlushSlice, {0, 4}},
+    // an owned slice's copy back into the bucket, or _flatten_dense_tensors' cat of several
+    // (one slice is only viewed)
+    {HostTask::kFlushKernel, {1, 0}},
+    // record_stream on the reduced tensor, per all_reduce, and on each slice copied back
+    // (gpt2_s2_b5e4_ovl_ga1: 14 + 5 more calls than gpt2_s2_b5e4_ga1)
+    {HostTask::kFlushStreamRecord, {0, 1}},
+    {HostTask::kIpgBuffer, {0, 1}},  // setup_buckets' empty
+    // copy_grads_in_partition's empty, get_flat_partition's two views
+    {HostTask::kPartitionBuffer, {0, 3}},
+    {HostTask::kPartitionCopy, {1, 5}},  // copy_grads_in_partition
+    {HostTask::kPartitionAccumulate, {1, 0}},  // independent_gradient_partition_epilogue's add_
+    // has_inf_or_nan (12 kernels) and the .item() of its result, the fp64 norm on the GPU, the
+    // fp32 cast and the copy to the host (async_inplace_copy_grad_to_fp32_buffer_from_gpu).
+    {HostTask::kOffloadGrad, {16, 9}},
+    // complete_grad_norm_calculation_for_cpu_offload's .item()
+    {HostTask::kOffloadStepParam, {0, 1}},
+    // the copy up, the add_ and the copy down, and 8 views (gpt2_s2_b5e4_offopt_ga3: 11 calls
+    // per parameter of the partition more than kPartitionCopy's in micro-steps 1 and 2)
+    {HostTask::kOffloadAccumulate, {3, 8}},
+    {HostTask::kZeroStepParam, {0, 4}},  // _update_model_bit16_weights
+    // has_inf_or_nan (12 kernels) and has_overflow_partitioned_grads_serial's accumulation;
+    // get_grad_norm_direct's cast, norm and views (rank 0's 11 gradients: 16 + 2)
+    {HostTask::kZeroStepGrad, {16, 2}},
+    {HostTask::kZeroStepBody, {23, 22}},
+    {HostTask::kOffloadStepBody, {13, 15}},
+    // Per parameter: its IPG bucket copy (those that fit), partition_grads' copy, free_param,
+    // reduce_scatter_coalesced's per-parameter views, count_used_parameters_in_backward.
+    {HostTask::kStage3GradHook, {2, 11}},
+    // reduce_scatter_coalesced's pads and copies, reduce_scatter_tensor's
+    {HostTask::kStage3BucketFlush, {3, 6}},
+    // the views of PreBackwardFunctionForModule / PostBackwardFunctionModule
+    {HostTask::kModuleVisit, {0, 2}},
+    {HostTask::kModuleVisitBackward, {0, 0}},
+    {HostTask::kGather, {1, 3}},  // _all_gather_dtype's flat buffer and copy
+    // AllGatherCoalescedHandle.wait's per-parameter narrow, copy and views
+    {HostTask::kGatherParam, {1, 5}},
+    // partition_parameters.py all_gather_coalesced takes _all_gather_sequential for one
+    // parameter: its buffer and two views (falcon_s3_base_ga1: 3 such gathers, 9 calls), and
+    // AllGatherHandle.wait none
+    {HostTask::kGatherSingle, {0, 3}},
+    // _unflatten_partitioned_parameters (3 views), get_grad_norm_direct's cast and norm,
+    // _prepare_fp32_grad_for_sub_group's per-parameter view
+    {HostTask::kStage3StepParam, {2, 5}},
+    {HostTask::kStage3StepBody, {30, 8}},
+    // _constant_buffered_norm2 (the fp64 cast, norm, square), _offload_grad_partition_at_
+    // boundary (the fp32 cast and the copy down)
+    {HostTask::kStage3OffloadGrad, {6, 4}},
+    // _unflatten_partitioned_parameters, the norm's accumulation
+    {HostTask::kStage3OffloadStepParam, {2, 3}},
+    {HostTask::kStage3OffloadStepBody, {17, 10}},
+};
+// clang-format on
+
+constexpr bool in_enum_order() {
+  for (std::size_t i = 0; i < std::size(kTaskDispatch); ++i) {
+    if (static_cast<std::size_t>(kTaskDispatch[i].task) != i) return false;
   }
-  ZS_CHECK_MSG(false, "no such host task");
-  return {};
+  return std::size(kTaskDispatch) == static_cast<std::size_t>(HostTask::kCount);
+}
+static_assert(in_enum_order(), "kTaskDispatch lists every HostTask in its order");
+
+}  // namespace
+
+TaskDispatch task_dispatch(HostTask task) {
+  const auto i = static_cast<std::size_t>(task);
+  ZS_CHECK_MSG(i < std::size(kTaskDispatch), "no such host task");
+  return kTaskDispatch[i].calls;
 }
 
 HostOps& HostOps::operator+=(const HostOps& o) {

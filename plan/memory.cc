@@ -24,7 +24,6 @@ Bytes with_fragmentation(Bytes allocated, double fragmentation) {
          static_cast<Bytes>(std::llround(static_cast<double>(allocated) * fragmentation));
 }
 
-// Bytes an op's issue allocates (in) and its release frees (out), per place.
 // Bytes allocated when an op is issued (in) and released after it (out), per op.
 struct Delta {
   Bytes in = 0, out = 0;
@@ -69,6 +68,125 @@ void replay_allocator(const Plan& plan, const MemoryOptions& o, MemoryReport* r)
   r->gpu_failed_request_bytes = a.failed_bytes();
 }
 
+// Per op, the bytes its issue allocates and its release frees, per place: the GPU's always;
+// the host's and NVMe's when any buffer there comes and goes during the step (small arrays keep
+// a sweep's working set in the cache). `now`: what is live before the step (the persistent
+// buffers).
+struct Deltas {
+  std::vector<Delta> gpu, host, nvme;
+  Bytes gpu_now = 0, host_now = 0, nvme_now = 0;
+};
+
+Deltas buffer_deltas(const Plan& plan, MemoryReport* r) {
+  const auto n = plan.ops.size();
+  Deltas d;
+  d.gpu.resize(n);
+  for (const Buffer& b : plan.buffers) {
+    if (b.device == Device::kGpu) r->model_states_bytes += b.model_state_bytes;
+    Bytes* now = b.device == Device::kGpu ? &d.gpu_now
+                 : on_host(b.device)      ? &d.host_now
+                                          : &d.nvme_now;
+    if (b.persistent) *now += b.bytes;
+    if (b.persistent && b.alloc_op < 0) continue;
+    // A non-persistent buffer's lifetime, or a persistent one's gap (free_op < alloc_op).
+    std::vector<Delta>& deltas = b.device == Device::kGpu ? d.gpu
+                                 : on_host(b.device)      ? d.host
+                                                          : d.nvme;
+    if (deltas.empty()) deltas.resize(n);
+    deltas[static_cast<std::size_t>(b.alloc_op)].in += b.bytes;
+    deltas[static_cast<std::size_t>(b.free_op)].out += b.bytes;
+  }
+  return d;
+}
+
+// Where the running totals peak: the GPU's (with the op's working memory, the fragmentation
+// allowance and the fixed context) into r's gpu_peak_bytes and peak_op, the host's and NVMe's.
+struct Peaks {
+  Bytes gpu_allocated = 0, gpu_transient = 0;  // at the GPU's peak
+  int host_op = -1;
+  Bytes host = -1, nvme = 0;
+};
+
+Peaks find_peaks(const Plan& plan, const MemoryOptions& o, Deltas& d, MemoryReport* r) {
+  const int n = static_cast<int>(plan.ops.size());
+  const Bytes fixed = o.cuda_context_bytes + o.nccl_workspace_bytes;
+  Bytes gpu = d.gpu_now, host = d.host_now, nvme = d.nvme_now;
+  Peaks p;
+  p.nvme = nvme;
+  auto consider = [&](int op_id, Bytes transient) {
+    const Bytes allocated = gpu + transient;
+    const Bytes total = with_fragmentation(allocated, o.fragmentation) + fixed;
+    if (total > r->gpu_peak_bytes) {
+      r->gpu_peak_bytes = total;
+      r->peak_op = op_id;
+      p.gpu_allocated = allocated;
+      p.gpu_transient = transient;
+    }
+    if (host > p.host) {
+      p.host = host;
+      p.host_op = op_id;
+    }
+    p.nvme = std::max(p.nvme, nvme);
+  };
+  consider(-1, 0);  // before the step: persistent state only
+  const bool host_moves = !d.host.empty(), nvme_moves = !d.nvme.empty();
+  for (int i = 0; i < n; ++i) {
+    const auto k = static_cast<std::size_t>(i);
+    gpu += d.gpu[k].in;
+    if (host_moves) host += d.host[k].in;
+    if (nvme_moves) nvme += d.nvme[k].in;
+    consider(i, plan.ops[k].transient_bytes);
+    gpu -= d.gpu[k].out;
+    if (host_moves) host -= d.host[k].out;
+    if (nvme_moves) nvme -= d.nvme[k].out;
+  }
+  return p;
+}
+
+// The buffers alive at each peak, by category; the GPU peak's working memory as activations,
+// its fragmentation and fixed context as other.
+void breakdown_at_peaks(const Plan& plan, const Peaks& p, MemoryReport* r) {
+  for (const Buffer& b : plan.buffers) {
+    if (b.device == Device::kGpu && live_during(b, r->peak_op)) {
+      r->gpu_at_peak[b.category] += b.bytes;
+    }
+    if (on_host(b.device) && live_during(b, p.host_op)) {
+      r->host_at_peak[b.category] += b.bytes;
+      if (b.device == Device::kHostPinned) r->host_pinned_bytes += b.bytes;
+    }
+  }
+  r->gpu_allocated_peak_bytes = p.gpu_allocated;
+  r->gpu_at_peak[Category::kActivations] += p.gpu_transient;
+  r->gpu_at_peak[Category::kOther] += r->gpu_peak_bytes - p.gpu_allocated;
+  if (r->peak_op >= 0) {
+    r->peak_op_name = std::string(plan.op_name(r->peak_op));
+    r->peak_phase = plan.ops[r->peak_op].phase;
+  } else {
+    r->peak_op_name = "before the step";
+  }
+}
+
+// The host's figures for the node (every rank's), and its peak at loading the model when that
+// is higher (from_pretrained's tensors are pageable).
+void host_per_node(const MemoryOptions& o, const Peaks& p, MemoryReport* r) {
+  const Bytes ranks = std::max(1, o.ranks_per_node);
+  r->host_peak_bytes = p.host * ranks;
+  for (Bytes& b : r->host_at_peak.bytes) b *= ranks;
+  r->host_pinned_bytes *= ranks;
+  r->nvme_bytes = p.nvme * ranks;
+  r->host_load_bytes = o.host_load_bytes_per_rank * ranks;
+  if (r->host_load_bytes > r->host_peak_bytes) {
+    r->host_peak_bytes = r->host_load_bytes;
+    r->host_at_peak = Breakdown{};
+    r->host_at_peak[Category::kParams] = r->host_load_bytes;
+    r->host_pinned_bytes = 0;
+    r->host_peak_at_load = true;
+  }
+  r->host_capacity_bytes = o.host_capacity_bytes;
+  r->host_headroom_bytes = o.host_capacity_bytes - r->host_peak_bytes;
+  r->host_oom = r->host_headroom_bytes < 0;
+}
+
 }  // namespace
 
 // Two passes over the buffers and one over the ops: the running totals find the peaks, then
@@ -76,73 +194,9 @@ void replay_allocator(const Plan& plan, const MemoryOptions& o, MemoryReport* r)
 // cost a per-category update for every allocation of a 10^4-op plan; a sweep replays thousands.)
 MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   MemoryReport r;
-  const int n = static_cast<int>(plan.ops.size());
-  // GPU buffers are most of a plan's; host and NVMe ones (offload) get their arrays when any
-  // comes and goes during the step. Small arrays keep a sweep's working set in the cache.
-  std::vector<Delta> gpu_delta(static_cast<std::size_t>(n));
-  std::vector<Delta> host_delta, nvme_delta;
-  Bytes gpu = 0, host = 0, nvme = 0;  // live now
-  for (const Buffer& b : plan.buffers) {
-    if (b.device == Device::kGpu) r.model_states_bytes += b.model_state_bytes;
-    Bytes* now = b.device == Device::kGpu ? &gpu : on_host(b.device) ? &host : &nvme;
-    if (b.persistent) *now += b.bytes;
-    if (b.persistent && b.alloc_op < 0) continue;
-    // A non-persistent buffer's lifetime, or a persistent one's gap (free_op < alloc_op).
-    std::vector<Delta>& deltas = b.device == Device::kGpu ? gpu_delta
-                                 : on_host(b.device)      ? host_delta
-                                                          : nvme_delta;
-    if (deltas.empty()) deltas.resize(static_cast<std::size_t>(n));
-    deltas[static_cast<std::size_t>(b.alloc_op)].in += b.bytes;
-    deltas[static_cast<std::size_t>(b.free_op)].out += b.bytes;
-  }
-  const Bytes fixed = o.cuda_context_bytes + o.nccl_workspace_bytes;
-  Bytes gpu_allocated_at_peak = 0, gpu_transient_at_peak = 0;
-  int host_peak_op = -1;
-  Bytes host_peak = -1;
-  Bytes nvme_peak = nvme;
-  auto consider = [&](int op_id, Bytes transient) {
-    const Bytes allocated = gpu + transient;
-    const Bytes total = with_fragmentation(allocated, o.fragmentation) + fixed;
-    if (total > r.gpu_peak_bytes) {
-      r.gpu_peak_bytes = total;
-      r.peak_op = op_id;
-      gpu_allocated_at_peak = allocated;
-      gpu_transient_at_peak = transient;
-    }
-    if (host > host_peak) {
-      host_peak = host;
-      host_peak_op = op_id;
-    }
-    nvme_peak = std::max(nvme_peak, nvme);
-  };
-  consider(-1, 0);  // before the step: persistent state only
-  const bool host_moves = !host_delta.empty(), nvme_moves = !nvme_delta.empty();
-  for (int i = 0; i < n; ++i) {
-    const auto k = static_cast<std::size_t>(i);
-    gpu += gpu_delta[k].in;
-    if (host_moves) host += host_delta[k].in;
-    if (nvme_moves) nvme += nvme_delta[k].in;
-    consider(i, plan.ops[k].transient_bytes);
-    gpu -= gpu_delta[k].out;
-    if (host_moves) host -= host_delta[k].out;
-    if (nvme_moves) nvme -= nvme_delta[k].out;
-  }
-  for (const Buffer& b : plan.buffers) {
-    if (b.device == Device::kGpu && live_during(b, r.peak_op)) r.gpu_at_peak[b.category] += b.bytes;
-    if (on_host(b.device) && live_during(b, host_peak_op)) {
-      r.host_at_peak[b.category] += b.bytes;
-      if (b.device == Device::kHostPinned) r.host_pinned_bytes += b.bytes;
-    }
-  }
-  r.gpu_allocated_peak_bytes = gpu_allocated_at_peak;
-  r.gpu_at_peak[Category::kActivations] += gpu_transient_at_peak;
-  r.gpu_at_peak[Category::kOther] += r.gpu_peak_bytes - gpu_allocated_at_peak;
-  if (r.peak_op >= 0) {
-    r.peak_op_name = std::string(plan.op_name(r.peak_op));
-    r.peak_phase = plan.ops[r.peak_op].phase;
-  } else {
-    r.peak_op_name = "before the step";
-  }
+  Deltas deltas = buffer_deltas(plan, &r);
+  const Peaks peaks = find_peaks(plan, o, deltas, &r);
+  breakdown_at_peaks(plan, peaks, &r);
   r.gpu_capacity_bytes = o.gpu_capacity_bytes;
   r.gpu_headroom_bytes = o.gpu_capacity_bytes - r.gpu_peak_bytes;
   if (!o.allocator_only_near_capacity ||
@@ -151,22 +205,7 @@ MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
     replay_allocator(plan, o, &r);
   }
   r.gpu_oom = r.gpu_headroom_bytes < 0 || r.gpu_failed_request_bytes > 0;
-  const Bytes ranks = std::max(1, o.ranks_per_node);
-  r.host_peak_bytes = host_peak * ranks;
-  for (Bytes& b : r.host_at_peak.bytes) b *= ranks;
-  r.host_pinned_bytes *= ranks;
-  r.nvme_bytes = nvme_peak * ranks;
-  r.host_load_bytes = o.host_load_bytes_per_rank * ranks;
-  if (r.host_load_bytes > r.host_peak_bytes) {
-    r.host_peak_bytes = r.host_load_bytes;
-    r.host_at_peak = Breakdown{};
-    r.host_at_peak[Category::kParams] = r.host_load_bytes;
-    r.host_pinned_bytes = 0;  // from_pretrained's tensors are pageable
-    r.host_peak_at_load = true;
-  }
-  r.host_capacity_bytes = o.host_capacity_bytes;
-  r.host_headroom_bytes = o.host_capacity_bytes - r.host_peak_bytes;
-  r.host_oom = r.host_headroom_bytes < 0;
+  host_per_node(o, peaks, &r);
   return r;
 }
 

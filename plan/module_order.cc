@@ -471,7 +471,9 @@ Node blenderbot_tree(const models::ModelSpec& spec) {
 // post_attention_layernorm on the attention's output and pre_feedforward_layernorm and
 // post_feedforward_layernorm around the MLP. Gemma3TextModel calls its rotary embedding once
 // per layer type (full and sliding): one call here, its second hook pair not counted.
-Node llama_tree(const models::ModelSpec& spec) {
+// transformers' module path and class prefix of a Llama-like family: "transformers.models.
+// llama.modeling_llama.Llama" and the like (Gemma 3's text model under gemma3).
+std::string llama_classes(const models::ModelSpec& spec) {
   const std::string type(models::model_type_name(spec.model_type));
   const bool gemma3 = spec.model_type == models::ModelType::kGemma3Text;
   const std::string dir = gemma3 ? "gemma3" : type;
@@ -486,7 +488,78 @@ Node llama_tree(const models::ModelSpec& spec) {
                              : type == "gemma2"    ? "Gemma2"
                              : gemma3              ? "Gemma3"
                                                    : "Phi3";
-  const std::string c = "transformers.models." + dir + ".modeling_" + dir + "." + prefix;
+  return "transformers.models." + dir + ".modeling_" + dir + "." + prefix;
+}
+
+// modeling_phi3.py Phi3DecoderLayer.forward at prefix p: the norm, self_attn (qkv_proj,
+// o_proj), resid_attn_dropout, the second norm, mlp (gate_up_proj, activation_fn, down_proj),
+// resid_mlp_dropout.
+Node phi3_layer(const std::string& p, const std::string& c, const std::string& norm,
+                const std::string& act) {
+  return Node{
+      p,
+      c + "DecoderLayer",
+      {leaf(p + ".input_layernorm", norm),
+       Node{p + ".self_attn",
+            c + "Attention",
+            {leaf(p + ".self_attn.qkv_proj", kLinear), leaf(p + ".self_attn.o_proj", kLinear)}},
+       leaf(p + ".resid_attn_dropout", kDropout), leaf(p + ".post_attention_layernorm", norm),
+       Node{p + ".mlp",
+            c + "MLP",
+            {leaf(p + ".mlp.gate_up_proj", kLinear), leaf(p + ".mlp.activation_fn", act),
+             leaf(p + ".mlp.down_proj", kLinear)}},
+       leaf(p + ".resid_mlp_dropout", kDropout)}};
+}
+
+// The attention at prefix p: q, k, v (Qwen3's q and k norms after their projections, Gemma 3's
+// after v), o.
+Node llama_attention(const models::ModelSpec& spec, const std::string& p, const std::string& c,
+                     const std::string& norm) {
+  const bool gemma3 = spec.model_type == models::ModelType::kGemma3Text;
+  Node attn{p + ".self_attn", c + "Attention", {leaf(p + ".self_attn.q_proj", kLinear)}};
+  const bool norm_each = spec.qk_norm && !gemma3;
+  if (norm_each) attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
+  attn.children.push_back(leaf(p + ".self_attn.k_proj", kLinear));
+  if (norm_each) attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
+  attn.children.push_back(leaf(p + ".self_attn.v_proj", kLinear));
+  if (spec.qk_norm && gemma3) {
+    attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
+    attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
+  }
+  attn.children.push_back(leaf(p + ".self_attn.o_proj", kLinear));
+  return attn;
+}
+
+// The MLP at prefix p. Mixtral's and Qwen3-MoE's sparse MoE blocks call their router, then
+// their experts, whose gating calls act_fn (modeling_mixtral.py MixtralSparseMoeBlock.forward,
+// modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock.forward; integrations/moe.py
+// _default_apply_gate). Qwen2-MoE's calls its shared expert (a Qwen2MoeMLP, the dense MLP's
+// module under another name) first and its shared_expert_gate last (modeling_qwen2_moe.py
+// Qwen2MoeSparseMoeBlock.forward).
+Node llama_mlp(const models::ModelSpec& spec, const std::string& p, const std::string& c,
+               const std::string& act) {
+  Node mlp{p + ".mlp",
+           c + "MLP",
+           {leaf(p + ".mlp.gate_proj", kLinear), leaf(p + ".mlp.act_fn", act),
+            leaf(p + ".mlp.up_proj", kLinear), leaf(p + ".mlp.down_proj", kLinear)}};
+  if (!spec.moe.enabled()) return mlp;
+  Node shared = std::move(mlp);
+  shared.name = p + ".mlp.shared_expert";
+  for (Node& n : shared.children) n.name = shared.name + n.name.substr(p.size() + 4);
+  Node moe{p + ".mlp", c + "SparseMoeBlock", {}};
+  if (spec.moe.shared_expert_size > 0) moe.children.push_back(std::move(shared));
+  moe.children.push_back(leaf(p + ".mlp.gate", c + "TopKRouter"));
+  moe.children.push_back(
+      Node{p + ".mlp.experts", c + "Experts", {leaf(p + ".mlp.experts.act_fn", act)}});
+  if (spec.moe.shared_expert_size > 0) {
+    moe.children.push_back(leaf(p + ".mlp.shared_expert_gate", kLinear));
+  }
+  return moe;
+}
+
+Node llama_tree(const models::ModelSpec& spec) {
+  const std::string c = llama_classes(spec);
+  const bool gemma3 = spec.model_type == models::ModelType::kGemma3Text;
   const std::string norm = c + "RMSNorm";
   const std::string embedding = models::is_gemma(spec) ? c + "TextScaledWordEmbedding" : kEmbedding;
   Node model{"model",
@@ -497,65 +570,15 @@ Node llama_tree(const models::ModelSpec& spec) {
   for (int i = 0; i < spec.num_layers; ++i) {
     const std::string p = "model.layers." + std::to_string(i);
     if (spec.model_type == models::ModelType::kPhi3) {
-      // modeling_phi3.py Phi3DecoderLayer.forward: the norm, self_attn (qkv_proj, o_proj),
-      // resid_attn_dropout, the second norm, mlp (gate_up_proj, activation_fn, down_proj),
-      // resid_mlp_dropout.
-      model.children.push_back(Node{
-          p,
-          c + "DecoderLayer",
-          {leaf(p + ".input_layernorm", norm),
-           Node{p + ".self_attn",
-                c + "Attention",
-                {leaf(p + ".self_attn.qkv_proj", kLinear), leaf(p + ".self_attn.o_proj", kLinear)}},
-           leaf(p + ".resid_attn_dropout", kDropout), leaf(p + ".post_attention_layernorm", norm),
-           Node{p + ".mlp",
-                c + "MLP",
-                {leaf(p + ".mlp.gate_up_proj", kLinear), leaf(p + ".mlp.activation_fn", act),
-                 leaf(p + ".mlp.down_proj", kLinear)}},
-           leaf(p + ".resid_mlp_dropout", kDropout)}});
+      model.children.push_back(phi3_layer(p, c, norm, act));
       continue;
-    }
-    Node attn{p + ".self_attn", c + "Attention", {leaf(p + ".self_attn.q_proj", kLinear)}};
-    const bool norm_each = spec.qk_norm && !gemma3;
-    if (norm_each) attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
-    attn.children.push_back(leaf(p + ".self_attn.k_proj", kLinear));
-    if (norm_each) attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
-    attn.children.push_back(leaf(p + ".self_attn.v_proj", kLinear));
-    if (spec.qk_norm && gemma3) {
-      attn.children.push_back(leaf(p + ".self_attn.q_norm", norm));
-      attn.children.push_back(leaf(p + ".self_attn.k_norm", norm));
-    }
-    attn.children.push_back(leaf(p + ".self_attn.o_proj", kLinear));
-    Node mlp{p + ".mlp",
-             c + "MLP",
-             {leaf(p + ".mlp.gate_proj", kLinear), leaf(p + ".mlp.act_fn", act),
-              leaf(p + ".mlp.up_proj", kLinear), leaf(p + ".mlp.down_proj", kLinear)}};
-    // Mixtral's and Qwen3-MoE's sparse MoE blocks call their router, then their experts, whose
-    // gating calls act_fn (modeling_mixtral.py MixtralSparseMoeBlock.forward,
-    // modeling_qwen3_moe.py Qwen3MoeSparseMoeBlock.forward; integrations/moe.py
-    // _default_apply_gate).
-    // Qwen2-MoE's calls its shared expert (a Qwen2MoeMLP) first and its shared_expert_gate last
-    // (modeling_qwen2_moe.py Qwen2MoeSparseMoeBlock.forward).
-    if (spec.moe.enabled()) {
-      // The shared expert is the dense MLP's module under another name.
-      Node shared = std::move(mlp);
-      shared.name = p + ".mlp.shared_expert";
-      for (Node& n : shared.children) n.name = shared.name + n.name.substr(p.size() + 4);
-      mlp = Node{p + ".mlp", c + "SparseMoeBlock", {}};
-      if (spec.moe.shared_expert_size > 0) mlp.children.push_back(std::move(shared));
-      mlp.children.push_back(leaf(p + ".mlp.gate", c + "TopKRouter"));
-      mlp.children.push_back(
-          Node{p + ".mlp.experts", c + "Experts", {leaf(p + ".mlp.experts.act_fn", act)}});
-      if (spec.moe.shared_expert_size > 0) {
-        mlp.children.push_back(leaf(p + ".mlp.shared_expert_gate", kLinear));
-      }
     }
     Node layer{p,
                c + "DecoderLayer",
-               {leaf(p + ".input_layernorm", norm), std::move(attn),
+               {leaf(p + ".input_layernorm", norm), llama_attention(spec, p, c, norm),
                 leaf(p + ".post_attention_layernorm", norm)}};
     if (spec.sandwich_norms) layer.children.push_back(leaf(p + ".pre_feedforward_layernorm", norm));
-    layer.children.push_back(std::move(mlp));
+    layer.children.push_back(llama_mlp(spec, p, c, act));
     if (spec.sandwich_norms)
       layer.children.push_back(leaf(p + ".post_feedforward_layernorm", norm));
     model.children.push_back(std::move(layer));
@@ -680,46 +703,61 @@ void post_order(const Node& n, std::vector<const Node*>* out) {
 
 }  // namespace
 
-ModuleOrder make_module_order(const models::ModelSpec& spec,
-                              const std::vector<models::ParamTensor>& params,
-                              const std::vector<Block>& blocks, bool flash_attention,
-                              const configs::LeafModules& leaves) {
-  Node root = spec.model_type == models::ModelType::kGpt2
-                  ? gpt2_tree(spec.num_layers, !flash_attention, spec.activation)
-              : spec.model_type == models::ModelType::kOpt       ? opt_tree(spec)
-              : spec.model_type == models::ModelType::kGptNeox   ? gpt_neox_tree(spec)
-              : spec.model_type == models::ModelType::kBloom     ? bloom_tree(spec)
-              : spec.model_type == models::ModelType::kFalcon    ? falcon_tree(spec)
-              : models::is_deepseek(spec)                        ? deepseek_tree(spec)
-              : spec.model_type == models::ModelType::kDebertaV2 ? deberta_tree(spec)
-              : models::is_encoder(spec)                         ? bert_tree(spec)
-              : spec.model_type == models::ModelType::kT5        ? t5_tree(spec)
-              : spec.model_type == models::ModelType::kBlenderbot ||
-                      spec.model_type == models::ModelType::kBart
-                  ? blenderbot_tree(spec)
-                  : llama_tree(spec);
-  Collapsed collapsed;
-  collapse(&root, leaves, &collapsed);
+namespace {
+
+// The HF module tree of the family `spec` is (GPT-2's eager attention adds its dropout).
+Node family_tree(const models::ModelSpec& spec, bool flash_attention) {
+  switch (spec.model_type) {
+    case models::ModelType::kGpt2:
+      return gpt2_tree(spec.num_layers, !flash_attention, spec.activation);
+    case models::ModelType::kOpt:
+      return opt_tree(spec);
+    case models::ModelType::kGptNeox:
+      return gpt_neox_tree(spec);
+    case models::ModelType::kBloom:
+      return bloom_tree(spec);
+    case models::ModelType::kFalcon:
+      return falcon_tree(spec);
+    case models::ModelType::kDebertaV2:
+      return deberta_tree(spec);
+    case models::ModelType::kT5:
+      return t5_tree(spec);
+    case models::ModelType::kBlenderbot:
+    case models::ModelType::kBart:
+      return blenderbot_tree(spec);
+    default:
+      break;
+  }
+  if (models::is_deepseek(spec)) return deepseek_tree(spec);
+  if (models::is_encoder(spec)) return bert_tree(spec);
+  return llama_tree(spec);
+}
+
+// The modules in forward order (their index by name), the backward pass's (the modules whose
+// exit hooks see a gradient, in reverse exit order), the leaves.
+void list_modules(const Node& root, const Collapsed& collapsed, ModuleOrder* o,
+                  std::map<std::string, int>* index) {
   std::vector<const Node*> forward, exits;
   pre_order(root, &forward);
   post_order(root, &exits);
-  std::vector<int> subtree;
-  subtree_sizes(root, &subtree);
-
-  ModuleOrder o;
-  std::map<std::string, int> index;
   for (const Node* n : forward) {
-    index[n->name] = static_cast<int>(o.modules.size());
-    o.forward.push_back(static_cast<int>(o.modules.size()));
+    (*index)[n->name] = static_cast<int>(o->modules.size());
+    o->forward.push_back(static_cast<int>(o->modules.size()));
     FetchedModule m;
     m.name = n->name;
     m.cls = n->cls;
-    o.modules.push_back(std::move(m));
+    o->modules.push_back(std::move(m));
   }
   for (auto it = exits.rbegin(); it != exits.rend(); ++it) {
-    if ((*it)->grad_output) o.backward.push_back(index[(*it)->name]);
+    if ((*it)->grad_output) o->backward.push_back((*index)[(*it)->name]);
   }
-  for (const std::string& name : collapsed.leaves) o.modules[index[name]].leaf = true;
+  for (const std::string& name : collapsed.leaves) o->modules[(*index)[name]].leaf = true;
+}
+
+// Each parameter to the module that registers it (or the leaf module that owns that), a tied
+// one as the tensor it ties to.
+void assign_params(const std::vector<models::ParamTensor>& params, const Collapsed& collapsed,
+                   const std::map<std::string, int>& index, ModuleOrder* o) {
   for (const models::ParamTensor& p : params) {
     const auto owner = collapsed.owner.find(p.module);
     const auto it = index.find(owner == collapsed.owner.end() ? p.module : owner->second);
@@ -733,27 +771,38 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
       }));
       continue;
     }
-    FetchedModule& m = o.modules[it->second];
+    FetchedModule& m = o->modules[it->second];
     const int real = p.tied ? p.tied_to : p.id;
     if (std::find(m.params.begin(), m.params.end(), real) != m.params.end()) continue;
     m.params.push_back(real);
     m.numel += params[real].numel;
   }
-  // The block of each parameter module: forward order matches blocks in order, so a scan finds
-  // the first block from the current one that reads all of the module's parameters. A leaf
-  // module spans the blocks from the first to the last that read any of its parameters.
-  std::vector<int> first_read(params.size(), -1), last_read(params.size(), -1);
+  for (FetchedModule& m : o->modules) std::sort(m.params.begin(), m.params.end());
+}
+
+// The block of each parameter module: forward order matches blocks in order, so a scan finds
+// the first block from the current one that reads all of the module's parameters. A leaf
+// module spans the blocks from the first to the last that read any of its parameters. Returns
+// the modules with parameters of their own and in submodules, not placed yet.
+std::vector<int> place_modules(std::size_t n_params, const std::vector<Block>& blocks,
+                               const std::vector<int>& subtree, ModuleOrder* o) {
+  std::vector<int> first_read(n_params, -1), last_read(n_params, -1);
   for (int blk = 0; blk < static_cast<int>(blocks.size()); ++blk) {
     for (int p : blocks[blk].params) {
       if (first_read[p] < 0) first_read[p] = blk;
       last_read[p] = blk;
     }
   }
-  for (FetchedModule& m : o.modules) std::sort(m.params.begin(), m.params.end());
+  auto reads_all = [&](const FetchedModule& m, int blk) {
+    return std::all_of(m.params.begin(), m.params.end(), [&](int p) {
+      return std::find(blocks[blk].params.begin(), blocks[blk].params.end(), p) !=
+             blocks[blk].params.end();
+    });
+  };
   int b = 0;
   std::vector<int> spanning;
-  for (int id = 0; id < static_cast<int>(o.modules.size()); ++id) {
-    FetchedModule& m = o.modules[id];
+  for (int id = 0; id < static_cast<int>(o->modules.size()); ++id) {
+    FetchedModule& m = o->modules[id];
     if (m.params.empty()) continue;
     if (m.leaf) {
       m.block = static_cast<int>(blocks.size());
@@ -762,61 +811,80 @@ ModuleOrder make_module_order(const models::ModelSpec& spec,
         m.block = std::min(m.block, first_read[p]);
         m.last_block = std::max(m.last_block, last_read[p]);
       }
-      o.leaves.push_back(id);
+      o->leaves.push_back(id);
       continue;
     }
-    const auto descendants = o.modules.begin() + id + 1;
+    const auto descendants = o->modules.begin() + id + 1;
     if (std::any_of(descendants, descendants + (subtree[id] - 1),
                     [](const FetchedModule& d) { return !d.params.empty(); })) {
       spanning.push_back(id);  // placed once its submodules are
       continue;
     }
-    auto reads_all = [&](int blk) {
-      for (int p : m.params) {
-        if (std::find(blocks[blk].params.begin(), blocks[blk].params.end(), p) ==
-            blocks[blk].params.end()) {
-          return false;
-        }
-      }
-      return true;
-    };
-    while (b < static_cast<int>(blocks.size()) && !reads_all(b)) ++b;
+    while (b < static_cast<int>(blocks.size()) && !reads_all(m, b)) ++b;
     ZS_CHECK(b < static_cast<int>(blocks.size()));
     m.block = b;
     m.last_block = b;
   }
-  // A module with parameters of its own and submodules (BERT's cls.predictions and its bias):
-  // its hooks fetch them when its forward begins and release them when it ends
-  // (parameter_offload.py pre_sub_module_forward / post_sub_module_forward fetch a module's
-  // params(recurse=False)), so they live from its first submodule's block to its last's. Its
-  // submodules' blocks, not the first reads of their parameters: a tied decoder's table is read
-  // by the embedding first.
+  return spanning;
+}
+
+// A module with parameters of its own and submodules (BERT's cls.predictions and its bias):
+// its hooks fetch them when its forward begins and release them when it ends
+// (parameter_offload.py pre_sub_module_forward / post_sub_module_forward fetch a module's
+// params(recurse=False)), so they live from its first submodule's block to its last's. Its
+// submodules' blocks, not the first reads of their parameters: a tied decoder's table is read
+// by the embedding first.
+void place_spanning(const std::vector<int>& spanning, std::size_t n_blocks,
+                    const std::vector<int>& subtree, ModuleOrder* o) {
   for (auto it = spanning.rbegin(); it != spanning.rend(); ++it) {
-    FetchedModule& m = o.modules[*it];
-    m.block = static_cast<int>(blocks.size());
+    FetchedModule& m = o->modules[*it];
+    m.block = static_cast<int>(n_blocks);
     for (int k = *it + 1; k < *it + subtree[*it]; ++k) {
-      if (o.modules[k].block < 0) continue;
-      m.block = std::min(m.block, o.modules[k].block);
-      m.last_block = std::max(m.last_block, o.modules[k].last_block);
+      if (o->modules[k].block < 0) continue;
+      m.block = std::min(m.block, o->modules[k].block);
+      m.last_block = std::max(m.last_block, o->modules[k].last_block);
     }
     ZS_CHECK(m.last_block >= 0);
   }
-  auto per_block = [&](const std::vector<int>& pass, bool backward) {
-    std::vector<std::vector<int>> out(blocks.size());
-    std::size_t pending = 0;
-    int last = -1;
-    for (std::size_t k = 0; k < pass.size(); ++k) {
-      const FetchedModule& m = o.modules[pass[k]];
-      const int blk = backward ? m.last_block : m.block;
-      if (blk < 0) continue;
-      for (; pending <= k; ++pending) out[blk].push_back(pass[pending]);
-      last = blk;
-    }
-    for (; pending < pass.size() && last >= 0; ++pending) out[last].push_back(pass[pending]);
-    return out;
-  };
-  o.forward_by_block = per_block(o.forward, false);
-  o.backward_by_block = per_block(o.backward, true);
+}
+
+// The modules of `pass` grouped by the block that runs them (backward: its last block), the
+// modules without parameters with the next that has some, trailing ones with the last.
+std::vector<std::vector<int>> by_block(const ModuleOrder& o, const std::vector<int>& pass,
+                                       bool backward, std::size_t n_blocks) {
+  std::vector<std::vector<int>> out(n_blocks);
+  std::size_t pending = 0;
+  int last = -1;
+  for (std::size_t k = 0; k < pass.size(); ++k) {
+    const FetchedModule& m = o.modules[pass[k]];
+    const int blk = backward ? m.last_block : m.block;
+    if (blk < 0) continue;
+    for (; pending <= k; ++pending) out[blk].push_back(pass[pending]);
+    last = blk;
+  }
+  for (; pending < pass.size() && last >= 0; ++pending) out[last].push_back(pass[pending]);
+  return out;
+}
+
+}  // namespace
+
+ModuleOrder make_module_order(const models::ModelSpec& spec,
+                              const std::vector<models::ParamTensor>& params,
+                              const std::vector<Block>& blocks, bool flash_attention,
+                              const configs::LeafModules& leaves) {
+  Node root = family_tree(spec, flash_attention);
+  Collapsed collapsed;
+  collapse(&root, leaves, &collapsed);
+  std::vector<int> subtree;
+  subtree_sizes(root, &subtree);
+  ModuleOrder o;
+  std::map<std::string, int> index;
+  list_modules(root, collapsed, &o, &index);
+  assign_params(params, collapsed, index, &o);
+  const std::vector<int> spanning = place_modules(params.size(), blocks, subtree, &o);
+  place_spanning(spanning, blocks.size(), subtree, &o);
+  o.forward_by_block = by_block(o, o.forward, false, blocks.size());
+  o.backward_by_block = by_block(o, o.backward, true, blocks.size());
   return o;
 }
 
