@@ -377,73 +377,115 @@ std::string op_where(const Plan& plan, int i) {
   return "op " + std::to_string(i) + " \"" + std::string(plan.op_name(i)) + "\"";
 }
 
-// Op i's work: micro-step marks on forward ops only, within its model ops; collective slices in
+// What is wrong with an op, as data: the per-op checks run for every op of a sweep's every
+// plan, so they make no string; describe() writes the message of the one that fails.
+enum class OpIssue : std::uint8_t {
+  kNone,
+  kStream,         // value: the stream
+  kDepRange,       //
+  kDep,            // value: the dependency
+  kHostWait,       //
+  kHostNotWaited,  //
+  kSyncOnDevice,   //
+  kMarks,          // micro-step marks on a pass other than forward
+  kDrop,           // a drop past the last model op
+  kSliceRange,     //
+  kSlice,          // value: the parameter of an empty or negative slice
+  kMasterSlice,    //
+};
+struct OpCheck {
+  OpIssue issue = OpIssue::kNone;
+  std::int64_t value = 0;
+};
+
+// Op op's work: micro-step marks on forward ops only, within its model ops; collective slices in
 // range and not empty; an optimizer's slice not negative.
-Status check_work(const Plan& plan, int i) {
-  const Op& op = plan.ops[i];
+OpCheck check_work(const Plan& plan, const Op& op) {
   if (const auto* c = std::get_if<ComputeWork>(&op.work)) {
     const bool forward = c->pass == Pass::kForward;
     if ((c->begins_micro_step || c->ends_micro_step || c->drop_first_model_op >= 0) && !forward) {
-      return bad(op_where(plan, i) + " marks micro-step structure on a " +
-                 std::string(pass_name(c->pass)) + " pass");
+      return {OpIssue::kMarks};
     }
     if (c->drop_first_model_op < -1 || c->drop_first_model_op > c->last_model_op) {
-      return bad(op_where(plan, i) + " drops from model op " +
-                 std::to_string(c->drop_first_model_op) + ", past its last " +
-                 std::to_string(c->last_model_op));
+      return {OpIssue::kDrop};
     }
   }
   if (const auto* k = std::get_if<CollectiveWork>(&op.work)) {
     if (k->slices.begin > k->slices.end || k->slices.end > plan.param_slices.size()) {
-      return bad(op_where(plan, i) + " has a broken slice range");
+      return {OpIssue::kSliceRange};
     }
     for (const ParamSlice& sl : plan.slices(*k)) {
-      if (sl.param < 0 || sl.begin < 0 || sl.end <= sl.begin) {
-        return bad(op_where(plan, i) + " carries an empty or negative slice of parameter " +
-                   std::to_string(sl.param));
-      }
+      if (sl.param < 0 || sl.begin < 0 || sl.end <= sl.begin) return {OpIssue::kSlice, sl.param};
     }
   }
   if (const auto* o = std::get_if<OptimizerWork>(&op.work)) {
-    if (o->first_elem < 0 || o->numel < 0) {
-      return bad(op_where(plan, i) + " updates a negative slice of the master weights");
-    }
+    if (o->first_elem < 0 || o->numel < 0) return {OpIssue::kMasterSlice};
   }
-  return Status::ok();
+  return {};
 }
 
 // Op i's place: a known stream, dependencies and host waits on earlier ops, the host thread's
 // ops waited for, host syncs on the host; then its work.
-Status check_op(const Plan& plan, int i, const std::vector<char>& host_stream) {
+OpCheck check_op(const Plan& plan, int i, const std::vector<char>& host_stream) {
   const Op& op = plan.ops[i];
-  const int n_streams = static_cast<int>(plan.streams.size());
-  if (op.stream < 0 || op.stream >= n_streams) {
-    return bad(op_where(plan, i) + " runs on unknown stream " + std::to_string(op.stream));
+  if (op.stream < 0 || op.stream >= static_cast<int>(host_stream.size())) {
+    return {OpIssue::kStream, op.stream};
   }
   if (op.deps.begin > op.deps.end || op.deps.end > plan.dep_ids.size()) {
-    return bad(op_where(plan, i) + " has a broken dependency range");
+    return {OpIssue::kDepRange};
   }
   for (std::uint32_t k = op.deps.begin; k < op.deps.end; ++k) {
     const int d = plan.dep_ids[k];
-    if (d < 0 || d >= i) return bad(op_where(plan, i) + " depends on op " + std::to_string(d));
+    if (d < 0 || d >= i) return {OpIssue::kDep, d};
   }
-  if (op.host_wait_for < -1 || op.host_wait_for >= i) {
-    return bad(op_where(plan, i) + " makes the host wait for op " +
-               std::to_string(op.host_wait_for));
-  }
+  if (op.host_wait_for < -1 || op.host_wait_for >= i) return {OpIssue::kHostWait};
   const bool on_host = host_stream[op.stream];
-  if (on_host && !op.host_waits) {
-    return bad(op_where(plan, i) + " runs on the host thread but the host does not wait for it");
+  if (on_host && !op.host_waits) return {OpIssue::kHostNotWaited};
+  if (!on_host && std::holds_alternative<SyncWork>(op.work)) return {OpIssue::kSyncOnDevice};
+  return check_work(plan, op);
+}
+
+// The message of op i's issue `c`.
+Status describe(const Plan& plan, int i, OpCheck c) {
+  const Op& op = plan.ops[i];
+  const std::string where = op_where(plan, i);
+  const auto* compute = std::get_if<ComputeWork>(&op.work);
+  switch (c.issue) {
+    case OpIssue::kNone:
+      break;
+    case OpIssue::kStream:
+      return bad(where + " runs on unknown stream " + std::to_string(c.value));
+    case OpIssue::kDepRange:
+      return bad(where + " has a broken dependency range");
+    case OpIssue::kDep:
+      return bad(where + " depends on op " + std::to_string(c.value));
+    case OpIssue::kHostWait:
+      return bad(where + " makes the host wait for op " + std::to_string(op.host_wait_for));
+    case OpIssue::kHostNotWaited:
+      return bad(where + " runs on the host thread but the host does not wait for it");
+    case OpIssue::kSyncOnDevice:
+      return bad(where + " is a host sync on a device stream");
+    case OpIssue::kMarks:
+      return bad(where + " marks micro-step structure on a " +
+                 std::string(pass_name(compute->pass)) + " pass");
+    case OpIssue::kDrop:
+      return bad(where + " drops from model op " + std::to_string(compute->drop_first_model_op) +
+                 ", past its last " + std::to_string(compute->last_model_op));
+    case OpIssue::kSliceRange:
+      return bad(where + " has a broken slice range");
+    case OpIssue::kSlice:
+      return bad(where + " carries an empty or negative slice of parameter " +
+                 std::to_string(c.value));
+    case OpIssue::kMasterSlice:
+      return bad(where + " updates a negative slice of the master weights");
   }
-  if (!on_host && std::holds_alternative<SyncWork>(op.work)) {
-    return bad(op_where(plan, i) + " is a host sync on a device stream");
-  }
-  return check_work(plan, i);
+  return Status::ok();
 }
 
 // Where each step role is (plan.h StepRole), the first op skipped on overflow and the first
 // OptimizerWork; -1: none.
 struct StepMarks {
+  StepMarks() { role_op.fill(-1); }
   std::array<int, kStepRoleCount> role_op;
   int first_skipped = -1, first_optimizer = -1;
   int at(StepRole r) const { return role_op[static_cast<std::size_t>(r)]; }
@@ -475,8 +517,7 @@ Status check_ops(const Plan& plan, StepMarks* marks) {
   const int n_streams = static_cast<int>(plan.streams.size());
   std::vector<char> host_stream(static_cast<std::size_t>(n_streams));
   for (int s = 0; s < n_streams; ++s) host_stream[s] = plan.streams[s].kind == StreamKind::kCpu;
-  StepMarks& m = *marks;
-  m.role_op.fill(-1);
+  StepMarks m;  // a local, stored at the end: the loop keeps it in registers
   for (int i = 0; i < n_ops; ++i) {
     const Op& op = plan.ops[i];
     if (op.step_role != StepRole::kNone) {
@@ -491,8 +532,11 @@ Status check_ops(const Plan& plan, StepMarks* marks) {
     if (std::holds_alternative<OptimizerWork>(op.work) && m.first_optimizer < 0) {
       m.first_optimizer = i;
     }
-    ZS_RETURN_IF_ERROR(check_op(plan, i, host_stream));
+    if (const OpCheck c = check_op(plan, i, host_stream); c.issue != OpIssue::kNone) {
+      return describe(plan, i, c);
+    }
   }
+  *marks = m;
   return Status::ok();
 }
 
