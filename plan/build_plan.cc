@@ -13,14 +13,14 @@ Result<BuiltPlan> build_plan(const PlanRequest& request) {
   PlanBuilder b(out.layout, request.names);
   switch (out.layout.stage) {
     case 0:
-      schedule_stage0(b, *request.config);
+      schedule_stage0(b);
       break;
     case 1:
     case 2:
-      schedule_stage12(b, *request.config);
+      schedule_stage12(b);
       break;
     default:
-      schedule_stage3(b, *request.config);
+      schedule_stage3(b);
       break;
   }
   const Layout& l = out.layout;

@@ -70,6 +70,37 @@ void read_run(const PlanRequest& r, Layout* l) {
   l->checkpointing = r.activation_checkpointing;
 }
 
+// Bytes of optimizer state per parameter element: Adam's and most others' two fp32 moments,
+// Adagrad's and Lion's one, torch's SGD and RMSprop one.
+Bytes optimizer_state_bytes(const configs::DsConfig& c) {
+  using configs::OptimizerKind;
+  switch (c.optimizer.kind) {
+    case OptimizerKind::kAdagrad:
+    case OptimizerKind::kLion:
+      return 4;
+    case OptimizerKind::kTorch:
+      return c.optimizer.type.value == "SGD" || c.optimizer.type.value == "RMSprop" ? 4 : 8;
+    default:
+      return 8;
+  }
+}
+
+// The optimizer, the step's clipping, the release's IPG rule and stage 3's knobs.
+void read_step(const configs::DsConfig& c, Layout* l) {
+  l->optimizer_state_bytes = optimizer_state_bytes(c);
+  // engine.py _configure_basic_optimizer, _configure_fp16_optimizer.
+  l->fused_adam = l->precision != configs::Precision::kFp32 && c.optimizer.present &&
+                  !c.optimizer.torch_adam.value &&
+                  (c.optimizer.kind == configs::OptimizerKind::kAdam ||
+                   c.optimizer.kind == configs::OptimizerKind::kAdamW);
+  l->clip_gradients = c.gradient_clipping.value > 0;
+  l->ipg_at_first_grad_hook = !(c.version < configs::kIpgBuffersAtFirstGradHook);
+  l->max_live_parameters = c.zero.max_live_parameters.value;
+  l->prefetch_bucket_size = c.zero.prefetch_bucket_size.value;
+  l->max_reuse_distance = c.zero.max_reuse_distance.value;
+  l->hpz_group = static_cast<int>(std::max<std::int64_t>(1, c.zero.zero_hpz_partition_size.value));
+}
+
 // Where the optimizer states and (stage 3) the parameters are offloaded.
 void read_offload(const configs::DsConfig& c, Layout* l) {
   if (l->stage > 0) {
@@ -86,6 +117,10 @@ void read_offload(const configs::DsConfig& c, Layout* l) {
     l->offload_param = op.device.value != "none";
     l->param_on_nvme = op.device.value == "nvme";
     l->pin_param = op.pin_memory.value;
+    l->param_max_in_cpu = op.max_in_cpu.value;
+    l->param_swap_buffers = op.buffer_count.value;
+    l->param_swap_buffer_elems = op.buffer_size.value;
+    l->optimizer_swap_buffers = c.zero.offload_optimizer.buffer_count.value;
   }
 }
 
@@ -209,6 +244,7 @@ Result<Layout> make_layout(const PlanRequest& r) {
   Layout l;
   read_run(r, &l);
   read_offload(*r.config, &l);
+  read_step(*r.config, &l);
   ZS_RETURN_IF_ERROR(attach_graph(r, &l));
   flat_group(*r.config, &l);
   stage3_partitions(*r.config, &l);

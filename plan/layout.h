@@ -80,6 +80,28 @@ struct Layout {
   bool pin_optimizer = true;
   bool pin_param = true;
   double offload_ratio = 1.0;  // stage 3 partial offload (Twin-Flow)
+  // NVMe (stage 3): offload_param's max_in_cpu elements, its swap buffers (buffer_count x
+  // buffer_size elements); offload_optimizer's buffer_count (sub-group sized fp32 buffers).
+  std::int64_t param_max_in_cpu = 0;
+  std::int64_t param_swap_buffers = 0;
+  std::int64_t param_swap_buffer_elems = 0;
+  std::int64_t optimizer_swap_buffers = 0;
+
+  // The optimizer and the step, read once from the config: the schedules read the Layout alone.
+  Bytes optimizer_state_bytes = 8;  // per parameter element (Adam's m and v in fp32)
+  // Stage 0 in 16 bits: DeepSpeed built FusedAdam from the config's Adam/AdamW (no torch_adam)
+  // and wrapped it in FP16_Optimizer; otherwise FP16_UnfusedOptimizer.
+  bool fused_adam = false;
+  bool clip_gradients = false;  // gradient_clipping > 0
+  // DeepSpeed >= 0.18.3 sets up ZeRO-1/2's IPG buffers at the first gradient hook; earlier
+  // releases in backward_prologue, before the loss's backward.
+  bool ipg_at_first_grad_hook = true;
+  // Stage 3's coordinator (stage3_max_live_parameters, stage3_prefetch_bucket_size,
+  // stage3_max_reuse_distance) and ZeRO++ hpZ's group (zero_hpz_partition_size; 1: off).
+  std::int64_t max_live_parameters = 0;
+  std::int64_t prefetch_bucket_size = 0;
+  std::int64_t max_reuse_distance = 0;
+  int hpz_group = 1;
 
   // Model.
   std::shared_ptr<const ModelGraph> graph;

@@ -59,16 +59,16 @@ struct HpzState {
 class Coordinator {
  public:
   // `hpz`: hpZ's state across the step's micro-steps.
-  Coordinator(PlanBuilder& b, const configs::DsConfig& c, const std::string& label, HpzState* hpz)
+  Coordinator(PlanBuilder& b, const std::string& label, HpzState* hpz)
       : b_(b),
         l_(b.layout()),
         q_(l_.micro_step_trace()),
         modules_(l_.graph->modules.modules),
         label_(label),
         hpz_(hpz),
-        max_live_(c.zero.max_live_parameters.value),
-        prefetch_(c.zero.prefetch_bucket_size.value),
-        reuse_(c.zero.max_reuse_distance.value) {
+        max_live_(l_.max_live_parameters),
+        prefetch_(l_.prefetch_bucket_size),
+        reuse_(l_.max_reuse_distance) {
     const std::size_t n = l_.params().size();
     status_.assign(n, kNotAvailable);
     for (int p : l_.real_params()) {

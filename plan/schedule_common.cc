@@ -4,19 +4,6 @@
 
 namespace zs::plan {
 
-Bytes optimizer_state_bytes_per_param(const configs::DsConfig& c) {
-  using configs::OptimizerKind;
-  switch (c.optimizer.kind) {
-    case OptimizerKind::kAdagrad:
-    case OptimizerKind::kLion:
-      return 4;
-    case OptimizerKind::kTorch:
-      return c.optimizer.type.value == "SGD" || c.optimizer.type.value == "RMSprop" ? 4 : 8;
-    default:
-      return 8;
-  }
-}
-
 std::vector<MicroStepRun> micro_step_runs(const Layout& l, bool uniform) {
   const int g = l.micro_steps;
   std::vector<MicroStepRun> runs;

@@ -12,24 +12,13 @@ namespace {
 
 constexpr std::int64_t kAllreduceBucketElems = 500'000'000;  // engine.py MEMORY_OPT_ALLREDUCE_SIZE
 
-// DeepSpeed builds FusedAdam from an Adam/AdamW section without torch_adam, and wraps only
-// FusedAdam in FP16_Optimizer; torch's Adam gets FP16_UnfusedOptimizer, which keeps the 16-bit
-// gradients through the step (engine.py _configure_basic_optimizer, _configure_fp16_optimizer;
-// the oracle's stage-0 bf16 run with torch AdamW has 20Ψ at the inner step).
-bool fused_adam(const Layout& l, const configs::DsConfig& c) {
-  return l.precision != configs::Precision::kFp32 && c.optimizer.present &&
-         !c.optimizer.torch_adam.value &&
-         (c.optimizer.kind == configs::OptimizerKind::kAdam ||
-          c.optimizer.kind == configs::OptimizerKind::kAdamW);
-}
-
-void declare_states(PlanBuilder& b, const configs::DsConfig& c) {
+void declare_states(PlanBuilder& b) {
   const Layout& l = b.layout();
   b.persistent({"params"}, l.psi * l.param_bytes, Device::kGpu, Category::kParams, true);
   if (l.precision != configs::Precision::kFp32) {
     b.persistent({"master_params.fp32"}, l.psi * 4, Device::kGpu, Category::kOptimizerStates, true);
   }
-  b.persistent({"optimizer_states"}, l.psi * optimizer_state_bytes_per_param(c), Device::kGpu,
+  b.persistent({"optimizer_states"}, l.psi * l.optimizer_state_bytes, Device::kGpu,
                Category::kOptimizerStates, true);
 }
 
@@ -170,11 +159,14 @@ int clip_fp32(PlanBuilder& b) {
 
 // The optimizer step: the wrapper's checks, the fp32 gradients, the optimizer (FP16_Optimizer
 // unscales and clips inside its step; fp32 on one rank clips in _take_model_step before it),
-// the 16-bit parameters copied back, the gradients freed (the engine's zero_grad).
-void optimizer_step(PlanBuilder& b, const configs::DsConfig& c, const std::vector<int>& grads) {
+// the 16-bit parameters copied back, the gradients freed (the engine's zero_grad). DeepSpeed
+// wraps only FusedAdam in FP16_Optimizer; torch's Adam gets FP16_UnfusedOptimizer, which keeps
+// the 16-bit gradients through the step (the oracle's stage-0 bf16 run with torch AdamW has 20Ψ
+// at the inner step).
+void optimizer_step(PlanBuilder& b, const std::vector<int>& grads) {
   const Layout& l = b.layout();
   const bool mixed = l.precision != configs::Precision::kFp32;
-  const bool fused = fused_adam(l, c);
+  const bool fused = l.fused_adam;
   const std::int64_t psi = l.psi;
   const int compute = b.compute_stream();
   b.begin_segment("step", 1);
@@ -183,7 +175,7 @@ void optimizer_step(PlanBuilder& b, const configs::DsConfig& c, const std::vecto
   if (mixed) overflow_and_norm(b);
   const int first_skipped = static_cast<int>(b.plan().ops.size());
   const int fp32_grads = mixed ? cast_grads(b, fused, grads) : -1;
-  const int clip = !mixed && c.gradient_clipping.value > 0 && l.world > 1 ? clip_fp32(b) : -1;
+  const int clip = !mixed && l.clip_gradients && l.world > 1 ? clip_fp32(b) : -1;
   const int step =
       b.op({"step.optimizer"}, compute, Phase::kStep, OptimizerWork{false, psi, psi * 28});
   b.at(clip >= 0 ? clip : step).step_role = StepRole::kUnscaleClip;
@@ -204,11 +196,11 @@ void optimizer_step(PlanBuilder& b, const configs::DsConfig& c, const std::vecto
 
 }  // namespace
 
-void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c) {
-  declare_states(b, c);
+void schedule_stage0(PlanBuilder& b) {
+  declare_states(b);
   std::vector<int> grads;  // per-block gradient buffers, from micro-step 0 to the step
   for (const MicroStepRun& run : micro_step_runs(b.layout(), false)) micro_steps(b, run, &grads);
-  optimizer_step(b, c, grads);
+  optimizer_step(b, grads);
 }
 
 }  // namespace zs::plan

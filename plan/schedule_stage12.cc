@@ -383,7 +383,7 @@ struct Carried {
 // The persistent model states: the flat 16-bit parameters (padded to 2N), the fp32 master
 // partition and optimizer states; offloaded, on the CPU with the fp32 gradient and 16-bit
 // parameter partitions and an L_max temp buffer on each side.
-void declare_states(PlanBuilder& b, const configs::DsConfig& c) {
+void declare_states(PlanBuilder& b) {
   const Layout& l = b.layout();
   const Bytes e = l.param_bytes;
   const std::int64_t part = l.partition;
@@ -393,7 +393,7 @@ void declare_states(PlanBuilder& b, const configs::DsConfig& c) {
   b.persistent({"master_params.fp32"}, part * 4, offload ? host : Device::kGpu,
                Category::kOptimizerStates, true);
   // CPU Adam creates its states with zeros_like on the CPU (pageable).
-  b.persistent({"optimizer_states"}, part * optimizer_state_bytes_per_param(c),
+  b.persistent({"optimizer_states"}, part * l.optimizer_state_bytes,
                offload ? Device::kHostPageable : Device::kGpu, Category::kOptimizerStates, true);
   if (!offload) return;
   b.persistent({"grads.fp32.cpu"}, part * 4, host, Category::kGrads, true);
@@ -495,8 +495,7 @@ void epilogue(PlanBuilder& b, const RunRules& r, const std::string& label, int l
 
 // The micro-steps of run `run`: the model's ops, each after the reduction it waits for, the
 // gradients of backward's blocks, the epilogue.
-void micro_steps(PlanBuilder& b, const configs::DsConfig& c, const MicroStepRun& run,
-                 Carried& carried) {
+void micro_steps(PlanBuilder& b, const MicroStepRun& run, Carried& carried) {
   const RunRules r = rules_for(b.layout(), run);
   begin_micro_steps(b, run);
   std::vector<int> stage2_ipg;
@@ -510,7 +509,7 @@ void micro_steps(PlanBuilder& b, const configs::DsConfig& c, const MicroStepRun&
     wait = -1;
     const int op = waits_for >= 0 ? model.run(std::span<const int>(&waits_for, 1)) : model.run();
     if (t.pass != Pass::kBackward) continue;
-    if (!backward_started && c.version < configs::kIpgBuffersAtFirstGradHook) {
+    if (!backward_started && !b.layout().ipg_at_first_grad_hook) {
       // Before 0.18.3 backward_prologue allocated the IPG buffers before loss.backward(), so
       // they are live from the first backward kernel on (the loss and LM head's, where the peak
       // usually is).
@@ -607,11 +606,11 @@ void optimizer_step(PlanBuilder& b, int partition0) {
 
 }  // namespace
 
-void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c) {
-  declare_states(b, c);
+void schedule_stage12(PlanBuilder& b) {
+  declare_states(b);
   Carried carried;
   for (const MicroStepRun& run : micro_step_runs(b.layout(), false)) {
-    micro_steps(b, c, run, carried);
+    micro_steps(b, run, carried);
   }
   optimizer_step(b, carried.partition0);
 }

@@ -137,7 +137,7 @@ struct Stage3States {
 // The 16-bit parameter partitions (partition_parameters.py): on the GPU, or with offload_param
 // in pinned host memory (its flat is always pinned), past max_in_cpu on NVMe with its swap
 // buffers.
-void declare_param_partitions(PlanBuilder& b, const configs::DsConfig& c) {
+void declare_param_partitions(PlanBuilder& b) {
   const Layout& l = b.layout();
   const Bytes e = l.param_bytes;
   const Device pinned = Device::kHostPinned;
@@ -149,19 +149,18 @@ void declare_param_partitions(PlanBuilder& b, const configs::DsConfig& c) {
     b.persistent({"params.partitions.cpu"}, l.psi3 * e, pinned, Category::kParams, true);
     return;
   }
-  const auto& op = c.zero.offload_param;
-  const std::int64_t in_cpu = std::min(l.psi3, op.max_in_cpu.value);
+  const std::int64_t in_cpu = std::min(l.psi3, l.param_max_in_cpu);
   b.persistent({"params.partitions.cpu"}, in_cpu * e, pinned, Category::kParams, true);
   b.persistent({"params.partitions.nvme"}, (l.psi3 - in_cpu) * e, Device::kNvme, Category::kParams,
                true);
-  b.persistent({"params.swap_buffers"}, op.buffer_count.value * op.buffer_size.value * e, pinned,
-               Category::kBuffers);
+  b.persistent({"params.swap_buffers"}, l.param_swap_buffers * l.param_swap_buffer_elems * e,
+               pinned, Category::kBuffers);
 }
 
 // The fp32 master parameters and optimizer states of the sub-groups that step on the GPU and
 // of those offloaded (stage3.py: below the partial-offload threshold they stay), the host's
 // fp32 gradients or NVMe staging, the gradient partitions and the IPG bucket.
-void declare_optimizer_states(PlanBuilder& b, const configs::DsConfig& c, const Stage3States& s) {
+void declare_optimizer_states(PlanBuilder& b, const Stage3States& s) {
   const Layout& l = b.layout();
   const Device pinned = Device::kHostPinned;
   std::int64_t gpu_elems = 0, host_elems = 0, largest_group = 0;
@@ -181,8 +180,7 @@ void declare_optimizer_states(PlanBuilder& b, const configs::DsConfig& c, const 
     b.persistent({"optimizer_states.offload"}, host_elems * s.state, where,
                  Category::kOptimizerStates);
     if (l.optimizer_on_nvme) {
-      const auto& oo = c.zero.offload_optimizer;
-      b.persistent({"optimizer.swap_buffers"}, oo.buffer_count.value * largest_group * 4, pinned,
+      b.persistent({"optimizer.swap_buffers"}, l.optimizer_swap_buffers * largest_group * 4, pinned,
                    Category::kBuffers);
       b.persistent({"grads.fp32.staging"}, largest_group * 4, Device::kHostPageable,
                    Category::kBuffers);
@@ -203,9 +201,9 @@ void declare_optimizer_states(PlanBuilder& b, const configs::DsConfig& c, const 
 }
 
 // Every model state, in DeepSpeed's order of allocation.
-Stage3States declare_states(PlanBuilder& b, const configs::DsConfig& c) {
+Stage3States declare_states(PlanBuilder& b) {
   const Layout& l = b.layout();
-  declare_param_partitions(b, c);
+  declare_param_partitions(b);
   Stage3States s;
   for (int p : l.real_params()) {
     if (l.persistent[p]) s.persistent_full += l.world * l.partition_elems[p];
@@ -214,17 +212,17 @@ Stage3States declare_states(PlanBuilder& b, const configs::DsConfig& c) {
     s.persistent_params = b.persistent({"params.persistent"}, s.persistent_full * l.param_bytes,
                                        Device::kGpu, Category::kParams);
   }
-  s.state = optimizer_state_bytes_per_param(c);
+  s.state = l.optimizer_state_bytes;
   s.groups = static_cast<int>(l.sub_groups.size());
   s.on_gpu = l.offload_optimizer ? static_cast<int>((1.0 - l.offload_ratio) * s.groups) : s.groups;
-  declare_optimizer_states(b, c, s);
+  declare_optimizer_states(b, s);
   return s;
 }
 
 // ZeRO++ hpZ's secondary partitions: their group (1: off) and the bytes they take.
-HpzState make_hpz(const Layout& l, const configs::DsConfig& c) {
+HpzState make_hpz(const Layout& l) {
   HpzState hpz;
-  hpz.group = static_cast<int>(std::max<std::int64_t>(1, c.zero.zero_hpz_partition_size.value));
+  hpz.group = l.hpz_group;
   if (hpz.group <= 1) return hpz;
   hpz.secondary.assign(l.params().size(), false);
   for (int p : l.real_params()) {
@@ -305,10 +303,9 @@ void reduce_backward(PlanBuilder& b, const TraceEntry& t, int op, int pos, Coord
 
 // The micro-steps of run `run`: the model's ops in trace order, each after the coordinator's
 // fetches, backward's gradients to the bucket, the epilogue, the release of what remains.
-void micro_steps(PlanBuilder& b, const configs::DsConfig& c, const MicroStepRun& run, HpzState* hpz,
-                 bool uniform) {
+void micro_steps(PlanBuilder& b, const MicroStepRun& run, HpzState* hpz, bool uniform) {
   begin_micro_steps(b, run);
-  Coordinator coordinator(b, c, run.label, hpz);
+  Coordinator coordinator(b, run.label, hpz);
   Scatterer scatterer(b, run.label, run.first, run.boundary);
   LeafGrads grads(b, run.label, scatterer);
   MicroStepCompute model(b, run.label);
@@ -447,15 +444,15 @@ void optimizer_step(PlanBuilder& b, const Stage3States& s, const HpzState& hpz) 
 
 }  // namespace
 
-void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c) {
+void schedule_stage3(PlanBuilder& b) {
   const Layout& l = b.layout();
-  const Stage3States states = declare_states(b, c);
-  HpzState hpz = make_hpz(l, c);
+  const Stage3States states = declare_states(b);
+  HpzState hpz = make_hpz(l);
   // Without optimizer offload every micro-step does the same work, unless hpZ's first one
   // gathers over the whole group what later ones gather within theirs.
   const bool uniform = !l.offload_optimizer && hpz.group <= 1;
   for (const MicroStepRun& run : micro_step_runs(l, uniform)) {
-    micro_steps(b, c, run, &hpz, uniform);
+    micro_steps(b, run, &hpz, uniform);
   }
   optimizer_step(b, states, hpz);
 }

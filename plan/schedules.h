@@ -20,7 +20,6 @@ namespace zs::plan {
 // Bytes of optimizer state per parameter (fp32): Adam-family m and v 8, single-state
 // optimizers (Adagrad, Lion, SGD with momentum) 4. No optimizer section means the training
 // script's, which for the HF Trainer is AdamW: 8.
-Bytes optimizer_state_bytes_per_param(const configs::DsConfig& c);
 
 // A run of micro-steps that do the same work, planned once as a segment repeated
 // last - first + 1 times.
@@ -63,8 +62,8 @@ CollectiveWork gather_flat_group(PlanBuilder& b, const Layout& l);
 // (partition_parameters.py _all_gather_params: per-rank pieces, coalesced).
 CollectiveWork gather_params(PlanBuilder& b, std::span<const int> params, int group);
 
-void schedule_stage0(PlanBuilder& b, const configs::DsConfig& c);
-void schedule_stage12(PlanBuilder& b, const configs::DsConfig& c);
-void schedule_stage3(PlanBuilder& b, const configs::DsConfig& c);
+void schedule_stage0(PlanBuilder& b);
+void schedule_stage12(PlanBuilder& b);
+void schedule_stage3(PlanBuilder& b);
 
 }  // namespace zs::plan
