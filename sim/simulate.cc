@@ -1,5 +1,7 @@
 #include "sim/simulate.h"
 
+#include "plan/step_memory.h"
+
 namespace zs::sim {
 
 Result<configs::LoadedConfig> check_for_simulation(const SimulationRequest& request) {
@@ -26,23 +28,11 @@ Result<SimulationResult> simulate_planned(const SimulationRequest& request,
   r.built = std::move(step.built);
   configs::LoadedConfig lc = std::move(step.config);
   r.params = r.built.layout.psi;  // = model_facts().params: the graph's trainable parameters
-  plan::MemoryOptions mo;
-  mo.gpu_capacity_bytes = request.cluster.gpu_memory_bytes();
-  mo.host_capacity_bytes = request.cluster.node.host_memory_bytes;
-  mo.ranks_per_node = request.cluster.gpus_per_node;
-  mo.fragmentation = request.fragmentation;
-  mo.allocator_only_near_capacity = request.allocator_near_capacity_only;
-  if (request.cluster.gpu.backend == "cpu") {  // no CUDA context, no NCCL
-    mo.cuda_context_bytes = 0;
-    mo.nccl_workspace_bytes = 0;
-  }
-  if (request.load_dtype) {
-    const auto dtype = plan::parse_load_dtype(request.model.checkpoint_dtype);
-    r.load = plan::model_load(*request.load_dtype, dtype.value_or(plan::LoadDtype::kAuto), r.params,
-                              r.built.layout.stage);
-    mo.host_load_bytes_per_rank = r.load->per_rank_bytes;
-  }
-  r.memory = plan::replay_memory(r.built.plan, mo);
+  plan::StepMemory memory = plan::step_memory(
+      r.built, request.model, request.cluster,
+      {request.fragmentation, request.allocator_near_capacity_only, request.load_dtype});
+  r.memory = std::move(memory.memory);
+  r.load = std::move(memory.load);
   r.train_batch_size = lc.config.batch.train_batch_size.value;
   r.profile = request.profile ? *request.profile : default_cost_profile(request.cluster);
   if (!request.simulate_time) {

@@ -11,7 +11,7 @@
 #include "common/overloaded.h"
 #include "sim/cost_model.h"
 #include "sim/cost_profile.h"
-#include "tests/plan/sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace zs::calibrate {
 namespace {
@@ -23,12 +23,12 @@ constexpr char kConfig[] = R"({"train_micro_batch_size_per_gpu": 4,
 // GPT-2 at 4 x 1024 tokens on one H100: every GEMM compute-bound at the rates below, GPT-2's
 // unaligned vocabulary, flash attention, norms and the loss memory-bound.
 sim::SimulationResult gpt2_simulation(const std::string& config = kConfig) {
-  plan::SimSetup s;
+  sim::SimSetup s;
   s.model = "gpt2";
   s.gpu = "h100-80gb-sxm";
   s.gpus_per_node = 1;
   s.seq_len = 1024;
-  return plan::simulate_text(config, s);
+  return sim::simulate_text(config, s);
 }
 
 // What the executor would have timed if the device ran at `p`'s rates exactly as

@@ -6,8 +6,7 @@
 
 #include "exec/model_runner.h"
 #include "models/hf_config.h"
-#include "sim/simulate.h"
-#include "tests/plan/sim_test_util.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::exec::testing {
 
@@ -21,17 +20,17 @@ inline std::string training_text() {
   return t;
 }
 
-// The simulation (and so the plan) of the config text `cfg` for tiny-gpt without dropout,
+// The plan (and the checked config) of the config text `cfg` for tiny-gpt without dropout,
 // sequence 32, on `gpus` H100s.
-inline sim::SimulationResult tiny_gpt_simulation(const std::string& cfg, int gpus = 1,
-                                                 bool checkpointing = false) {
-  plan::SimSetup setup;
+inline plan::PlannedText tiny_gpt_plan(const std::string& cfg, int gpus = 1,
+                                       bool checkpointing = false) {
+  plan::PlanSetup setup;
   setup.spec = without_dropout(*models::resolve_model("tiny-gpt"));
   setup.gpu = "h100-80gb-sxm";
   setup.gpus_per_node = gpus;
   setup.seq_len = 32;
   setup.checkpointing = checkpointing;
-  return plan::simulate_text(cfg, setup);
+  return plan::plan_text(cfg, setup);
 }
 
 }  // namespace zs::exec::testing

@@ -12,13 +12,12 @@
 #include "exec/model_runner.h"
 #include "kernels/cpu/grad_norm.h"
 #include "models/hf_config.h"
-#include "sim/simulate.h"
 #include "tests/exec/exec_test_plans.h"
 
 namespace zs::exec {
 namespace {
 
-using testing::tiny_gpt_simulation;
+using testing::tiny_gpt_plan;
 using testing::training_text;
 
 std::string config(int stage, const std::string& precision = R"("bf16": {"enabled": true})") {
@@ -33,13 +32,13 @@ std::string config(int stage, const std::string& precision = R"("bf16": {"enable
 // `steps` steps of training with the plan of `cfg` on one GPU.
 ExecResult train(const std::string& cfg, int steps, bool checkpointing = false,
                  int inject_overflow_step = -1) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(cfg, 1, checkpointing);
+  const plan::PlannedText planned = tiny_gpt_plan(cfg, 1, checkpointing);
   ExecOptions o;
   o.steps = steps;
   o.seed = 7;
   o.text = training_text();
   o.inject_overflow_step = inject_overflow_step;
-  auto out = execute(sim.built, sim.config.config, o);
+  auto out = execute(planned.built, planned.config.config, o);
   EXPECT_TRUE(out.ok()) << out.status().message();
   return out.ok() ? std::move(out).value() : ExecResult{};
 }
@@ -162,24 +161,24 @@ TEST(Executor, TorchClipDivisorOfANonFiniteNorm) {
 }
 
 TEST(Executor, AnEmptyTextIsAnErrorNotRandomTokens) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(config(2));
+  const plan::PlannedText planned = tiny_gpt_plan(config(2));
   ExecOptions o;
   o.steps = 1;
   o.text = std::string();
-  auto out = execute(sim.built, sim.config.config, o);
+  auto out = execute(planned.built, planned.config.config, o);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("the training text has 0 bytes"), std::string::npos)
       << out.status().message();
 }
 
 TEST(Executor, EachStepIsReportedAsItEnds) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(config(2));
+  const plan::PlannedText planned = tiny_gpt_plan(config(2));
   ExecOptions o;
   o.steps = 3;
   o.text = training_text();
   std::vector<int> seen;
   o.on_step = [&](const StepStats& s) { seen.push_back(s.step); };
-  auto out = execute(sim.built, sim.config.config, o);
+  auto out = execute(planned.built, planned.config.config, o);
   ASSERT_TRUE(out.ok()) << out.status().message();
   EXPECT_EQ(seen, (std::vector<int>{0, 1, 2}));
 }
@@ -188,10 +187,10 @@ TEST(Executor, MoreHostMemoryThanAvailableIsRefusedBeforeAllocating) {
   // Ten million sequences of tiny-gpt: hundreds of GB of fp32 activations.
   const std::string huge = R"({"train_micro_batch_size_per_gpu": 10000000,
       "bf16": {"enabled": true}, "zero_optimization": {"stage": 2}})";
-  const sim::SimulationResult sim = tiny_gpt_simulation(huge);
+  const plan::PlannedText planned = tiny_gpt_plan(huge);
   ExecOptions o;
   o.steps = 1;
-  auto out = execute(sim.built, sim.config.config, o);
+  auto out = execute(planned.built, planned.config.config, o);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.status().message().find("the CPU backend needs about"), std::string::npos)
       << out.status().message();
@@ -214,12 +213,12 @@ TEST(Executor, TheTimelineNamesEveryOpOfThePlanOnce) {
 }
 
 TEST(Executor, APlanForSeveralRanksNeedsAProcessPerRank) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(config(2), 2);
-  ASSERT_EQ(sim.built.plan.world_size, 2);
+  const plan::PlannedText planned = tiny_gpt_plan(config(2), 2);
+  ASSERT_EQ(planned.built.plan.world_size, 2);
   for (Backend backend : {Backend::kCpu, Backend::kCuda}) {
     ExecOptions o;
     o.backend = backend;
-    auto out = execute(sim.built, sim.config.config, o);
+    auto out = execute(planned.built, planned.config.config, o);
     ASSERT_FALSE(out.ok());
     EXPECT_NE(out.status().message().find("the plan is for 2 ranks and 1 process runs it: start "
                                           "one process per rank (mpirun -np 2"),
@@ -231,12 +230,12 @@ TEST(Executor, APlanForSeveralRanksNeedsAProcessPerRank) {
 // Runs everywhere: with a CUDA device the CUDA backend trains (tests/exec_cuda/ checks how
 // well); without one, or in a build without CUDA, it says so, as `run --backend cuda` does.
 TEST(Executor, CudaBackendTrainsOrSaysWhyNot) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(config(2));
+  const plan::PlannedText planned = tiny_gpt_plan(config(2));
   ExecOptions o;
   o.steps = 1;
   o.text = training_text();
   o.backend = Backend::kCuda;
-  auto out = execute(sim.built, sim.config.config, o);
+  auto out = execute(planned.built, planned.config.config, o);
   const Status cuda = cuda_backend_status();
   if (cuda.is_ok()) {
     ASSERT_TRUE(out.ok()) << out.status().message();

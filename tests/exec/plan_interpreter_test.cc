@@ -10,7 +10,6 @@
 
 #include "exec/model_runner.h"
 #include "models/hf_config.h"
-#include "sim/simulate.h"
 #include "tests/exec/exec_test_plans.h"
 
 namespace zs::exec {
@@ -22,7 +21,7 @@ plan::Plan plan_for(int stage, bool checkpointing) {
       R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 3,
           "bf16": {"enabled": true}, "zero_optimization": {"stage": )" +
       std::to_string(stage) + "}}";
-  return testing::tiny_gpt_simulation(cfg, 1, checkpointing).built.plan;
+  return testing::tiny_gpt_plan(cfg, 1, checkpointing).built.plan;
 }
 
 // What the interpreter reads instead of inferring it: tiny-gpt's model ops are the embedding

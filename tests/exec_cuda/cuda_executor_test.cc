@@ -10,14 +10,13 @@
 #include "exec/executor.h"
 #include "exec/model_runner.h"
 #include "models/hf_config.h"
-#include "sim/simulate.h"
 #include "tests/exec/exec_test_plans.h"
 #include "tests/kernels_cuda/cuda_test_util.h"
 
 namespace zs::exec {
 namespace {
 
-using testing::tiny_gpt_simulation;
+using testing::tiny_gpt_plan;
 using testing::training_text;
 
 std::string config(int stage, const std::string& precision, const std::string& zero_extra = "") {
@@ -36,14 +35,14 @@ const char* kFp16 = R"("fp16": {"enabled": true, "initial_scale_power": 10, "hys
 
 ExecResult train(const std::string& cfg, Backend backend, int steps, bool checkpointing = false,
                  int inject_overflow_step = -1) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(cfg, 1, checkpointing);
+  const plan::PlannedText planned = tiny_gpt_plan(cfg, 1, checkpointing);
   ExecOptions o;
   o.steps = steps;
   o.seed = 7;
   o.text = training_text();
   o.inject_overflow_step = inject_overflow_step;
   o.backend = backend;
-  auto out = execute(sim.built, sim.config.config, o);
+  auto out = execute(planned.built, planned.config.config, o);
   EXPECT_TRUE(out.ok()) << out.status().message();
   return out.ok() ? std::move(out).value() : ExecResult{};
 }
@@ -101,8 +100,8 @@ TEST_F(CudaExecutor, EveryZeroStageAndCheckpointingTrainTheSame) {
 // one byte per parameter of staging (on an H100, 2026-11-26: 12 bytes per parameter less 37,888
 // bytes on this model, and less 3,584 bytes on GPT-2 124M).
 TEST_F(CudaExecutor, OptimizerOffloadTrainsAsWithoutIt) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(config(2, kBf16), 1, false);
-  const plan::Layout& l = sim.built.layout;
+  const plan::PlannedText planned = tiny_gpt_plan(config(2, kBf16), 1, false);
+  const plan::Layout& l = planned.built.layout;
   const std::int64_t params =
       ModelRunner::create(l.graph->spec, l.graph->workload, 7)->num_param_elements();
   for (const char* precision : {kBf16, kFp16}) {
@@ -152,8 +151,8 @@ TEST_F(CudaExecutor, Fp16OverflowSkipsTheStepAndHalvesTheScale) {
 // weights and the fp32 gradients (4 + 4 + 4 + 2 + 4 bytes per parameter), and never more
 // allocated than reserved. Checkpointing frees each layer's activations, so its peak is lower.
 TEST_F(CudaExecutor, ReportsTheAllocatorPeaks) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(config(2, kBf16));
-  const plan::Layout& l = sim.built.layout;
+  const plan::PlannedText planned = tiny_gpt_plan(config(2, kBf16));
+  const plan::Layout& l = planned.built.layout;
   const std::int64_t params =
       ModelRunner::create(l.graph->spec, l.graph->workload, 7)->num_param_elements();
   const ExecResult plain = train(config(2, kBf16), Backend::kCuda, 2);
@@ -168,17 +167,17 @@ TEST_F(CudaExecutor, ReportsTheAllocatorPeaks) {
 }
 
 TEST_F(CudaExecutor, TheTimelineNamesEveryOpOfThePlanOnce) {
-  const sim::SimulationResult sim = tiny_gpt_simulation(config(3, kBf16));
+  const plan::PlannedText planned = tiny_gpt_plan(config(3, kBf16));
   const ExecResult r = train(config(3, kBf16), Backend::kCuda, 2);
   std::size_t runs = 0;
-  for (const plan::Segment& seg : sim.built.plan.segments) {
+  for (const plan::Segment& seg : planned.built.plan.segments) {
     runs += static_cast<std::size_t>((seg.end_op - seg.first_op) * seg.repeat);
   }
   ASSERT_EQ(r.timeline.size(), runs);
   std::set<std::pair<int, int>> seen;
   for (const OpTiming& t : r.timeline) {
     EXPECT_GE(t.op, 0);
-    EXPECT_LT(t.op, static_cast<int>(sim.built.plan.ops.size()));
+    EXPECT_LT(t.op, static_cast<int>(planned.built.plan.ops.size()));
     EXPECT_GE(t.start_ns, 0);
     EXPECT_LE(t.start_ns, t.end_ns);
     EXPECT_TRUE(seen.insert({t.op, t.repetition}).second) << t.op;

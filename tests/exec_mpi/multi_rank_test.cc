@@ -120,13 +120,13 @@ std::string config(int stage, const std::string& precision, int micro_steps,
          std::to_string(stage) + zero_extra + "}}";
 }
 
-sim::SimulationResult simulation(const std::string& cfg, const models::ModelSpec& spec, int gpus) {
-  plan::SimSetup setup;
+plan::PlannedText planned(const std::string& cfg, const models::ModelSpec& spec, int gpus) {
+  plan::PlanSetup setup;
   setup.spec = spec;
   setup.gpu = "h100-80gb-sxm";
   setup.gpus_per_node = gpus;
   setup.seq_len = 32;
-  return plan::simulate_text(cfg, setup);
+  return plan::plan_text(cfg, setup);
 }
 
 struct Case {
@@ -228,12 +228,12 @@ TEST(MultiRank, TrainsAsOneRankDoesOnTheSameGlobalBatch) {
   for (const Case& c : cases()) {
     SCOPED_TRACE(c.name + " stage " + std::to_string(c.stage) + " on " + std::to_string(n) +
                  " ranks");
-    const sim::SimulationResult many =
-        simulation(config(c.stage, c.precision, kMicroSteps, c.zero_extra), c.spec, n);
+    const plan::PlannedText many =
+        planned(config(c.stage, c.precision, kMicroSteps, c.zero_extra), c.spec, n);
     const std::string& reference_extra =
         c.reference_extra.empty() ? c.zero_extra : c.reference_extra;
-    const sim::SimulationResult one =
-        simulation(config(c.stage, c.precision, kMicroSteps * n, reference_extra), c.spec, 1);
+    const plan::PlannedText one =
+        planned(config(c.stage, c.precision, kMicroSteps * n, reference_extra), c.spec, 1);
     ASSERT_EQ(many.built.plan.world_size, n);
     CountingCommunicator counting(comm());
     ExecOptions o;

@@ -3,7 +3,7 @@
 
 #include "models/activations.h"
 #include "models/zoo.h"
-#include "tests/plan/sim_test_util.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::plan {
 namespace {
@@ -18,8 +18,8 @@ std::string config(int stage, std::int64_t bucket, bool overlap, int micro = 4, 
          R"(, "overlap_comm": )" + (overlap ? "true" : "false") + extra + "}}";
 }
 
-SimSetup llama() {
-  SimSetup s;
+PlanSetup llama() {
+  PlanSetup s;
   s.model = "llama2-7b";
   s.seq_len = 2048;
   return s;
@@ -34,8 +34,8 @@ TEST(Behaviour, DoublingTheBucketRaisesTheStage12PeakByTheIpgBuffers) {
   const std::int64_t bucket = 200'000'000;
   for (int stage : {1, 2}) {
     for (bool overlap : {false, true}) {
-      const auto small = simulate_text(config(stage, bucket, overlap), llama());
-      const auto large = simulate_text(config(stage, 2 * bucket, overlap), llama());
+      const auto small = plan_text(config(stage, bucket, overlap), llama());
+      const auto large = plan_text(config(stage, 2 * bucket, overlap), llama());
       const Bytes k = overlap ? 2 : 1;
       EXPECT_EQ(small.memory.peak_phase, Phase::kBackward) << stage;
       EXPECT_EQ(large.memory.gpu_peak_bytes - small.memory.gpu_peak_bytes, k * bucket * 2)
@@ -47,8 +47,8 @@ TEST(Behaviour, DoublingTheBucketRaisesTheStage12PeakByTheIpgBuffers) {
 TEST(Behaviour, OverlapCommDoublesTheIpgBuffers) {
   const std::int64_t bucket = 200'000'000;
   for (int stage : {1, 2}) {
-    const auto off = simulate_text(config(stage, bucket, false), llama());
-    const auto on = simulate_text(config(stage, bucket, true), llama());
+    const auto off = plan_text(config(stage, bucket, false), llama());
+    const auto on = plan_text(config(stage, bucket, true), llama());
     EXPECT_EQ(off.memory.gpu_at_peak[Category::kBuffers], bucket * 2) << stage;
     EXPECT_EQ(on.memory.gpu_at_peak[Category::kBuffers], 2 * bucket * 2) << stage;
   }
@@ -60,15 +60,15 @@ TEST(Behaviour, OverlapCommDoublesTheIpgBuffers) {
 // size and overlap_comm leave the peak alone; before it (backward_prologue allocated them ahead
 // of loss.backward()) the peak grows by k x reduce_bucket_size x 2 bytes.
 TEST(Behaviour, TheIpgBuffersJoinGpt2sBackwardPeakOnlyBeforeDeepSpeed0183) {
-  SimSetup s;
+  PlanSetup s;
   s.model = "gpt2-medium";
   const std::int64_t small_bucket = 10'000'000, large_bucket = 500'000'000;
   for (const auto& [version, in_peak] :
        {std::pair<configs::DsVersion, bool>{{0, 18, 2}, true}, {{0, 19, 6}, false}}) {
     s.version = version;
     for (bool overlap : {false, true}) {
-      const auto small = simulate_text(config(2, small_bucket, overlap), s);
-      const auto large = simulate_text(config(2, large_bucket, overlap), s);
+      const auto small = plan_text(config(2, small_bucket, overlap), s);
+      const auto large = plan_text(config(2, large_bucket, overlap), s);
       const Bytes k = overlap ? 2 : 1;
       EXPECT_EQ(large.memory.peak_phase, Phase::kBackward);
       EXPECT_EQ(large.memory.gpu_peak_bytes - small.memory.gpu_peak_bytes,
@@ -88,11 +88,11 @@ TEST(Behaviour, TheIpgBuffersJoinGpt2sBackwardPeakOnlyBeforeDeepSpeed0183) {
 // reduces in the hooks as well and the two peak alike; with accumulation stage 1's full
 // gradients make it the larger.)
 TEST(Behaviour, Stage2CanPeakAboveStage1WhenActivationsDominate) {
-  SimSetup s = llama();
+  PlanSetup s = llama();
   s.seq_len = 4096;
   s.flash = false;  // eager attention: a layer's backward working set dominates
-  const auto z1 = simulate_text(config(1, 100'000'000, false, 1), s);
-  const auto z2 = simulate_text(config(2, 100'000'000, false, 1), s);
+  const auto z1 = plan_text(config(1, 100'000'000, false, 1), s);
+  const auto z2 = plan_text(config(2, 100'000'000, false, 1), s);
   EXPECT_GT(z2.memory.gpu_at_peak[Category::kActivations],
             4 * z2.memory.gpu_at_peak[Category::kGrads]);
   EXPECT_EQ(z2.memory.peak_phase, Phase::kBackward);
@@ -103,8 +103,8 @@ TEST(Behaviour, Stage2CanPeakAboveStage1WhenActivationsDominate) {
 
 TEST(Behaviour, OptimizerOffloadMovesStatesToTheHost) {
   for (int stage : {1, 2, 3}) {
-    const auto gpu = simulate_text(config(stage, 200'000'000, true), llama());
-    const auto cpu = simulate_text(
+    const auto gpu = plan_text(config(stage, 200'000'000, true), llama());
+    const auto cpu = plan_text(
         config(stage, 200'000'000, true, 4, 1, R"(, "offload_optimizer": {"device": "cpu"})"),
         llama());
     EXPECT_GT(gpu.memory.gpu_at_peak[Category::kOptimizerStates], 0) << stage;
@@ -120,19 +120,19 @@ TEST(Behaviour, OptimizerOffloadMovesStatesToTheHost) {
 // stage3_param_persistence_threshold above every tensor's size keeps every parameter whole on
 // every rank (the maintainers' way to make stage 3 behave like stage 2, DeepSpeed#6876).
 TEST(Behaviour, PersistenceAboveTheModelSizeKeepsFullParametersInStage3) {
-  SimSetup s;
-  const auto partitioned = simulate_text(config(3, 50'000'000, true), s);
-  const auto persistent = simulate_text(
+  PlanSetup s;
+  const auto partitioned = plan_text(config(3, 50'000'000, true), s);
+  const auto persistent = plan_text(
       config(3, 50'000'000, true, 4, 1, R"(, "stage3_param_persistence_threshold": 1e9)"), s);
   const Bytes full = persistent.params * 2;
-  auto resident = [](const sim::SimulationResult& r) {  // parameters held between modules
+  auto resident = [](const PlannedText& r) {  // parameters held between modules
     Bytes total = 0;
     for (const Buffer& b : r.built.plan.buffers) {
       if (b.persistent && b.category == Category::kParams) total += b.bytes;
     }
     return total;
   };
-  auto fetches = [](const sim::SimulationResult& r) {  // all-gathers in the micro-steps
+  auto fetches = [](const PlannedText& r) {  // all-gathers in the micro-steps
     int n = 0;
     for (int i = 0; i < static_cast<int>(r.built.plan.ops.size()); ++i) {
       const auto* c = std::get_if<CollectiveWork>(&r.built.plan.ops[i].work);
@@ -151,11 +151,11 @@ TEST(Behaviour, PersistenceAboveTheModelSizeKeepsFullParametersInStage3) {
 // Full activation checkpointing keeps each layer's input plus, during backward, one layer's
 // recomputed activations (Korthikanti et al. 2022, section 5).
 TEST(Behaviour, CheckpointingCutsActivationsToLayerInputsPlusOneLayer) {
-  SimSetup plain = llama();
-  SimSetup ckpt = llama();
+  PlanSetup plain = llama();
+  PlanSetup ckpt = llama();
   ckpt.checkpointing = true;
-  const auto a = simulate_text(config(2, 200'000'000, true), plain);
-  const auto b = simulate_text(config(2, 200'000'000, true), ckpt);
+  const auto a = plan_text(config(2, 200'000'000, true), plain);
+  const auto b = plan_text(config(2, 200'000'000, true), ckpt);
   const auto spec = models::zoo_model("llama2-7b");
   const models::ActivationSummary sum =
       models::activation_summary(*spec, models::Workload{4, 2048, 2, true});
@@ -169,8 +169,8 @@ TEST(Behaviour, CheckpointingCutsActivationsToLayerInputsPlusOneLayer) {
 }
 
 TEST(Behaviour, Stage2AccumulationKeepsTwoPartitionGradientsInLaterMicroSteps) {
-  const auto one = simulate_text(config(2, 200'000'000, true, 4, 1), llama());
-  const auto four = simulate_text(config(2, 200'000'000, true, 4, 4), llama());
+  const auto one = plan_text(config(2, 200'000'000, true, 4, 1), llama());
+  const auto four = plan_text(config(2, 200'000'000, true, 4, 4), llama());
   const Bytes s = one.built.layout.owned_full * 2;
   EXPECT_EQ(four.memory.gpu_at_peak[Category::kGrads] - one.memory.gpu_at_peak[Category::kGrads],
             s);

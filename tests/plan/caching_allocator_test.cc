@@ -8,7 +8,7 @@
 #include <random>
 #include <vector>
 
-#include "tests/plan/sim_test_util.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::plan {
 namespace {
@@ -83,12 +83,12 @@ TEST(CachingAllocator, TheReplayReportsReservedAboveAllocatedAndItsOomVerdict) {
   const std::string config =
       R"({"train_micro_batch_size_per_gpu": 3, "fp16": {"enabled": true},
           "zero_optimization": {"stage": 1}})";
-  SimSetup s;
+  PlanSetup s;
   s.model = "gpt2-large";
   s.gpu = "v100-32gb-dgx2";
   s.gpus_per_node = 16;
   s.flash = false;
-  const auto fits = simulate_text(config, s);
+  const auto fits = plan_text(config, s);
   EXPECT_FALSE(fits.memory.gpu_oom);
   EXPECT_GT(fits.memory.gpu_reserved_peak_bytes, fits.memory.gpu_peak_bytes);
   EXPECT_LT(fits.memory.gpu_reserved_peak_bytes, fits.memory.gpu_peak_bytes + 4 * kGiB1);
@@ -97,7 +97,7 @@ TEST(CachingAllocator, TheReplayReportsReservedAboveAllocatedAndItsOomVerdict) {
   const std::string bigger =
       R"({"train_micro_batch_size_per_gpu": 5, "fp16": {"enabled": true},
           "zero_optimization": {"stage": 1}})";
-  const auto edge = simulate_text(bigger, s);
+  const auto edge = plan_text(bigger, s);
   EXPECT_GT(edge.memory.gpu_headroom_bytes, 0);
   EXPECT_TRUE(edge.memory.gpu_oom);
   EXPECT_GT(edge.memory.gpu_failed_request_bytes, 0);
@@ -109,18 +109,16 @@ TEST(CachingAllocator, ASweepRunsItOnlyNearCapacityWithTheSameVerdict) {
   for (int mb : {1, 5}) {
     std::ofstream(path) << R"({"train_micro_batch_size_per_gpu": )" + std::to_string(mb) +
                                R"(, "fp16": {"enabled": true}, "zero_optimization": {"stage": 1}})";
-    sim::SimulationRequest r;
+    StepRequest r;
     r.config_path = path;
     r.model = *models::resolve_model("gpt2-large");
     r.cluster = *configs::make_cluster("v100-32gb-dgx2", 1, 16);
     r.seq_len = 1024;
     r.flash_attention = false;
-    r.simulate_time = false;
-    const auto full = sim::simulate(r);
+    const auto full = plan_with_memory(r);
     r.op_names = false;
-    const auto unnamed = sim::simulate(r);  // names alone do not gate the allocator
-    r.allocator_near_capacity_only = true;
-    const auto sweep = sim::simulate(r);
+    const auto unnamed = plan_with_memory(r);  // names alone do not gate the allocator
+    const auto sweep = plan_with_memory(r, {.allocator_near_capacity_only = true});
     ASSERT_TRUE(full.ok() && unnamed.ok() && sweep.ok());
     EXPECT_EQ(unnamed->memory.gpu_reserved_peak_bytes, full->memory.gpu_reserved_peak_bytes);
     EXPECT_EQ(full->memory.gpu_oom, sweep->memory.gpu_oom) << mb;

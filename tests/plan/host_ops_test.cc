@@ -30,7 +30,7 @@
 
 #include "configs/hardware/cluster.h"
 #include "models/hf_config.h"
-#include "sim/simulate.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::plan {
 namespace {
@@ -109,13 +109,12 @@ TEST(HostOps, ThePlanMakesDeepSpeedsCallsPerPhase) {
     ASSERT_TRUE(model.ok()) << model.status().message();
     auto cluster = configs::make_cluster("a100-80gb", 1, meta["world_size"].get<int>());
     ASSERT_TRUE(cluster.ok()) << cluster.status().message();
-    sim::SimulationRequest q;
+    StepRequest q;
     q.config_path = write_temp(name + "_ds.json", config_of(meta).dump());
     q.model = *model;
     q.cluster = *cluster;
     q.seq_len = meta["seq_len"];
-    q.simulate_time = false;
-    auto result = sim::simulate(q);
+    auto result = plan_with_memory(q);
     ASSERT_TRUE(result.ok()) << result.status().message();
     const auto& built = result->built;
     const auto planned = host_ops_by_phase(built.plan, *built.layout.graph);

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "plan/deepspeed_estimators.h"
-#include "tests/plan/sim_test_util.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::plan {
 namespace {
@@ -21,13 +21,13 @@ std::string zero_config(int stage, const std::string& extra = "") {
 TEST(MemoryModel, ReproducesTheZeroPapersWorkedExample) {
   const double expected_gb[] = {120.0, 31.4, 16.6, 1.9};
   const double precision[] = {1.0, 0.1, 0.1, 0.1};  // the paper's printed digits
-  SimSetup s;
+  PlanSetup s;
   s.model = data_path("zero_paper_7.5b.json");
   s.gpu = "v100-32gb";
   s.nodes = 8;
   s.seq_len = 512;
   for (int stage = 0; stage <= 3; ++stage) {
-    const sim::SimulationResult r = simulate_text(zero_config(stage), s);
+    const PlannedText r = plan_text(zero_config(stage), s);
     EXPECT_EQ(r.params, 7'499'997'184);
     EXPECT_EQ(r.built.layout.world, 64);
     const double gb = static_cast<double>(r.memory.model_states_bytes) / 1e9;
@@ -37,7 +37,7 @@ TEST(MemoryModel, ReproducesTheZeroPapersWorkedExample) {
 }
 
 // Live bytes of the given categories right after op `name` is issued (before its frees).
-Bytes live_at(const sim::SimulationResult& r, const std::string& name,
+Bytes live_at(const PlannedText& r, const std::string& name,
               std::initializer_list<Category> categories, Device device = Device::kGpu) {
   const Plan& p = r.built.plan;
   const int op = p.find_op(name);
@@ -57,10 +57,10 @@ Bytes live_at(const sim::SimulationResult& r, const std::string& name,
 // straddling parameters at full size); by the inner optimizer's step the 16-bit partition is
 // gone, as the oracle's snapshots show (tests/plan/oracle_test.cc).
 TEST(MemoryModel, MatchesDeepSpeedsZero2EstimatorAtTheStep) {
-  SimSetup s;
+  PlanSetup s;
   s.model = "llama2-7b";
   s.seq_len = 512;
-  const sim::SimulationResult r = simulate_text(zero_config(2), s);
+  const PlannedText r = plan_text(zero_config(2), s);
   const Layout& l = r.built.layout;
   DsEstimatorInputs in;
   in.total_params = l.psi;
@@ -84,12 +84,11 @@ TEST(MemoryModel, MatchesDeepSpeedsZero2EstimatorAtTheStep) {
 // rank loading an fp32 copy of the model). The plan holds exactly those 16Ψ per node, plus what
 // the estimator leaves out: the pinned 16-bit CPU parameter partition and an unused L_max buffer.
 TEST(MemoryModel, MatchesDeepSpeedsZero2OffloadEstimator) {
-  SimSetup s;
+  PlanSetup s;
   s.model = "llama2-7b";
   s.seq_len = 512;
   s.gpus_per_node = 4;
-  const sim::SimulationResult r =
-      simulate_text(zero_config(2, R"(, "offload_optimizer": {"device": "cpu"})"), s);
+  const PlannedText r = plan_text(zero_config(2, R"(, "offload_optimizer": {"device": "cpu"})"), s);
   const Layout& l = r.built.layout;
   DsEstimatorInputs in;
   in.total_params = l.psi;
@@ -111,11 +110,11 @@ TEST(MemoryModel, MatchesDeepSpeedsZero2OffloadEstimator) {
 // 16-bit gradient partition (2Ψ/N) that stage3.py keeps; 4·largest_layer covers gathered
 // parameters, which the plan counts as it gathers them.
 TEST(MemoryModel, MatchesDeepSpeedsZero3EstimatorStateTerms) {
-  SimSetup s;
+  PlanSetup s;
   s.model = "llama2-7b";
   s.seq_len = 512;
   s.nodes = 2;
-  const sim::SimulationResult r = simulate_text(zero_config(3), s);
+  const PlannedText r = plan_text(zero_config(3), s);
   const Layout& l = r.built.layout;
   DsEstimatorInputs in;
   in.total_params = l.psi;
@@ -143,13 +142,13 @@ TEST(MemoryModel, MatchesDeepSpeedsZero3EstimatorStateTerms) {
 // partition buffer stage3.py moves to the host with the optimizer (2Ψ/N per rank, pinned).
 TEST(MemoryModel, MatchesDeepSpeedsZero3OffloadEstimators) {
   for (bool params_too : {false, true}) {
-    SimSetup s;
+    PlanSetup s;
     s.model = "llama2-7b";
     s.seq_len = 512;
     const std::string extra = params_too ? R"(, "offload_optimizer": {"device": "cpu"},
                                               "offload_param": {"device": "cpu"})"
                                          : R"(, "offload_optimizer": {"device": "cpu"})";
-    const sim::SimulationResult r = simulate_text(zero_config(3, extra), s);
+    const PlannedText r = plan_text(zero_config(3, extra), s);
     const Layout& l = r.built.layout;
     DsEstimatorInputs in;
     in.total_params = l.psi;

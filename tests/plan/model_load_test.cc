@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-#include "tests/plan/sim_test_util.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::plan {
 namespace {
@@ -46,19 +46,19 @@ TEST(ModelLoad, TheHostPeakIsTheLargerOfTheLoadAndTheStep) {
   // on the host (16 bytes per parameter of each rank's partition).
   const std::string offload = R"({"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true},
       "zero_optimization": {"stage": 2, "offload_optimizer": {"device": "cpu"}}})";
-  SimSetup s;
-  const sim::SimulationResult step = simulate_text(offload, s);
+  PlanSetup s;
+  const PlannedText step = plan_text(offload, s);
   ASSERT_GT(step.memory.host_peak_bytes, 0);
   EXPECT_FALSE(step.memory.host_peak_at_load);
   EXPECT_EQ(step.memory.host_load_bytes, 0);
   s.load_dtype = LoadDtype::kBf16;  // GPT-2's fp32 checkpoint cast to bf16: 2 bytes per param
-  const sim::SimulationResult cast = simulate_text(offload, s);
+  const PlannedText cast = plan_text(offload, s);
   ASSERT_TRUE(cast.load.has_value());
   EXPECT_EQ(cast.memory.host_load_bytes, 8 * 2 * cast.params);
   EXPECT_EQ(cast.memory.host_peak_bytes,
             std::max(cast.memory.host_load_bytes, step.memory.host_peak_bytes));
   s.load_dtype = LoadDtype::kAuto;
-  const sim::SimulationResult mapped = simulate_text(offload, s);
+  const PlannedText mapped = plan_text(offload, s);
   EXPECT_EQ(mapped.memory.host_peak_bytes, step.memory.host_peak_bytes);
   EXPECT_EQ(mapped.load->page_cache_bytes, 4 * mapped.params);
 }

@@ -30,7 +30,7 @@
 #include "models/hf_config.h"
 #include "models/model_spec.h"
 #include "plan/plan.h"
-#include "sim/simulate.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::plan {
 namespace {
@@ -61,7 +61,7 @@ std::string write_temp(const std::string& name, const std::string& text) {
 // The plan of the recorded run, or a failure message.
 struct Planned {
   std::string error;
-  sim::SimulationResult result;
+  PlannedText result;
 };
 
 Planned plan_trace(const nlohmann::json& t) {
@@ -72,7 +72,7 @@ Planned plan_trace(const nlohmann::json& t) {
   const int world = t["world_size"];
   auto cluster = configs::make_cluster("a100-80gb", 1, world);
   if (!cluster.ok()) return out.error = cluster.status().message(), out;
-  sim::SimulationRequest r;
+  StepRequest r;
   r.config_path = write_temp(name + "_ds_config.json", t["ds_config"].dump());
   auto version = configs::parse_ds_version(t["versions"]["deepspeed"].get<std::string>());
   if (!version.ok()) return out.error = version.status().message(), out;
@@ -80,8 +80,7 @@ Planned plan_trace(const nlohmann::json& t) {
   r.model = *model;
   r.cluster = *cluster;
   r.seq_len = t["seq_len"];
-  r.simulate_time = false;
-  auto result = sim::simulate(r);
+  auto result = plan_with_memory(r);
   if (!result.ok()) return out.error = result.status().message(), out;
   out.result = std::move(result).value();
   return out;

@@ -6,7 +6,7 @@
 #include <array>
 #include <string>
 
-#include "tests/plan/sim_test_util.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::plan {
 namespace {
@@ -139,11 +139,11 @@ TEST(Plan, EveryStepNamesItsDecisions) {
                                 std::string(precision) +
                                 R"(, "gradient_clipping": 1.0, "zero_optimization": {"stage": )" +
                                 std::to_string(stage) + extra + "}}";
-        SimSetup s;
+        PlanSetup s;
         s.model = "tiny-gpt";
         s.seq_len = 64;
         s.gpus_per_node = 2;
-        const auto sim = simulate_text(cfg, s);
+        const auto sim = plan_text(cfg, s);
         const Plan& p = sim.built.plan;
         std::array<int, kStepRoleCount> count{};
         for (const Op& op : p.ops) ++count[static_cast<std::size_t>(op.step_role)];
@@ -179,12 +179,12 @@ TEST(Plan, EveryStageBuildsAValidDeterministicPlan) {
               std::to_string(accum) +
               R"(, "bf16": {"enabled": true}, "zero_optimization": {"stage": )" +
               std::to_string(stage) + extra + "}}";
-          SimSetup s;
+          PlanSetup s;
           s.model = "tiny-gpt";
           s.seq_len = 64;
           s.checkpointing = ckpt;
-          const auto a = simulate_text(cfg, s);
-          const auto b = simulate_text(cfg, s);
+          const auto a = plan_text(cfg, s);
+          const auto b = plan_text(cfg, s);
           ASSERT_TRUE(validate(a.built.plan).is_ok());
           EXPECT_EQ(to_text(a.built.plan), to_text(b.built.plan));
           // Stage 3 without optimizer offload repeats one micro-step G times; the others have
@@ -203,12 +203,12 @@ TEST(Plan, EveryStageBuildsAValidDeterministicPlan) {
 }
 
 TEST(Plan, TextNamesOpsStreamsAndBuffers) {
-  SimSetup s;
+  PlanSetup s;
   s.model = "tiny-gpt";
   s.seq_len = 64;
-  const auto r = simulate_text(R"({"train_micro_batch_size_per_gpu": 2, "bf16": {"enabled": true},
+  const auto r = plan_text(R"({"train_micro_batch_size_per_gpu": 2, "bf16": {"enabled": true},
       "zero_optimization": {"stage": 3, "stage3_param_persistence_threshold": 0}})",
-                               s);
+                           s);
   const std::string text = to_text(r.built.plan);
   EXPECT_NE(text.find("[allgather] forward mb0.prefetch."), std::string::npos) << text;
   EXPECT_NE(text.find("reduce_scatter"), std::string::npos);

@@ -9,13 +9,13 @@
 #include <utility>
 #include <vector>
 
-#include "tests/plan/sim_test_util.h"
+#include "tests/plan/plan_test_util.h"
 
 namespace zs::plan {
 namespace {
 
-using plan::SimSetup;
-using plan::simulate_text;
+using plan::plan_text;
+using plan::PlanSetup;
 
 std::string config(int stage, const std::string& extra) {
   return R"({"train_micro_batch_size_per_gpu": 2, "gradient_accumulation_steps": 2,
@@ -24,7 +24,7 @@ std::string config(int stage, const std::string& extra) {
 }
 
 // Per segment with gradient reductions: each real parameter's [0, numel) tiled exactly once.
-void expect_each_gradient_once(const sim::SimulationResult& r, const std::string& what) {
+void expect_each_gradient_once(const PlannedText& r, const std::string& what) {
   const Plan& p = r.built.plan;
   const Layout& l = r.built.layout;
   int rounds = 0;
@@ -69,12 +69,12 @@ TEST(ReductionSlices, EveryRoundCarriesEachGradientElementOnce) {
       {3, R"("reduce_bucket_size": 1e9)"},
   };
   for (int world : {2, 3, 4}) {
-    SimSetup s;
+    PlanSetup s;
     s.model = "tiny-gpt";
     s.gpus_per_node = world;
     s.seq_len = 64;
     for (const auto& [stage, extra] : cases) {
-      const auto r = simulate_text(config(stage, extra), s);
+      const auto r = plan_text(config(stage, extra), s);
       expect_each_gradient_once(
           r, "stage " + std::to_string(stage) + " " + extra + " world " + std::to_string(world));
     }

@@ -6,7 +6,7 @@
 
 #include "models/hf_config.h"
 #include "plan/model_graph.h"
-#include "tests/plan/sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace zs::sim {
 namespace {
@@ -84,11 +84,11 @@ TEST(EagerKernels, AnEagerStepIsSlowerAndLaunchesMoreKernelsThanAFusedOne) {
   const std::string config =
       R"({"train_micro_batch_size_per_gpu": 4, "bf16": {"enabled": true},
           "zero_optimization": {"stage": 1}})";
-  plan::SimSetup s;
+  sim::SimSetup s;
   s.seq_len = 1024;
-  const auto eager = plan::simulate_text(config, s);
+  const auto eager = sim::simulate_text(config, s);
   s.kernels = KernelStyle::kFused;
-  const auto fused = plan::simulate_text(config, s);
+  const auto fused = sim::simulate_text(config, s);
   EXPECT_GT(eager.time.step_s, 1.1 * fused.time.step_s);
   EXPECT_GT(eager.time.breakdown.compute_s, fused.time.breakdown.compute_s);
   const auto& em = eager.time.priced_model->times;

@@ -6,13 +6,10 @@
 
 #include "models/parameters.h"
 #include "models/zoo.h"
-#include "tests/plan/sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace zs::sim {
 namespace {
-
-using plan::SimSetup;
-using plan::simulate_text;
 
 std::string zero3(const std::string& extra = "") {
   return R"({"train_micro_batch_size_per_gpu": 1, "bf16": {"enabled": true},

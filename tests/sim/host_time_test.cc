@@ -7,14 +7,12 @@
 #include "plan/host_ops.h"
 #include "sim/cost_profile.h"
 #include "sim/step_time.h"
-#include "tests/plan/sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace zs::sim {
 namespace {
 
 using plan::HostTask;
-using plan::SimSetup;
-using plan::simulate_text;
 
 std::string zero(int stage, int micro_batch, int accum, const std::string& extra = "") {
   return R"({"train_micro_batch_size_per_gpu": )" + std::to_string(micro_batch) +

@@ -3,13 +3,10 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/plan/sim_test_util.h"
+#include "tests/sim/sim_test_util.h"
 
 namespace zs::sim {
 namespace {
-
-using plan::SimSetup;
-using plan::simulate_text;
 
 std::string zero(int stage, const std::string& extra, int micro_batch = 4, int accum = 1) {
   return R"({"train_micro_batch_size_per_gpu": )" + std::to_string(micro_batch) +
