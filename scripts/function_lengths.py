@@ -38,6 +38,9 @@ def strip(text):
             j = n if end < 0 else end + len(m.group(1)) + 2
             out.append('""' + "\n" * text.count("\n", i, j))
             i = j
+        elif c == "'" and i > 0 and text[i - 1].isalnum():  # a digit separator: 1'000
+            out.append(c)
+            i += 1
         elif c in "\"'":
             j = i + 1
             while j < n and text[j] != c:
