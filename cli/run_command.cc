@@ -234,55 +234,312 @@ std::string step_line(const exec::StepStats& s, std::int64_t tokens_per_step) {
   return line;
 }
 
-int run_run(const RunFlags& f) {
-  const auto failed = [&f](const Status& s) { return fail(s, f.common.json); };
-  auto in = read_inputs(f.common);
-  if (!in.ok()) return failed(in.status());
-  if (!in->model) {
-    return failed(Status::invalid_argument("run needs --model (a zoo name or a config.json)"));
+// What the flags say before any rank starts: the inputs, the steps, the executor's options
+// and the prediction's request (the cluster when the flags name one).
+struct RunSetup {
+  Inputs in;
+  std::int64_t steps = 0;
+  std::int64_t timeout_s = 0;
+  exec::ExecOptions options;
+  sim::SimulationRequest request;
+};
+
+Result<RunSetup> read_run_flags(const RunFlags& f) {
+  RunSetup r;
+  ZS_ASSIGN_OR_RETURN(r.in, read_inputs(f.common));
+  if (!r.in.model) {
+    return Status::invalid_argument("run needs --model (a zoo name or a config.json)");
   }
   if (f.backend != "cpu" && f.backend != "cuda") {
-    return failed(Status::invalid_argument("--backend: \"" + f.backend +
-                                           "\" is not allowed; expected cpu or cuda"));
+    return Status::invalid_argument("--backend: \"" + f.backend +
+                                    "\" is not allowed; expected cpu or cuda");
   }
-  if (f.backend == "cuda") {
-    const Status cuda = exec::cuda_backend_status();
-    if (!cuda.is_ok()) return failed(cuda);
-  }
-  auto steps = parse_int_flag("--steps", f.steps, 1, 1'000'000);
-  if (!steps.ok()) return failed(steps.status());
-  auto seed = parse_int_flag("--seed", f.seed, 0, 1'000'000'000);
-  if (!seed.ok()) return failed(seed.status());
-  exec::ExecOptions options;
-  options.steps = static_cast<int>(*steps);
-  options.seed = static_cast<std::uint64_t>(*seed);
-  options.backend = f.backend == "cuda" ? exec::Backend::kCuda : exec::Backend::kCpu;
+  if (f.backend == "cuda") ZS_RETURN_IF_ERROR(exec::cuda_backend_status());
+  ZS_ASSIGN_OR_RETURN(r.steps, parse_int_flag("--steps", f.steps, 1, 1'000'000));
+  ZS_ASSIGN_OR_RETURN(const std::int64_t seed, parse_int_flag("--seed", f.seed, 0, 1'000'000'000));
+  r.options.steps = static_cast<int>(r.steps);
+  r.options.seed = static_cast<std::uint64_t>(seed);
+  r.options.backend = f.backend == "cuda" ? exec::Backend::kCuda : exec::Backend::kCpu;
   if (!f.inject_overflow.empty()) {
     // A step the run never reaches would be ignored silently: the range is the run's steps.
-    auto k = parse_int_flag("--inject-overflow-step", f.inject_overflow, 0, *steps - 1);
+    auto k = parse_int_flag("--inject-overflow-step", f.inject_overflow, 0, r.steps - 1);
     if (!k.ok()) {
-      return failed(Status::invalid_argument(k.status().message() + " (the run has " +
-                                             std::to_string(*steps) + " step(s), from 0)"));
+      return Status::invalid_argument(k.status().message() + " (the run has " +
+                                      std::to_string(r.steps) + " step(s), from 0)");
     }
-    options.inject_overflow_step = static_cast<int>(*k);
+    r.options.inject_overflow_step = static_cast<int>(*k);
   }
   if (!f.data.empty()) {
     auto text = read_file(f.data, "text file", kMaxTextBytes);
-    if (!text.ok()) return failed(text.status().with_context("--data"));
-    options.text = std::move(text).value();
+    if (!text.ok()) return text.status().with_context("--data");
+    r.options.text = std::move(text).value();
   }
-
-  sim::SimulationRequest request;
-  request.config_path = f.common.config;
-  request.check = in->options;
+  r.request.config_path = f.common.config;
+  r.request.check = r.in.options;
   // The executor trains without dropout (exec/model_runner.h); the plan is for that model.
-  request.model = exec::without_dropout(*in->model);
-  if (in->cluster) request.cluster = *in->cluster;
-  // One process per rank: mpirun -np N zerosim run ... runs the N-rank Plan, each process its
-  // rank (exec/launch.h); without a launcher, one rank.
-  auto timeout = parse_int_flag("--collective-timeout", f.collective_timeout, 1, 86'400);
-  if (!timeout.ok()) return failed(timeout.status());
-  auto group = exec::RankGroup::start(static_cast<double>(*timeout));
+  r.request.model = exec::without_dropout(*r.in.model);
+  if (r.in.cluster) r.request.cluster = *r.in.cluster;
+  ZS_ASSIGN_OR_RETURN(r.timeout_s,
+                      parse_int_flag("--collective-timeout", f.collective_timeout, 1, 86'400));
+  return r;
+}
+
+// The request's cluster for the `world` processes running: --world must agree, validate on the
+// CPU needs calibrate's cluster, an H100 node otherwise, as many devices as processes, and GPU
+// ranks for a GPU backend. Each error names the way out.
+Status fit_cluster(const RunFlags& f, const Inputs& in, int world,
+                   sim::SimulationRequest* request) {
+  const std::string command = f.validate ? "validate" : "run";
+  if (!f.common.world.empty() && in.options.world_size && *in.options.world_size != world) {
+    return Status::invalid_argument("--world " + f.common.world + " disagrees with the " +
+                                    std::to_string(world) + " process(es) running: " + command +
+                                    " runs one rank per process, so start " + f.common.world +
+                                    " (mpirun -np " + f.common.world + " zerosim " + command +
+                                    " ...) or drop --world");
+  }
+  // validate compares like with like: the CPU backend's measurement against a prediction for
+  // the CPU ranks calibrate describes, not for the H100 `run` assumes without a cluster.
+  if (f.validate && f.backend == "cpu" && !in.cluster) {
+    return Status::invalid_argument(
+        "validate --backend cpu needs the cluster of the CPU ranks it measures: run zerosim "
+        "calibrate, then pass --cluster PROFILE.cluster.json --profile PROFILE.json (without "
+        "them the prediction would be for an H100, and the verdict meaningless)");
+  }
+  if (!in.cluster) {
+    ZS_ASSIGN_OR_RETURN(request->cluster, configs::make_cluster("h100-80gb-sxm", 1, world));
+  }
+  const configs::Cluster& cluster = request->cluster;
+  if (cluster.world_size() != world) {
+    // The way out names the flags this command line can take: a cluster file fixes the GPU
+    // count itself (--gpus-per-node cannot be combined with --cluster).
+    const std::string gpus = std::to_string(world);
+    const std::string resize = f.common.cluster.cluster_file.empty()
+                                   ? "--gpus-per-node " + gpus
+                                   : "a cluster file whose \"gpus_per_node\" is " + gpus + " (" +
+                                         f.common.cluster.cluster_file + " says " +
+                                         std::to_string(cluster.gpus_per_node) + ")";
+    return Status::invalid_argument(
+        command + ": the cluster has " + std::to_string(cluster.world_size()) + " GPUs and " +
+        gpus +
+        (world == 1 ? " process runs: start one process per GPU (mpirun -np " +
+                          std::to_string(cluster.world_size()) + " zerosim " + command +
+                          " ...) or use " + resize
+                    : " processes run: give as many GPUs as processes (" + resize + ")"));
+  }
+  if (cluster.gpu.backend == "cpu" && f.backend != "cpu") {
+    return Status::invalid_argument("--backend " + f.backend +
+                                    ": the cluster's devices are CPU ranks (gpu.backend \"cpu\"); "
+                                    "run them with --backend cpu, or give a GPU cluster");
+  }
+  return Status::ok();
+}
+
+// The flags that shape the prediction: the sequence, checkpointing, a calibration profile.
+Status read_prediction_flags(const RunFlags& f, sim::SimulationRequest* request) {
+  if (!f.seq_len.empty()) {
+    ZS_ASSIGN_OR_RETURN(request->seq_len, parse_int_flag("--seq-len", f.seq_len, 1, 1'000'000));
+  }
+  request->activation_checkpointing = f.checkpointing;
+  if (!f.profile.empty()) {
+    ZS_ASSIGN_OR_RETURN(request->profile, read_profile_flags(f.profile, "", request->cluster));
+  }
+  return Status::ok();
+}
+
+// validate's flags: the warm-up steps (at least one step timed), the file (a name without '/',
+// in a folder that exists or can be made), the tolerance.
+struct ValidationSetup {
+  std::int64_t warmup = 0;
+  double tolerance = 0.25;
+  std::string path;
+};
+
+Result<ValidationSetup> read_validation_flags(const RunFlags& f, std::int64_t steps,
+                                              const std::string& model, int world) {
+  ValidationSetup v;
+  // Without --warmup, the default gives way to a short run: at least one step is timed.
+  const std::string warmup_text =
+      f.warmup.empty() ? std::to_string(std::min<std::int64_t>(2, steps - 1)) : f.warmup;
+  auto w = parse_int_flag("--warmup", warmup_text, 0, steps - 1);
+  if (!w.ok()) {
+    return Status::invalid_argument(w.status().message() + " (the run has " +
+                                    std::to_string(steps) +
+                                    " step(s); at least one must be timed)");
+  }
+  v.warmup = *w;
+  std::string name = f.name;
+  if (name.empty()) {
+    name = std::filesystem::path(f.common.config).stem().string() + "." + model + "." +
+           std::to_string(world) + "ranks";
+    std::replace(name.begin(), name.end(), '/', '_');  // an HF repo id as the model's name
+  } else if (name.find('/') != std::string::npos || name == "." || name == "..") {
+    return Status::invalid_argument("--name: \"" + name +
+                                    "\" is not allowed; expected a file name without '/'");
+  }
+  v.path = (std::filesystem::path(f.output_dir) / (name + ".json")).string();
+  ZS_RETURN_IF_ERROR(check_validation_destination(f.output_dir, name + ".json"));
+  char* end = nullptr;
+  v.tolerance = std::strtod(f.tolerance.c_str(), &end);
+  if (f.tolerance.empty() || *end != '\0' || !(v.tolerance > 0 && v.tolerance <= 10)) {
+    return Status::invalid_argument("--tolerance: \"" + f.tolerance +
+                                    "\" is not allowed; expected a fraction "
+                                    "above 0 and up to 10 (0.25: within 25%)");
+  }
+  return v;
+}
+
+// The Plan the executor runs (plan/plan_step.h), priced as simulate prices it; --data must hold
+// a sequence of it.
+Result<sim::SimulationResult> plan_and_predict(const RunFlags& f,
+                                               const sim::SimulationRequest& request,
+                                               const exec::ExecOptions& options) {
+  ZS_ASSIGN_OR_RETURN(plan::PlannedStep planned, plan::plan_step(request));
+  ZS_ASSIGN_OR_RETURN(sim::SimulationResult sim,
+                      sim::simulate_planned(request, std::move(planned)));
+  if (options.text && static_cast<std::int64_t>(options.text->size()) < sim.seq_len + 1) {
+    return Status::invalid_argument("--data " + f.data + ": holds " +
+                                    std::to_string(options.text->size()) +
+                                    " bytes; one sequence of byte tokens needs seq_len + 1 = " +
+                                    std::to_string(sim.seq_len + 1));
+  }
+  return sim;
+}
+
+// exec::execute, a machine out of memory said as such.
+Result<exec::ExecResult> execute_plan(const sim::SimulationResult& sim,
+                                      const exec::ExecOptions& options) {
+  try {
+    return exec::execute(sim.built, sim.config.config, options);
+  } catch (const std::bad_alloc&) {
+    return Status::invalid_argument(
+        "run: the machine ran out of memory while allocating the model's buffers; "
+        "use a smaller --micro-batch or --seq-len");
+  }
+}
+
+// What a rank measured, gathered for rank 0 to report: the step takes as long as its slowest
+// rank.
+struct GroupFigures {
+  std::vector<double> step_s, host_bytes;
+};
+
+// --json and validate: the group's mean loss per step and, for validate, each step's slowest
+// rank (every rank takes part in these all-reduces); rank 0 prints the measurement, and validate
+// writes it with its verdict. Returns the exit code.
+int report_measurement(const RunFlags& f, exec::RankGroup& ranks, const RunSetup& setup,
+                       const sim::SimulationResult& sim, const exec::ExecResult& result,
+                       const GroupFigures& figures, const ValidationSetup& validation,
+                       const std::vector<std::string>& notes) {
+  std::vector<double> losses, slowest;
+  for (const exec::StepStats& s : result.steps) {
+    losses.push_back(group_mean(ranks, s.loss));
+    if (f.validate) {
+      const std::vector<double> v = group_values(ranks, s.seconds);
+      slowest.push_back(*std::max_element(v.begin(), v.end()));
+    }
+  }
+  if (ranks.rank() != 0) return 0;
+  json::Json j = measured_json(sim, setup.request, result, f.backend, figures.step_s,
+                               figures.host_bytes, losses);
+  j["notes"] = notes;
+  const auto text = [&j] { return j.dump(2, ' ', false, json::Json::error_handler_t::replace); };
+  if (!f.validate) {
+    print(text());
+    return 0;
+  }
+  const Validation v = validate_run(sim, result, slowest, static_cast<int>(validation.warmup));
+  // The figure `zerosim report` sets beside the prediction: the median, as the verdict.
+  j["time"]["step_s"] = v.measured_step_s;
+  j["time"]["statistic"] = "median over the steps after the warm-up of each step's slowest rank";
+  j["validation"] = validation_json(v);
+  // The folder is made only now, so a failed or interrupted run leaves none behind; a file that
+  // cannot be written after all does not lose the measurement: it is printed.
+  std::error_code ec;
+  std::filesystem::create_directories(f.output_dir, ec);
+  Status written = ec ? Status::io_error(f.output_dir +
+                                         ": error[file]: cannot create the "
+                                         "directory: " +
+                                         ec.message())
+                      : write_output_file(validation.path, text() + "\n");
+  if (!written.is_ok()) {
+    print(f.common.json ? text() : validation_text(v, validation.tolerance) + text() + "\n");
+    return fail(written.with_context("the measurement above could not be saved"), f.common.json);
+  }
+  print(f.common.json
+            ? text()
+            : validation_text(v, validation.tolerance) + "wrote " + validation.path + "\n");
+  return std::fabs(v.step_error) <= validation.tolerance ? kExitOk : kExitOutsideTolerance;
+}
+
+// run's closing lines: each rank's step and host memory (several ranks), the measured step,
+// throughput and memory, and the prediction beside it.
+std::string measured_text(const RunFlags& f, const RunSetup& setup,
+                          const sim::SimulationResult& sim, const exec::ExecResult& result,
+                          const GroupFigures& figures, std::int64_t tokens_per_step, int world) {
+  std::string out;
+  char line[320];
+  const double step_s = *std::max_element(figures.step_s.begin(), figures.step_s.end());
+  const double tokens_per_s = step_s > 0 ? static_cast<double>(tokens_per_step) / step_s : 0.0;
+  for (int r = 0; world > 1 && r < world; ++r) {
+    std::snprintf(line, sizeof line,
+                  "rank %d: step %.3f s (mean after the first), peak host memory %.1f MiB\n", r,
+                  figures.step_s[static_cast<std::size_t>(r)],
+                  figures.host_bytes[static_cast<std::size_t>(r)] / (1 << 20));
+    out += line;
+  }
+  const auto mib = [](std::int64_t b) { return static_cast<double>(b) / (1 << 20); };
+  if (f.backend == "cuda" && result.device_memory) {
+    std::snprintf(line, sizeof line,
+                  "measured on %s: step %.4f s (mean after the first), %.0f tokens/s, peak GPU "
+                  "memory %.1f MiB allocated, %.1f MiB reserved\n",
+                  exec::cuda_device_name().c_str(), step_s, tokens_per_s,
+                  mib(result.device_memory->peak_allocated_bytes),
+                  mib(result.device_memory->peak_reserved_bytes));
+    out += line;
+  } else {
+    std::snprintf(
+        line, sizeof line,
+        "measured step %.3f s (mean after the first%s), %.0f tokens/s, peak host memory "
+        "%.1f MiB%s\n",
+        step_s, world > 1 ? ", slowest rank" : "", tokens_per_s,
+        *std::max_element(figures.host_bytes.begin(), figures.host_bytes.end()) / (1 << 20),
+        world > 1 ? " (largest rank)" : "");
+    out += line;
+    if (result.device_memory) {
+      // Rank 0's; every rank's Plan is the same, so are the others'.
+      std::snprintf(line, sizeof line,
+                    "the plan's GPU buffers through the caching allocator (rank 0): %.2f MiB "
+                    "allocated, %.2f MiB reserved at the peak; simulate's replay: %.2f MiB, "
+                    "%.2f MiB\n",
+                    mib(result.device_memory->peak_allocated_bytes),
+                    mib(result.device_memory->peak_reserved_bytes),
+                    mib(sim.memory.gpu_allocator_allocated_peak_bytes),
+                    mib(sim.memory.gpu_allocator_reserved_peak_bytes));
+      out += line;
+    }
+  }
+  const configs::Cluster& cluster = setup.request.cluster;
+  const bool cpu_device = cluster.gpu.backend == "cpu";
+  std::snprintf(line, sizeof line, "predicted on %s: step %.4f s, %s peak %.1f MiB%s\n",
+                cluster.gpu.name.c_str(), sim.time.step_s, cpu_device ? "device" : "GPU",
+                mib(sim.memory.gpu_peak_bytes),
+                f.backend == "cuda" || cpu_device
+                    ? ""
+                    : " (the CPU backend checks values, not GPU speed: zerosim validate with "
+                      "zerosim calibrate's cluster and profile predicts this machine)");
+  out += line;
+  return out;
+}
+
+// Flags, the rank group, the plan and its prediction, the run, the report. One process per
+// rank: mpirun -np N zerosim run ... runs the N-rank Plan, each process its rank
+// (exec/launch.h); without a launcher, one rank.
+int run_run(const RunFlags& f) {
+  const auto failed = [&f](const Status& s) { return fail(s, f.common.json); };
+  auto setup = read_run_flags(f);
+  if (!setup.ok()) return failed(setup.status());
+  RunSetup& r = *setup;
+  auto group = exec::RankGroup::start(static_cast<double>(r.timeout_s));
   if (!group.ok()) return failed(group.status().with_context("run"));
   exec::RankGroup& ranks = **group;
   const int world = ranks.size();
@@ -294,111 +551,18 @@ int run_run(const RunFlags& f) {
          f.common.json && ranks.rank() == 0);
     ranks.abort(1);
   };
-  if (!f.common.world.empty() && in->options.world_size && *in->options.world_size != world) {
-    const std::string command = f.validate ? "validate" : "run";
-    return failed_rank(Status::invalid_argument(
-        "--world " + f.common.world + " disagrees with the " + std::to_string(world) +
-        " process(es) running: " + command + " runs one rank per process, so start " +
-        f.common.world + " (mpirun -np " + f.common.world + " zerosim " + command +
-        " ...) or drop --world"));
-  }
-  // validate compares like with like: the CPU backend's measurement against a prediction for
-  // the CPU ranks calibrate describes, not for the H100 `run` assumes without a cluster.
-  if (f.validate && f.backend == "cpu" && !in->cluster) {
-    return failed_rank(Status::invalid_argument(
-        "validate --backend cpu needs the cluster of the CPU ranks it measures: run zerosim "
-        "calibrate, then pass --cluster PROFILE.cluster.json --profile PROFILE.json (without "
-        "them the prediction would be for an H100, and the verdict meaningless)"));
-  }
-  if (!in->cluster) {
-    auto c = configs::make_cluster("h100-80gb-sxm", 1, world);
-    if (!c.ok()) return failed_rank(c.status());
-    request.cluster = *c;
-  }
-  if (request.cluster.world_size() != world) {
-    // The way out names the flags this command line can take: a cluster file fixes the GPU
-    // count itself (--gpus-per-node cannot be combined with --cluster).
-    const std::string command = f.validate ? "validate" : "run";
-    const std::string gpus = std::to_string(world);
-    const std::string resize = f.common.cluster.cluster_file.empty()
-                                   ? "--gpus-per-node " + gpus
-                                   : "a cluster file whose \"gpus_per_node\" is " + gpus + " (" +
-                                         f.common.cluster.cluster_file + " says " +
-                                         std::to_string(request.cluster.gpus_per_node) + ")";
-    return failed_rank(Status::invalid_argument(
-        command + ": the cluster has " + std::to_string(request.cluster.world_size()) +
-        " GPUs and " + gpus +
-        (world == 1 ? " process runs: start one process per GPU (mpirun -np " +
-                          std::to_string(request.cluster.world_size()) + " zerosim " + command +
-                          " ...) or use " + resize
-                    : " processes run: give as many GPUs as processes (" + resize + ")")));
-  }
-  if (request.cluster.gpu.backend == "cpu" && f.backend != "cpu") {
-    return failed_rank(
-        Status::invalid_argument("--backend " + f.backend +
-                                 ": the cluster's devices are CPU ranks (gpu.backend \"cpu\"); "
-                                 "run them with --backend cpu, or give a GPU cluster"));
-  }
-  options.communicator = ranks.communicator();
-  options.collective_timeout_s = static_cast<double>(*timeout);
-  if (!f.seq_len.empty()) {
-    auto s = parse_int_flag("--seq-len", f.seq_len, 1, 1'000'000);
-    if (!s.ok()) return failed_rank(s.status());
-    request.seq_len = *s;
-  }
-  request.activation_checkpointing = f.checkpointing;
-  if (!f.profile.empty()) {
-    auto profile = read_profile_flags(f.profile, "", request.cluster);
-    if (!profile.ok()) return failed_rank(profile.status());
-    request.profile = *profile;
-  }
-  std::int64_t warmup = 0;
-  double tolerance = 0.25;
-  std::string validation_path;
+  if (Status s = fit_cluster(f, r.in, world, &r.request); !s.is_ok()) return failed_rank(s);
+  r.options.communicator = ranks.communicator();
+  r.options.collective_timeout_s = static_cast<double>(r.timeout_s);
+  if (Status s = read_prediction_flags(f, &r.request); !s.is_ok()) return failed_rank(s);
+  ValidationSetup validation;
   if (f.validate) {
-    // Without --warmup, the default gives way to a short run: at least one step is timed.
-    const std::string warmup_text =
-        f.warmup.empty() ? std::to_string(std::min<std::int64_t>(2, *steps - 1)) : f.warmup;
-    auto w = parse_int_flag("--warmup", warmup_text, 0, *steps - 1);
-    if (!w.ok()) {
-      return failed_rank(Status::invalid_argument(w.status().message() + " (the run has " +
-                                                  std::to_string(*steps) +
-                                                  " step(s); at least one must be timed)"));
-    }
-    warmup = *w;
-    // The file, before the run: a name without '/', in a folder that exists or can be made.
-    std::string name = f.name;
-    if (name.empty()) {
-      name = std::filesystem::path(f.common.config).stem().string() + "." + request.model.name +
-             "." + std::to_string(world) + "ranks";
-      std::replace(name.begin(), name.end(), '/', '_');  // an HF repo id as the model's name
-    } else if (name.find('/') != std::string::npos || name == "." || name == "..") {
-      return failed_rank(Status::invalid_argument(
-          "--name: \"" + name + "\" is not allowed; expected a file name without '/'"));
-    }
-    validation_path = (std::filesystem::path(f.output_dir) / (name + ".json")).string();
-    if (Status s = check_validation_destination(f.output_dir, name + ".json"); !s.is_ok()) {
-      return failed_rank(s);
-    }
-    char* end = nullptr;
-    tolerance = std::strtod(f.tolerance.c_str(), &end);
-    if (f.tolerance.empty() || *end != '\0' || !(tolerance > 0 && tolerance <= 10)) {
-      return failed_rank(Status::invalid_argument("--tolerance: \"" + f.tolerance +
-                                                  "\" is not allowed; expected a fraction "
-                                                  "above 0 and up to 10 (0.25: within 25%)"));
-    }
+    auto v = read_validation_flags(f, r.steps, r.request.model.name, world);
+    if (!v.ok()) return failed_rank(v.status());
+    validation = std::move(v).value();
   }
-  // The Plan the executor runs (plan/plan_step.h), priced as simulate prices it.
-  auto planned = plan::plan_step(request);
-  if (!planned.ok()) return failed_rank(planned.status());
-  auto sim = sim::simulate_planned(request, std::move(*planned));
+  auto sim = plan_and_predict(f, r.request, r.options);
   if (!sim.ok()) return failed_rank(sim.status());
-  if (options.text && static_cast<std::int64_t>(options.text->size()) < sim->seq_len + 1) {
-    return failed_rank(Status::invalid_argument(
-        "--data " + f.data + ": holds " + std::to_string(options.text->size()) +
-        " bytes; one sequence of byte tokens needs seq_len + 1 = " +
-        std::to_string(sim->seq_len + 1)));
-  }
   const std::vector<std::string> notes = run_notes(sim->config.config);
   // The group's tokens: every rank trains on its own micro-batches.
   const std::int64_t tokens_per_step = sim->built.layout.tokens_per_step() * world;
@@ -413,7 +577,7 @@ int run_run(const RunFlags& f) {
       for (const std::string& n : notes) print("note: " + n);
       std::fflush(stdout);
     }
-    options.on_step = [tokens_per_step, &ranks, speaks](const exec::StepStats& s) {
+    r.options.on_step = [tokens_per_step, &ranks, speaks](const exec::StepStats& s) {
       exec::StepStats mean = s;
       mean.loss = group_mean(ranks, s.loss);
       if (!speaks) return;
@@ -421,115 +585,15 @@ int run_run(const RunFlags& f) {
       std::fflush(stdout);
     };
   }
-  Result<exec::ExecResult> result = Status::invalid_argument("not run");
-  try {
-    result = exec::execute(sim->built, sim->config.config, options);
-  } catch (const std::bad_alloc&) {
-    return failed_rank(Status::invalid_argument(
-        "run: the machine ran out of memory while allocating the model's buffers; "
-        "use a smaller --micro-batch or --seq-len"));
-  }
+  const Result<exec::ExecResult> result = execute_plan(*sim, r.options);
   if (!result.ok()) return failed_rank(result.status().with_context(f.common.config));
-
-  // Every rank's figures, for rank 0 to report: the step takes as long as its slowest rank.
-  const std::vector<double> rank_step_s = group_values(ranks, steady_step_s(*result));
-  const std::vector<double> rank_host_bytes =
-      group_values(ranks, static_cast<double>(peak_rss_bytes()));
+  const GroupFigures figures{group_values(ranks, steady_step_s(*result)),
+                             group_values(ranks, static_cast<double>(peak_rss_bytes()))};
   if (f.validate || f.common.json) {
-    // The group's mean loss per step, and for validate each step's slowest rank (every rank
-    // takes part in these all-reduces).
-    std::vector<double> losses, slowest;
-    for (const exec::StepStats& s : result->steps) {
-      losses.push_back(group_mean(ranks, s.loss));
-      if (f.validate) {
-        const std::vector<double> v = group_values(ranks, s.seconds);
-        slowest.push_back(*std::max_element(v.begin(), v.end()));
-      }
-    }
-    if (!speaks) return 0;
-    json::Json j =
-        measured_json(*sim, request, *result, f.backend, rank_step_s, rank_host_bytes, losses);
-    j["notes"] = notes;
-    const auto text = [&j] { return j.dump(2, ' ', false, json::Json::error_handler_t::replace); };
-    if (!f.validate) {
-      print(text());
-      return 0;
-    }
-    const Validation v = validate_run(*sim, *result, slowest, static_cast<int>(warmup));
-    // The figure `zerosim report` sets beside the prediction: the median, as the verdict.
-    j["time"]["step_s"] = v.measured_step_s;
-    j["time"]["statistic"] = "median over the steps after the warm-up of each step's slowest rank";
-    j["validation"] = validation_json(v);
-    // The folder is made only now, so a failed or interrupted run leaves none behind; a file
-    // that cannot be written after all does not lose the measurement: it is printed.
-    std::error_code ec;
-    std::filesystem::create_directories(f.output_dir, ec);
-    Status written = ec ? Status::io_error(f.output_dir +
-                                           ": error[file]: cannot create the "
-                                           "directory: " +
-                                           ec.message())
-                        : write_output_file(validation_path, text() + "\n");
-    if (!written.is_ok()) {
-      print(f.common.json ? text() : validation_text(v, tolerance) + text() + "\n");
-      return failed(written.with_context("the measurement above could not be saved"));
-    }
-    print(f.common.json ? text()
-                        : validation_text(v, tolerance) + "wrote " + validation_path + "\n");
-    return std::fabs(v.step_error) <= tolerance ? kExitOk : kExitOutsideTolerance;
+    return report_measurement(f, ranks, r, *sim, *result, figures, validation, notes);
   }
   if (!speaks) return 0;
-  std::string out;
-  char line[320];
-  const double step_s = *std::max_element(rank_step_s.begin(), rank_step_s.end());
-  const double tokens_per_s = step_s > 0 ? static_cast<double>(tokens_per_step) / step_s : 0.0;
-  if (world > 1) {
-    for (int r = 0; r < world; ++r) {
-      std::snprintf(line, sizeof line,
-                    "rank %d: step %.3f s (mean after the first), peak host memory %.1f MiB\n", r,
-                    rank_step_s[static_cast<std::size_t>(r)],
-                    rank_host_bytes[static_cast<std::size_t>(r)] / (1 << 20));
-      out += line;
-    }
-  }
-  if (f.backend == "cuda" && result->device_memory) {
-    std::snprintf(line, sizeof line,
-                  "measured on %s: step %.4f s (mean after the first), %.0f tokens/s, peak GPU "
-                  "memory %.1f MiB allocated, %.1f MiB reserved\n",
-                  exec::cuda_device_name().c_str(), step_s, tokens_per_s,
-                  static_cast<double>(result->device_memory->peak_allocated_bytes) / (1 << 20),
-                  static_cast<double>(result->device_memory->peak_reserved_bytes) / (1 << 20));
-    out += line;
-  } else {
-    std::snprintf(line, sizeof line,
-                  "measured step %.3f s (mean after the first%s), %.0f tokens/s, peak host memory "
-                  "%.1f MiB%s\n",
-                  step_s, world > 1 ? ", slowest rank" : "", tokens_per_s,
-                  *std::max_element(rank_host_bytes.begin(), rank_host_bytes.end()) / (1 << 20),
-                  world > 1 ? " (largest rank)" : "");
-    out += line;
-    if (result->device_memory) {
-      // Rank 0's; every rank's Plan is the same, so are the others'.
-      std::snprintf(line, sizeof line,
-                    "the plan's GPU buffers through the caching allocator (rank 0): %.2f MiB "
-                    "allocated, %.2f MiB reserved at the peak; simulate's replay: %.2f MiB, "
-                    "%.2f MiB\n",
-                    static_cast<double>(result->device_memory->peak_allocated_bytes) / (1 << 20),
-                    static_cast<double>(result->device_memory->peak_reserved_bytes) / (1 << 20),
-                    static_cast<double>(sim->memory.gpu_allocator_allocated_peak_bytes) / (1 << 20),
-                    static_cast<double>(sim->memory.gpu_allocator_reserved_peak_bytes) / (1 << 20));
-      out += line;
-    }
-  }
-  const bool cpu_device = request.cluster.gpu.backend == "cpu";
-  std::snprintf(line, sizeof line, "predicted on %s: step %.4f s, %s peak %.1f MiB%s\n",
-                request.cluster.gpu.name.c_str(), sim->time.step_s, cpu_device ? "device" : "GPU",
-                static_cast<double>(sim->memory.gpu_peak_bytes) / (1 << 20),
-                f.backend == "cuda" || cpu_device
-                    ? ""
-                    : " (the CPU backend checks values, not GPU speed: zerosim validate with "
-                      "zerosim calibrate's cluster and profile predicts this machine)");
-  out += line;
-  print(out);
+  print(measured_text(f, r, *sim, *result, figures, tokens_per_step, world));
   return 0;
 }
 
