@@ -8,7 +8,7 @@
 // training mode, a micro-batch of 2 or more) by scripts/measure_eager_dispatch.py, which counts
 // every call under a TorchDispatchMode and charges it to a model op (models/op_graph.h): forward
 // by the innermost module running it, backward per layer from the whole model's count shared as
-// each part's own backward has it; reports/measurements/2026-12-05-eager-dispatch.json keeps its
+// each part's own backward has it; results/measurements/2026-12-05-eager-dispatch.json keeps its
 // output (with Qwen3's q_norm and k_norm, each an op of its own, and the MoE block's routing and
 // experts of Mixtral and Qwen3-MoE). The attention module's own calls
 // (head split and merge, rotary, the SDPA core or the eager score passes, its dropout) go to

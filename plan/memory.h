@@ -41,7 +41,7 @@ struct MemoryOptions {
   Bytes host_load_bytes_per_rank = 0;
 };
 // Reserved exceeded allocated by 3-13% of capacity in the cases measured
-// (reports/measurements/2026-11-25-fidelity-calibrated.md); 0.75 leaves twice that.
+// (results/measurements/2026-11-25-fidelity-calibrated.md); 0.75 leaves twice that.
 inline constexpr double kAllocatorNearCapacity = 0.75;
 
 struct Breakdown {

@@ -2,7 +2,7 @@
 // and fills its weights on the host with transformers' from_pretrained (the HF Trainer's way,
 // and most scripts'); initialize then moves the module to its GPU (stages 0-2) or the weights go
 // straight into zero.Init's GPU partitions (stage 3, HfDeepSpeedConfig alive). What the load
-// holds is measured in reports/measurements/2026-11-29-hf-model-load-host-memory.md
+// holds is measured in results/measurements/2026-11-29-hf-model-load-host-memory.md
 // (transformers 5.16, safetensors 0.8, DeepSpeed 0.19.6, 2 ranks):
 //   - weights loaded in the checkpoint's own dtype (dtype "auto", transformers 5's default) are
 //     views of the mmap'd safetensors file: no anonymous memory (+0.005x), only page cache (1.0x

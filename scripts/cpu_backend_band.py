@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The step-time band of zerosim's CPU backend, from every committed `validate` run on CPU ranks.
 
-Reads reports/measurements/*/validation/*.json written by `zerosim validate` with the CPU backend
+Reads results/measurements/*/validation/*.json written by `zerosim validate` with the CPU backend
 (each has validation.step.error = (predicted - measured) / measured, measured as the median over
 the timed steps of each step's slowest rank), and writes configs/profiles/cpu_backend_band.json:
 the 68th percentile (nearest rank) of the absolute errors, rounded up to a whole percent, the
@@ -24,7 +24,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(root, "configs/profiles/cpu_backend_band.json"))
     args = parser.parse_args()
     rows = []
-    for path in sorted(glob.glob(os.path.join(root, "reports/measurements/*/validation/*.json"))):
+    for path in sorted(glob.glob(os.path.join(root, "results/measurements/*/validation/*.json"))):
         with open(path) as f:
             doc = json.load(f)
         if doc.get("backend") != "cpu":
@@ -32,7 +32,7 @@ def main():
         error = doc["validation"]["step"]["error"]
         rows.append({"file": os.path.relpath(path, root), "error": round(error, 4)})
     if not rows:
-        sys.exit("cpu_backend_band: no CPU validation runs under reports/measurements")
+        sys.exit("cpu_backend_band: no CPU validation runs under results/measurements")
     errors = sorted(abs(r["error"]) for r in rows)
     p68 = errors[math.ceil(0.68 * len(errors)) - 1]
     band = math.ceil(p68 * 100 - 1e-9) / 100

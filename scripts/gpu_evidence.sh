@@ -29,7 +29,7 @@
 #                                      (all of them) in $OUT (the device tool brings back at most
 #                                      8 files)
 #   scripts/gpu_evidence.sh dry-run    here: what `run` would run, command by command
-#   scripts/gpu_evidence.sh record DIR here: DIR (the files `run` wrote) into reports/gpu/
+#   scripts/gpu_evidence.sh record DIR here: DIR (the files `run` wrote) into results/gpu/
 #
 # .whl: DeepSpeed 0.19.6 built with DS_BUILD_OPS=0 and the wheels it needs that the GPU machine
 # lacks (hjson, pydantic and its own, ninja for DeepSpeedCPUAdam's JIT build), made here by
@@ -40,7 +40,7 @@
 # each part has a timeout, and past 450 s the rest is skipped (GPU_EVIDENCE_BUDGET_S); call it
 # with the device tool's timeout_s 540 and carry ["build-gpu/evidence", ".whl"]. On an H100 on
 # 2026-11-26 everything but DeepSpeed took 183 s, and calibrate with DeepSpeed's four runs 226 s
-# (reports/gpu/2026-11-26-*): the whole run needs a budget of about 420 s. DeepSpeed's part now
+# (results/gpu/2026-11-26-*): the whole run needs a budget of about 420 s. DeepSpeed's part now
 # has eight configs, the offload ones with a JIT build of DeepSpeedCPUAdam: it stops starting
 # configs after 240 s and is killed at 330 s, and runs first; when it takes all of that, the
 # parts after it get what is left of the 450 s (GPU_EVIDENCE_ONLY reruns them in a second call).
@@ -302,7 +302,7 @@ cmd_record() {
   local device
   [[ -f $from/gpu_evidence.tar.gz ]] || { echo "$from has no gpu_evidence.tar.gz" >&2; exit 1; }
   device=$(head -3 "$from/device.txt" | tail -1 | cut -d, -f1 | tr ' ' '-' | tr -cd 'A-Za-z0-9-')
-  local to="reports/gpu/$(date -u +%Y-%m-%d)-${device:-gpu}"
+  local to="results/gpu/$(date -u +%Y-%m-%d)-${device:-gpu}"
   mkdir -p "$to"
   tar xzf "$from/gpu_evidence.tar.gz" -C "$to"
   echo "recorded in $to: read summary.md, then commit it"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The per-recording table of reports/measurements/2026-11-28-host-model.md: for each recording
+"""The per-recording table of results/measurements/2026-11-28-host-model.md: for each recording
 of tests/plan/oracle/host_ops/, DeepSpeed's ATen calls per optimizer step (last rank, collectives
 apart, as plan_host_ops_test reads them), the Plan's (from the test's printed table), and, with
 --old-zerosim, what an older zerosim counted as host operations per step (`simulate --json`,

@@ -10,7 +10,7 @@ copies' softmax(..., dtype=torch.float32).to(query.dtype) keeps the fp32 output 
 bf16 cast (2).
 
 Run with the oracle's Python:
-  python scripts/measure_attention_saved.py > reports/measurements/2026-12-05-attention-saved.txt
+  python scripts/measure_attention_saved.py > results/measurements/2026-12-05-attention-saved.txt
 """
 import torch
 from transformers import GPT2Config, LlamaConfig

@@ -31,7 +31,7 @@ the CPU and CUDA for the same code path: F.dropout is sent down native_dropout (
 and SDPA's dropout to its fused kernel, as scripts/record_host_ops.py does.
 
 Run with the oracle's Python (torch, transformers):
-  python scripts/measure_eager_dispatch.py > reports/measurements/2026-11-28-eager-dispatch.json
+  python scripts/measure_eager_dispatch.py > results/measurements/2026-11-28-eager-dispatch.json
   python scripts/measure_eager_dispatch.py --cxx    # kTable in models/eager_dispatch_table.h
 """
 import collections

@@ -22,7 +22,7 @@ with SDPA and eager attention. Sequences: the same length for the source and the
 stacks' first blocks differ from the others (measure_t5).
 
 Run with the oracle's Python (torch, transformers):
-  python scripts/measure_eager_dispatch_seq2seq.py > reports/measurements/2026-12-05-eager-dispatch-seq2seq.json
+  python scripts/measure_eager_dispatch_seq2seq.py > results/measurements/2026-12-05-eager-dispatch-seq2seq.json
   python scripts/measure_eager_dispatch_seq2seq.py --cxx    # kSeq2SeqTable in models/eager_dispatch_table.h
 """
 import collections

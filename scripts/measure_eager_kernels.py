@@ -20,7 +20,7 @@ kernel count and, per class, bytes per element of the class, split into 16-bit t
 scale with the training dtype) and others (fp32 upcasts, bool masks, int64 labels: fixed).
 
 Run with a Python that has torch and transformers (the oracle's venv does):
-  python scripts/measure_eager_kernels.py > reports/measurements/2026-11-25-eager-kernels.json
+  python scripts/measure_eager_kernels.py > results/measurements/2026-11-25-eager-kernels.json
   python scripts/measure_eager_kernels.py --cxx   # the table in sim/eager_kernels.cc
 It takes a few seconds on a CPU. The numbers do not depend on the shapes chosen (the script
 checks two shapes agree).

@@ -56,7 +56,7 @@ HOW
 RUN (one at a time, niced; the oracle venv)
     cd /work/main && DS_ACCELERATOR=cpu TORCH_EXTENSIONS_DIR=/work/oracle_runs/home_0196/torch_ext \
       nice -n 10 /work/oracle_runs/home_0196/venv/bin/python scripts/measure_host_costs.py \
-      --out-json reports/measurements/2026-11-25-deepspeed-host-costs.json --tables-md /tmp/host_cost_tables.md
+      --out-json results/measurements/2026-11-25-deepspeed-host-costs.json --tables-md /tmp/host_cost_tables.md
   Options: --only NAME[,NAME] (run names, e.g. gpt2_ws2_s3), --models gpt2,llama, --world-sizes 2,1,
   --configs s0,s1,s1ovl,s2,s2ovl,s3,s3pf0, --timed-steps 20, --warmup-steps 5, --ga 2, --seq-len 32.
   Shared machine: each run records rank 0's main-thread CPU share (thread_time / wall) per pass;

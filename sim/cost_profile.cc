@@ -46,7 +46,7 @@ namespace {
 
 // A CPU device without a profile of its own: what `zerosim calibrate --backend cpu` measured on
 // the development VM (AMD EPYC, 2 cores under KVM, SSE2 build, 2 ranks under mpirun, 7 repeats),
-// reports/measurements/2026-11-26-cpu-validation/cpu.json, rounded to 3 digits. Another
+// results/measurements/2026-11-26-cpu-validation/cpu.json, rounded to 3 digits. Another
 // machine's figures differ: simulate a CPU cluster with the profile calibrate wrote beside its
 // cluster file.
 CostProfile default_cpu_profile() {
@@ -130,7 +130,7 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   //   `kernel_launch_overhead = 7`), matching torch.add's 7.1 us per call on an A100 host
   //   (flagos-ai/FlagGems#4558) and within HTA's 5-20 us;
   // - one that launches nothing: 1.155 us, torch.add on 1-element CPU tensors on the development
-  //   VM (reports/measurements/2026-11-25-deepspeed-host-costs.md, unit (a)), which is what a
+  //   VM (results/measurements/2026-11-25-deepspeed-host-costs.md, unit (a)), which is what a
   //   dispatch through Python costs without a device;
   // - an nn.Module call's own Python: 5 us, "~5 microseconds extra per module call for
   //   nn.Linear" (pytorch/pytorch#50431, with a bare torch op at 0.91 us there, near unit (a)).
@@ -145,7 +145,7 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   p.sync_s = 50e-6;
   // DeepSpeed 0.19.6's Python per call, its ATen calls apart: the per-call times measured with
   // real DeepSpeed on the development VM (Python 3.11, torch 2.13) by
-  // scripts/measure_host_costs.py (reports/measurements/2026-11-25-deepspeed-host-costs.md, tiny
+  // scripts/measure_host_costs.py (results/measurements/2026-11-25-deepspeed-host-costs.md, tiny
   // GPT-2/Llama, collectives excluded), less the task's ATen calls (plan/host_ops.cc) at unit (a).
   // The measured figures each comes from (medians unless said):
   // - engine.forward minus the module's forward, 110-225 us per micro-step; engine.backward
@@ -213,7 +213,7 @@ CostProfile default_cost_profile(const configs::Cluster& cluster) {
   // of 64)" (A. Karpathy, Feb 2023, nanoGPT on A100, quoted at simonwillison.net/tags/
   // andrej-karpathy). scripts/derive_unaligned_gemm.sh finds the efficiency of the unaligned
   // LM-head GEMMs that makes zerosim's nanoGPT step 1.25x longer at 50257 than at 50304:
-  // reports/measurements/2026-11-25-unaligned-gemm.md. Used for every generation (cuBLAS >= 11
+  // results/measurements/2026-11-25-unaligned-gemm.md. Used for every generation (cuBLAS >= 11
   // runs unaligned shapes on tensor cores, at lower efficiency, on Volta too).
   p.gemm_unaligned_efficiency = kUnalignedGemmEfficiency;
   // A tiny elementwise kernel replayed from a CUDA graph: 1.1-1.3 us (pytorch/pytorch#161104).

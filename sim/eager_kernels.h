@@ -10,7 +10,7 @@
 //
 // The figures were recorded from the real modules (transformers 5.16.1, torch 2.13) by
 // scripts/measure_eager_kernels.py, which intercepts every ATen call forward and backward;
-// reports/measurements/2026-12-05-eager-kernels.json keeps its output and the kernel lists
+// results/measurements/2026-12-05-eager-kernels.json keeps its output and the kernel lists
 // (Phi-3, Gemma, Gemma 2, OPT, GPT-NeoX and BERT added to 2026-11-25-eager-kernels.json; every
 // earlier row the same).
 // Each module's kernels are charged to one model op of the graph (models/op_graph.h):

@@ -48,7 +48,7 @@ Band time_band(Regime r) {
       // configs/profiles/cpu_backend_band.json (sim_uncertainty_test checks it).
       return {0.15, 27,
               "2 in 3 of 27 validate runs of zerosim's CPU backend on 2 ranks of a 2-vCPU VM "
-              "(reports/measurements/*/validation), each calibrated on that machine"};
+              "(results/measurements/*/validation), each calibrated on that machine"};
   }
   ZS_CHECK(false);
   return {};
@@ -57,7 +57,7 @@ Band time_band(Regime r) {
 Band memory_band() {
   return {0.08, 4,
           "real DeepSpeed 0.19.6 on an H100, stages 0-3: allocated peak -7.5% to -4.0% "
-          "(reports/gpu/2026-11-26-NVIDIA-H100-80GB-HBM3-deepspeed)"};
+          "(results/gpu/2026-11-26-NVIDIA-H100-80GB-HBM3-deepspeed)"};
 }
 
 }  // namespace zs::sim

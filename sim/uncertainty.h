@@ -46,7 +46,7 @@ struct Band {
 Band time_band(Regime r);
 
 // The GPU peak's band: real DeepSpeed 0.19.6 on an H100 (GPT-2 124M, stages 0-3,
-// reports/gpu/2026-11-26-NVIDIA-H100-80GB-HBM3-deepspeed/NOTES.md): the allocator replay's
+// results/gpu/2026-11-26-NVIDIA-H100-80GB-HBM3-deepspeed/NOTES.md): the allocator replay's
 // allocated peak against torch.cuda.max_memory_allocated, -7.5% at stages 0-2 and -4.0% at
 // stage 3; the largest, rounded up.
 Band memory_band();

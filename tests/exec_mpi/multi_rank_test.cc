@@ -6,7 +6,7 @@
 // bytes and dtype, in order. In the fp16 runs the last rank's gradient overflows at step 1:
 // every rank skips that step (the Plan's flag all-reduce) and halves its loss scale.
 //
-// Tolerances, checked over 3 steps (measured at 351d859 on 2 and 4 ranks: reports/measurements/
+// Tolerances, checked over 3 steps (measured at 351d859 on 2 and 4 ranks: results/measurements/
 // 2026-11-26-multi-rank-cpu.md): fp32 differs from one rank only in summation order: losses and
 // gradient norms within 1e-6 relative (measured 9e-10, 4e-8), weights within 1e-5 (1.9e-6).
 // bf16 and fp16 reduce gradients in 16 bits over the ring, where one rank reduces nothing:

@@ -1,5 +1,5 @@
 // The host memory of loading a model (plan/model_load.h) against what transformers 5.16 and
-// DeepSpeed 0.19.6 were measured to hold (reports/measurements/
+// DeepSpeed 0.19.6 were measured to hold (results/measurements/
 // 2026-11-29-hf-model-load-host-memory.md), and how it enters a node's host peak.
 #include "plan/model_load.h"
 
