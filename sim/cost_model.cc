@@ -360,12 +360,7 @@ PricedPlan cost_ops_cpu(const plan::Plan& plan, const ModelOpTimes& m,
     c.host_s = p.kernel_launch_s;
     std::visit(
         Overloaded{
-            [&](const plan::ComputeWork& w) {
-              const int a = w.first_model_op, b = w.last_model_op + 1;
-              const bool bwd = w.pass == plan::Pass::kBackward;
-              const auto& ps = bwd ? m.bwd_prefix_s : m.fwd_prefix_s;
-              c.fixed_s = ps[b] - ps[a];
-            },
+            [&](const plan::ComputeWork& w) { c.fixed_s = m.kernel_s(w); },
             [&](const plan::CollectiveWork& cw) {
               if (cw.group_size <= 1) return;
               const double bus_bytes =
@@ -442,12 +437,8 @@ PricedPlan cost_ops(const plan::Plan& plan, const ModelOpTimes& m, const configs
     std::visit(
         Overloaded{
             [&](const plan::ComputeWork& w) {
-              const int a = w.first_model_op, b = w.last_model_op + 1;
-              const bool bwd = w.pass == plan::Pass::kBackward;
-              const auto& ps = bwd ? m.bwd_prefix_s : m.fwd_prefix_s;
-              const auto& ph = bwd ? m.bwd_prefix_host_s : m.fwd_prefix_host_s;
-              c.fixed_s = ps[b] - ps[a];
-              c.host_s = ph[b] - ph[a];
+              c.fixed_s = m.kernel_s(w);
+              c.host_s = m.host_s(w);
             },
             [&](const plan::CollectiveWork& cw) {
               const auto key = static_cast<std::uint64_t>(cw.bytes) * 0x9E3779B97F4A7C15ull +

@@ -84,6 +84,16 @@ struct ModelOpTimes {
   // calls (models/eager_dispatch.h; fused: a launch per kernel) priced by the profile,
   // host_python_slowdown included.
   std::vector<double> fwd_prefix_host_s, bwd_prefix_host_s;
+  // The kernels' and the host's seconds of a compute op's model ops (first_model_op through
+  // last_model_op of its pass).
+  double kernel_s(const plan::ComputeWork& w) const {
+    const auto& ps = w.pass == plan::Pass::kBackward ? bwd_prefix_s : fwd_prefix_s;
+    return ps[w.last_model_op + 1] - ps[w.first_model_op];
+  }
+  double host_s(const plan::ComputeWork& w) const {
+    const auto& ph = w.pass == plan::Pass::kBackward ? bwd_prefix_host_s : fwd_prefix_host_s;
+    return ph[w.last_model_op + 1] - ph[w.first_model_op];
+  }
   // Prefix sums of the same ATen calls, those that launch a kernel and those that do not.
   std::vector<std::int64_t> fwd_prefix_calls, bwd_prefix_calls;
   // GEMMs with a dimension off the 16-byte grid (CostProfile::gemm_unaligned_efficiency): the
