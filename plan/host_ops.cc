@@ -115,13 +115,8 @@ constexpr TaskRow kTaskDispatch[] = {
 };
 // clang-format on
 
-constexpr bool in_enum_order() {
-  for (std::size_t i = 0; i < std::size(kTaskDispatch); ++i) {
-    if (static_cast<std::size_t>(kTaskDispatch[i].task) != i) return false;
-  }
-  return std::size(kTaskDispatch) == static_cast<std::size_t>(HostTask::kCount);
-}
-static_assert(in_enum_order(), "kTaskDispatch lists every HostTask in its order");
+static_assert(lists_every_host_task(kTaskDispatch),
+              "kTaskDispatch lists every HostTask in its order");
 
 }  // namespace
 

@@ -107,7 +107,7 @@ struct Peaks {
   Bytes host = -1, nvme = 0;
 };
 
-Peaks find_peaks(const Plan& plan, const MemoryOptions& o, Deltas& d, MemoryReport* r) {
+Peaks find_peaks(const Plan& plan, const MemoryOptions& o, const Deltas& d, MemoryReport* r) {
   const int n = static_cast<int>(plan.ops.size());
   const Bytes fixed = o.cuda_context_bytes + o.nccl_workspace_bytes;
   Bytes gpu = d.gpu_now, host = d.host_now, nvme = d.nvme_now;
@@ -194,7 +194,7 @@ void host_per_node(const MemoryOptions& o, const Peaks& p, MemoryReport* r) {
 // cost a per-category update for every allocation of a 10^4-op plan; a sweep replays thousands.)
 MemoryReport replay_memory(const Plan& plan, const MemoryOptions& o) {
   MemoryReport r;
-  Deltas deltas = buffer_deltas(plan, &r);
+  const Deltas deltas = buffer_deltas(plan, &r);
   const Peaks peaks = find_peaks(plan, o, deltas, &r);
   breakdown_at_peaks(plan, peaks, &r);
   r.gpu_capacity_bytes = o.gpu_capacity_bytes;

@@ -162,13 +162,8 @@ constexpr HostTaskName kHostTaskNames[] = {
 };
 // clang-format on
 
-constexpr bool in_enum_order() {
-  for (std::size_t i = 0; i < std::size(kHostTaskNames); ++i) {
-    if (static_cast<std::size_t>(kHostTaskNames[i].task) != i) return false;
-  }
-  return std::size(kHostTaskNames) == static_cast<std::size_t>(HostTask::kCount);
-}
-static_assert(in_enum_order(), "kHostTaskNames lists every HostTask in its order");
+static_assert(lists_every_host_task(kHostTaskNames),
+              "kHostTaskNames lists every HostTask in its order");
 
 }  // namespace
 

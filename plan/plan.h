@@ -377,6 +377,15 @@ enum class HostTask : std::uint8_t {
   kCount,
 };
 inline constexpr int kHostTaskCount = static_cast<int>(HostTask::kCount);
+// Whether a table of rows with a `task` member lists every HostTask once, in the enum's order
+// (rows[i].task is task i), so that a task indexes its row: for static_assert.
+template <typename Row, std::size_t N>
+constexpr bool lists_every_host_task(const Row (&rows)[N]) {
+  for (std::size_t i = 0; i < N; ++i) {
+    if (static_cast<std::size_t>(rows[i].task) != i) return false;
+  }
+  return N == static_cast<std::size_t>(kHostTaskCount);
+}
 std::string_view host_task_name(HostTask t);
 
 // One kind of call and how many, in 4 bytes (a count past 2^24 is a plan/ bug: HostCalls::add).

@@ -216,9 +216,25 @@ def depth_runs(build_fn, op_of_fn, family, shapes, attn):
     return ids, runs
 
 
+def add_backward(result, runs, enc_parts, dec_parts, outside):
+    """Each part's backward calls into result[op]["bwd"]: an encoder layer's from 2 against 1
+    encoder layers, a decoder layer's from 2 against 1 decoder layers, the rest outside them; what
+    the parts measured alone leave of each goes to the layer's residual entry and, outside, to the
+    embedding (med.settle)."""
+    bwd11 = runs[(1, 1)][3]
+    enc_bwd = {c: runs[(2, 1)][3][c] - bwd11[c] for c in med.CLASSES}
+    dec_bwd = {c: runs[(1, 2)][3][c] - bwd11[c] for c in med.CLASSES}
+    out_bwd = {c: bwd11[c] - enc_bwd[c] - dec_bwd[c] for c in med.CLASSES}
+    med.settle(enc_parts, enc_bwd, "residual")
+    med.settle(dec_parts, dec_bwd, "dec.residual")
+    med.settle(outside, out_bwd, "embed")
+    for op, c in list(enc_parts.items()) + list(dec_parts.items()) + list(outside.items()):
+        result.setdefault(op, {"fwd": {}, "modules": 0})["bwd"] = {k: v for k, v in c.items() if v}
+
+
 def measure(family, shapes, attn):
     ids, runs = depth_runs(build, op_of, family, shapes, attn)
-    model, fwd, mods, bwd11 = runs[(1, 1)]
+    model, fwd, mods, _ = runs[(1, 1)]
     base = {k: collections.Counter(v) for k, v in fwd.items()}
     fwd = collections.defaultdict(collections.Counter, {k: collections.Counter(v) for k, v in fwd.items()})
     # Forward: a layer's calls are the same in the deeper models (checked), the 1+1 model's. The
@@ -240,20 +256,10 @@ def measure(family, shapes, attn):
             if extra:
                 fwd[pre + "residual"]["other"] += sum(extra.values())
                 fwd[k].subtract(extra)
-    enc_bwd = {c: runs[(2, 1)][3][c] - bwd11[c] for c in med.CLASSES}
-    dec_bwd = {c: runs[(1, 2)][3][c] - bwd11[c] for c in med.CLASSES}
-    out_bwd = {c: bwd11[c] - enc_bwd[c] - dec_bwd[c] for c in med.CLASSES}
-    enc_parts = layer_parts(model.model.encoder.layers[0], False, shapes)
-    med.settle(enc_parts, enc_bwd, "residual")
-    dec_parts = layer_parts(model.model.decoder.layers[0], True, shapes)
-    med.settle(dec_parts, dec_bwd, "dec.residual")
-    outside = outside_parts(model, family, shapes, ids)
-    med.settle(outside, out_bwd, "embed")
-    result = {}
-    for op, c in fwd.items():
-        result[op] = {"fwd": dict(c), "modules": mods[op]}
-    for op, c in list(enc_parts.items()) + list(dec_parts.items()) + list(outside.items()):
-        result.setdefault(op, {"fwd": {}, "modules": 0})["bwd"] = {k: v for k, v in c.items() if v}
+    result = {op: {"fwd": dict(c), "modules": mods[op]} for op, c in fwd.items()}
+    add_backward(result, runs, layer_parts(model.model.encoder.layers[0], False, shapes),
+                 layer_parts(model.model.decoder.layers[0], True, shapes),
+                 outside_parts(model, family, shapes, ids))
     return result
 
 
@@ -430,7 +436,7 @@ T5_FIRST = {"attn.core": "attn.bias", "dec.attn.core": "dec.attn.bias", "dec.cro
 
 def measure_t5(family, shapes, attn):
     ids, runs = depth_runs(t5_build, t5_op_of, family, shapes, attn)
-    _, base, base_mods, bwd11 = runs[(1, 1)]
+    _, base, base_mods, _ = runs[(1, 1)]
     fwd, mods = {}, {}
     for deeper, keys in (((2, 1), T5_LAYER_KEYS), ((1, 2), T5_DEC_KEYS)):
         _, fwd2, mods2, _ = runs[deeper]
@@ -461,20 +467,10 @@ def measure_t5(family, shapes, attn):
                 fwd[pre + "residual"]["other"] += sum(extra.values())
             fwd.setdefault(k, collections.Counter(base[k]))
             mods.setdefault(k, base_mods[k])
-    enc_bwd = {c: runs[(2, 1)][3][c] - bwd11[c] for c in med.CLASSES}
-    dec_bwd = {c: runs[(1, 2)][3][c] - bwd11[c] for c in med.CLASSES}
-    out_bwd = {c: bwd11[c] - enc_bwd[c] - dec_bwd[c] for c in med.CLASSES}
-    enc_parts = t5_layer_parts(runs[(2, 1)][0].encoder.block[1], False, shapes)
-    med.settle(enc_parts, enc_bwd, "residual")
-    dec_parts = t5_layer_parts(runs[(1, 2)][0].decoder.block[1], True, shapes)
-    med.settle(dec_parts, dec_bwd, "dec.residual")
-    outside = t5_outside_parts(runs[(1, 1)][0], shapes, ids)
-    med.settle(outside, out_bwd, "embed")
-    result = {}
-    for op, c in fwd.items():
-        result[op] = {"fwd": {k: v for k, v in c.items() if v}, "modules": mods[op]}
-    for op, c in list(enc_parts.items()) + list(dec_parts.items()) + list(outside.items()):
-        result.setdefault(op, {"fwd": {}, "modules": 0})["bwd"] = {k: v for k, v in c.items() if v}
+    result = {op: {"fwd": {k: v for k, v in c.items() if v}, "modules": mods[op]} for op, c in fwd.items()}
+    add_backward(result, runs, t5_layer_parts(runs[(2, 1)][0].encoder.block[1], False, shapes),
+                 t5_layer_parts(runs[(1, 2)][0].decoder.block[1], True, shapes),
+                 t5_outside_parts(runs[(1, 1)][0], shapes, ids))
     return result
 
 
